@@ -1,0 +1,1 @@
+//! Shape errors that say what was expected and what arrived.

@@ -1,0 +1,1 @@
+//! NumPy's legacy `RandomState`, bit-exact.
