@@ -2,6 +2,16 @@
 //!
 //! Shape names follow the lessons: `B` batch, `T` query length, `S` source length,
 //! `C` (or `D`) model width, `h` heads, `hs = C / h` head size.
+//!
+//! * [`rng`]: NumPy's legacy seeded generator, bit-exact, so lessons print NumPy's numbers.
+//! * [`softmax`], [`mask`], [`attend`]: stable softmax, boolean masks, scaled dot-product attention.
+//! * [`error`]: shape errors that say what was expected and what arrived.
 
+pub mod attend;
 pub mod error;
+pub mod mask;
+pub mod print;
 pub mod rng;
+pub mod softmax;
+
+pub use error::{Result, ShapeError};

@@ -1,0 +1,222 @@
+//! The checks of lesson 1, shared by the exercise crate (`lesson01`) and the reference solution.
+//! Each `#[test]` is one graded check; `course.toml` says which exercise it belongs to and its points.
+
+use course_check::{assert_close_snapshot, assert_exact_snapshot};
+use insta::assert_snapshot;
+use lesson01::setup::{C, DEMO_SCALE, HS, SMALL_SCALE};
+use lesson01::*;
+use ndarray::{Array2, Array3, Axis, array, s};
+
+fn weights(ex: &WorkedExample, head: &Head) -> Array3<f64> {
+    attention_weights(ex.x.view(), head.wq.view(), head.wk.view(), head.wv.view())
+        .expect("the worked example's shapes are valid")
+}
+
+// ---- attention_weights -------------------------------------------------------------------------
+
+#[test]
+fn attention_weights_shape() {
+    let ex = worked_example(DEMO_SCALE);
+    assert_eq!(weights(&ex, &ex.head_a).shape(), &[1, 8, 8]);
+}
+
+#[test]
+fn attention_weights_head_a() {
+    let ex = worked_example(DEMO_SCALE);
+    assert_close_snapshot!("head_a_weights", weights(&ex, &ex.head_a));
+}
+
+#[test]
+fn attention_weights_head_b() {
+    let ex = worked_example(DEMO_SCALE);
+    assert_close_snapshot!("head_b_weights", weights(&ex, &ex.head_b));
+}
+
+#[test]
+fn attention_weights_batch_of_two() {
+    // Two different sequences in one batch must be attended independently.
+    let ex = worked_example(DEMO_SCALE);
+    let mut x = Array3::<f64>::zeros((2, 8, C));
+    x.slice_mut(s![0, .., ..])
+        .assign(&ex.x.slice(s![0, .., ..]));
+    x.slice_mut(s![1, .., ..])
+        .assign(&ex.x.slice(s![0, ..;-1, ..]));
+    let h = &ex.head_a;
+    let w = attention_weights(x.view(), h.wq.view(), h.wk.view(), h.wv.view()).unwrap();
+    assert_close_snapshot!("batch_of_two", w);
+}
+
+#[test]
+fn attention_weights_rejects_bad_shapes() {
+    let ex = worked_example(DEMO_SCALE);
+    let h = &ex.head_a;
+    let narrow = ex.x.slice(s![.., .., ..C - 1]);
+    assert!(
+        attention_weights(narrow, h.wq.view(), h.wk.view(), h.wv.view()).is_err(),
+        "X with C - 1 columns must be refused with a ShapeError"
+    );
+    let wk_wide = Array2::<f64>::zeros((C, HS + 1));
+    assert!(
+        attention_weights(ex.x.view(), h.wq.view(), wk_wide.view(), h.wv.view()).is_err(),
+        "Wk of another shape than Wq must be refused"
+    );
+}
+
+// ---- max_abs_diff ------------------------------------------------------------------------------
+
+#[test]
+fn max_abs_diff_small_cases() {
+    let a = array![[1.0, -2.0], [0.5, 4.0]];
+    let b = array![[1.5, -2.0], [0.5, 1.0]];
+    assert_eq!(max_abs_diff(a.view(), b.view()).unwrap(), 3.0);
+    assert_eq!(max_abs_diff(a.view(), a.view()).unwrap(), 0.0);
+    assert!(max_abs_diff(a.view(), a.t()).is_ok());
+    let c = array![[1.0, 2.0, 3.0]];
+    assert!(
+        max_abs_diff(a.view(), c.view()).is_err(),
+        "shapes (2, 2) and (1, 3) must be refused"
+    );
+}
+
+#[test]
+fn max_abs_diff_between_heads() {
+    let ex = worked_example(DEMO_SCALE);
+    let d = max_abs_diff(
+        weights(&ex, &ex.head_a).view(),
+        weights(&ex, &ex.head_b).view(),
+    )
+    .unwrap();
+    assert_snapshot!("max_abs_diff_heads", format!("{d:.4}"));
+}
+
+#[test]
+fn small_init_blurs_heads() {
+    // At * 0.02 the scores are tiny, so both heads' weights sit close to uniform (1/8).
+    let ex = worked_example(SMALL_SCALE);
+    let (wa, wb) = (weights(&ex, &ex.head_a), weights(&ex, &ex.head_b));
+    let d = max_abs_diff(wa.view(), wb.view()).unwrap();
+    let from_uniform = wa.iter().map(|w| (w - 0.125).abs()).fold(0.0, f64::max);
+    assert_snapshot!(
+        "small_init",
+        format!(
+            "max abs diff between heads: {d:.4}\nhead A max distance from uniform: {from_uniform:.4}"
+        )
+    );
+}
+
+// ---- top_focus ---------------------------------------------------------------------------------
+
+#[test]
+fn top_focus_of_both_heads() {
+    let ex = worked_example(DEMO_SCALE);
+    let words = ex.sentence.word_refs();
+    let a = top_focus(weights(&ex, &ex.head_a).index_axis(Axis(0), 0), &words).unwrap();
+    let b = top_focus(weights(&ex, &ex.head_b).index_axis(Axis(0), 0), &words).unwrap();
+    assert_snapshot!(
+        "top_focus",
+        format!("head A: {}\nhead B: {}", a.join(" "), b.join(" "))
+    );
+}
+
+#[test]
+fn top_focus_ties_go_to_the_first_column() {
+    let w = array![
+        [0.25, 0.25, 0.5, 0.0],
+        [0.4, 0.1, 0.1, 0.4],
+        [0.0, 0.3, 0.3, 0.4],
+        [0.25; 4]
+    ];
+    let focus = top_focus(w.view(), &["a", "b", "c", "d"]).unwrap();
+    assert_eq!(focus, ["c", "a", "d", "a"]);
+    assert!(
+        top_focus(w.view(), &["a", "b"]).is_err(),
+        "2 words for 4 columns must be refused"
+    );
+}
+
+// ---- disagreements -----------------------------------------------------------------------------
+
+#[test]
+fn disagreements_between_heads() {
+    let ex = worked_example(DEMO_SCALE);
+    let (wa, wb) = (weights(&ex, &ex.head_a), weights(&ex, &ex.head_b));
+    let n = disagreements(wa.index_axis(Axis(0), 0), wb.index_axis(Axis(0), 0)).unwrap();
+    assert_snapshot!("disagreements", format!("{n} of {}", wa.shape()[1]));
+}
+
+#[test]
+fn disagreements_small_cases() {
+    let a = array![[0.9, 0.1], [0.5, 0.5], [0.2, 0.8]];
+    let b = array![[0.1, 0.9], [0.5, 0.5], [0.3, 0.7]];
+    assert_eq!(disagreements(a.view(), b.view()).unwrap(), 1);
+    assert_eq!(disagreements(a.view(), a.view()).unwrap(), 0);
+    assert!(
+        disagreements(a.view(), a.t()).is_err(),
+        "(3, 2) against (2, 3) must be refused"
+    );
+}
+
+// ---- draw_head ---------------------------------------------------------------------------------
+
+#[test]
+fn draw_head_order_and_scale() {
+    let mut rng = attention::rng::RandomState::new(7);
+    let head = draw_head(&mut rng, 4, 2, 0.5);
+    let mut replay = attention::rng::RandomState::new(7);
+    let (q, k, v): (Array2<f64>, Array2<f64>, Array2<f64>) = (
+        replay.randn((4, 2)),
+        replay.randn((4, 2)),
+        replay.randn((4, 2)),
+    );
+    assert_exact_snapshot!("draw_head_wq", head.wq);
+    assert_eq!(
+        head.wq,
+        q * 0.5,
+        "Wq is the first (c, hs) draw, times scale"
+    );
+    assert_eq!(head.wk, k * 0.5, "Wk is the second draw");
+    assert_eq!(head.wv, v * 0.5, "Wv is the third draw");
+}
+
+#[test]
+fn third_head_focus() {
+    let mut ex = worked_example(DEMO_SCALE);
+    let head_c = draw_head(&mut ex.rng, C, HS, DEMO_SCALE);
+    let words = ex.sentence.word_refs();
+    let focus = |h: &Head| top_focus(weights(&ex, h).index_axis(Axis(0), 0), &words).unwrap();
+    let (a, b, c) = (focus(&ex.head_a), focus(&ex.head_b), focus(&head_c));
+    let all_differ: Vec<usize> = (0..a.len())
+        .filter(|&t| a[t] != b[t] && b[t] != c[t] && a[t] != c[t])
+        .collect();
+    assert!(
+        !all_differ.is_empty(),
+        "some row should have three different focus words"
+    );
+    assert_snapshot!(
+        "third_head",
+        format!(
+            "head C: {}\nrows where all three differ: {all_differ:?}",
+            c.join(" ")
+        )
+    );
+}
+
+// ---- row_sums ----------------------------------------------------------------------------------
+
+#[test]
+fn row_sums_small_case() {
+    let w = array![[[0.25, 0.75, 0.0], [1.0, 2.0, 3.0]]];
+    assert_exact_snapshot!("row_sums_small", row_sums(w.view()));
+}
+
+#[test]
+fn rows_of_both_heads_sum_to_one() {
+    let ex = worked_example(DEMO_SCALE);
+    for head in [&ex.head_a, &ex.head_b] {
+        let sums = row_sums(weights(&ex, head).view());
+        assert_eq!(sums.shape(), &[1, 8]);
+        for s in sums.iter() {
+            assert!((s - 1.0).abs() < 1e-12, "a row sums to {s}, not 1");
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! The checks of lesson 2, shared by the exercise crate (`lesson02`) and the reference solution.
+//! Each `#[test]` is one graded check; `course.toml` says which exercise it belongs to and its points.
+//! Data-movement checks use exactly representable inputs and must match exactly.
+
+use course_check::{assert_close_snapshot, assert_exact_snapshot};
+use lesson02::setup::{C, H, labelled};
+use lesson02::*;
+use ndarray::{Array4, s};
+
+// ---- head_size ---------------------------------------------------------------------------------
+
+#[test]
+fn head_size_divides_width() {
+    assert_eq!(head_size(64, 4).unwrap(), 16);
+    assert_eq!(head_size(64, 8).unwrap(), 8);
+    assert_eq!(head_size(64, 1).unwrap(), 64);
+    assert_eq!(head_size(64, 64).unwrap(), 1);
+}
+
+#[test]
+fn head_size_refuses_uneven_and_zero() {
+    assert!(head_size(64, 5).is_err(), "h = 5 does not divide C = 64");
+    assert!(head_size(64, 0).is_err(), "h = 0 heads must be refused");
+    assert!(head_size(6, 4).is_err(), "h = 4 does not divide C = 6");
+}
+
+// ---- split_heads -------------------------------------------------------------------------------
+
+#[test]
+fn split_heads_lesson_shapes() {
+    let q = worked_example().q();
+    assert_eq!(q.shape(), &[1, 6, 64]);
+    assert_eq!(split_heads(q.view(), 4).unwrap().shape(), &[1, 4, 6, 16]);
+    assert_eq!(split_heads(q.view(), 8).unwrap().shape(), &[1, 8, 6, 8]);
+}
+
+#[test]
+fn split_heads_moves_data() {
+    // (B, T, C) = (2, 3, 4) with h = 2: every value encodes b, t, c.
+    assert_exact_snapshot!(
+        "split_moves_data",
+        split_heads(labelled(2, 3, 4).view(), 2).unwrap()
+    );
+}
+
+#[test]
+fn split_heads_refuses_uneven() {
+    let q = worked_example().q();
+    assert!(
+        split_heads(q.view(), 5).is_err(),
+        "C = 64 cannot be split into h = 5 heads"
+    );
+}
+
+#[test]
+fn split_heads_accepts_views() {
+    // A transposed (non-contiguous) view must split exactly like its contiguous copy.
+    let x = labelled(3, 4, 2);
+    let view = x
+        .view()
+        .permuted_axes([1, 0, 2])
+        .reversed_axes()
+        .reversed_axes();
+    let copy = view.as_standard_layout().into_owned();
+    assert_eq!(
+        split_heads(view, 2).unwrap(),
+        split_heads(copy.view(), 2).unwrap()
+    );
+}
+
+// ---- merge_heads -------------------------------------------------------------------------------
+
+#[test]
+fn merge_heads_moves_data() {
+    let heads = Array4::from_shape_fn((1, 2, 3, 2), |(b, i, t, j)| {
+        (b * 1000 + i * 100 + t * 10 + j) as f64
+    });
+    assert_exact_snapshot!("merge_moves_data", merge_heads(heads.view()));
+}
+
+#[test]
+fn merge_inverts_split_exactly() {
+    let q = worked_example().q();
+    for h in [1, 2, 4, 8, 16] {
+        let back = merge_heads(split_heads(q.view(), h).unwrap().view());
+        assert_eq!(back.shape(), q.shape());
+        let max = back
+            .iter()
+            .zip(q.iter())
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert_eq!(
+            max, 0.0,
+            "h = {h}: merge(split(Q)) must give Q back exactly"
+        );
+    }
+}
+
+// ---- head_projection ---------------------------------------------------------------------------
+
+#[test]
+fn head_projection_matches_split() {
+    let ex = worked_example();
+    let split = split_heads(ex.q().view(), H).unwrap();
+    for i in 0..H {
+        let direct = head_projection(ex.x.view(), ex.wq.view(), H, i).unwrap();
+        assert_eq!(direct.shape(), &[1, 6, 16]);
+        let from_split = split.slice(s![.., i, .., ..]);
+        let max = direct
+            .iter()
+            .zip(from_split.iter())
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            max < 1e-12,
+            "head {i}: the column-slice projection differs from the split by {max}"
+        );
+    }
+}
+
+#[test]
+fn head_projection_head_two() {
+    let ex = worked_example();
+    assert_close_snapshot!(
+        "head_two",
+        head_projection(ex.x.view(), ex.wq.view(), H, 2).unwrap()
+    );
+}
+
+#[test]
+fn head_projection_refuses_bad_input() {
+    let ex = worked_example();
+    assert!(
+        head_projection(ex.x.view(), ex.wq.view(), H, H).is_err(),
+        "head index h is out of range"
+    );
+    assert!(
+        head_projection(ex.x.view(), ex.wq.view(), 5, 0).is_err(),
+        "h = 5 does not divide 64"
+    );
+    let narrow = ex.wq.slice(s![.., ..C / 2]);
+    assert!(
+        head_projection(ex.x.view(), narrow, H, 0).is_err(),
+        "Wq must be (C, C)"
+    );
+}
+
+#[test]
+fn keys_and_values_split_the_same_way() {
+    let ex = worked_example();
+    for w in [&ex.wk, &ex.wv] {
+        let p = attention::attend::project(ex.x.view(), w.view()).unwrap();
+        let split = split_heads(p.view(), H).unwrap();
+        assert_eq!(split.shape(), &[1, 4, 6, 16]);
+        let last = head_projection(ex.x.view(), w.view(), H, H - 1).unwrap();
+        let from_split = split.slice(s![.., H - 1, .., ..]);
+        let max = last
+            .iter()
+            .zip(from_split.iter())
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            max < 1e-12,
+            "the last head of a key/value split differs from its slice by {max}"
+        );
+    }
+}
