@@ -1,0 +1,64 @@
+//! `cargo xtask hint EXERCISE`: reveals an exercise's hints one level per call (`--all` for every
+//! level). How far each exercise has got is kept in `target/xtask/hints.json`.
+
+use crate::course::Course;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn state_file(root: &Path) -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    target.join("xtask").join("hints.json")
+}
+
+fn load(path: &Path) -> BTreeMap<String, usize> {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+/// Prints the next hint level (or all of them); returns the text printed.
+pub fn hint(root: &Path, course: &Course, exercise: &str, all: bool, reset: bool) -> Result<String, String> {
+    let Some((lesson, ex)) = course.find_exercise(exercise) else {
+        let names: Vec<&str> = course
+            .lessons
+            .iter()
+            .flat_map(|l| l.exercises.iter().map(|e| e.name.as_str()))
+            .collect();
+        return Err(format!(
+            "no exercise `{exercise}` in course.toml; exercises: {}",
+            names.join(", ")
+        ));
+    };
+    if ex.hints.is_empty() {
+        return Ok(format!("`{}` has no hints yet.\n", ex.name));
+    }
+    let path = state_file(root);
+    let mut state = load(&path);
+    if reset {
+        state.remove(&ex.name);
+    }
+    let shown = state.get(&ex.name).copied().unwrap_or(0);
+    let upto = if all { ex.hints.len() } else { (shown + 1).min(ex.hints.len()) };
+    let mut out = format!("Hints for `{}` ({} · {}):\n", ex.name, lesson.id, lesson.title);
+    for (i, h) in ex.hints.iter().enumerate().take(upto) {
+        out.push_str(&format!("  {}. {h}\n", i + 1));
+    }
+    if upto < ex.hints.len() {
+        out.push_str(&format!(
+            "({} more: run `cargo xtask hint {}` again, or add --all)\n",
+            ex.hints.len() - upto,
+            ex.name
+        ));
+    } else {
+        out.push_str("(that is every hint for this exercise)\n");
+    }
+    state.insert(ex.name.clone(), upto);
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = std::fs::write(&path, serde_json::to_string_pretty(&state).unwrap_or_default());
+    Ok(out)
+}

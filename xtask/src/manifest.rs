@@ -1,0 +1,103 @@
+//! The checks manifest: SHA-256 of every instructor-owned file a student could edit to change a
+//! grade (the course file, the snapshot helpers, each lesson's checks and snapshots), in
+//! `sha256sum` format so `sha256sum -c checks.sha256` verifies it too.
+
+use crate::course::Course;
+use crate::workspace::relative;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The manifest's file name at the course root.
+pub const FILE: &str = "checks.sha256";
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, out);
+        } else if path.is_file() {
+            out.push(path);
+        }
+    }
+}
+
+/// The instructor-owned files, relative to `root`, sorted.
+pub fn tracked_files(root: &Path, course: &Course) -> Vec<String> {
+    let mut files = vec![root.join("course.toml")];
+    walk(&root.join("crates/course-check/src"), &mut files);
+    for lesson in &course.lessons {
+        walk(&lesson.crate_dir(root, false).join("tests"), &mut files);
+    }
+    let mut rel: Vec<String> = files
+        .iter()
+        .map(|f| relative(root, f))
+        .filter(|f| !f.ends_with(".snap.new") && !f.ends_with(".pending-snap"))
+        .collect();
+    rel.sort();
+    rel
+}
+
+fn digest(path: &Path) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    let hash = Sha256::digest(&bytes);
+    Some(hash.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The manifest text for the current tree.
+pub fn generate(root: &Path, course: &Course) -> String {
+    let mut out = String::new();
+    for f in tracked_files(root, course) {
+        if let Some(h) = digest(&root.join(&f)) {
+            out.push_str(&format!("{h}  {f}\n"));
+        }
+    }
+    out
+}
+
+/// Parses `sha256sum` lines into `path -> hash`.
+pub fn parse(text: &str) -> BTreeMap<String, String> {
+    text.lines()
+        .filter_map(|l| l.split_once("  "))
+        .map(|(h, p)| (p.to_owned(), h.to_owned()))
+        .collect()
+}
+
+/// The files that differ from the committed manifest: changed, missing, or added. `None` when
+/// there is no manifest at all (reported as one entry).
+pub fn differences(root: &Path, course: &Course) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(root.join(FILE)) else {
+        return vec![format!("{FILE} (missing)")];
+    };
+    let expected = parse(&text);
+    let actual = parse(&generate(root, course));
+    let mut diffs = Vec::new();
+    for (path, hash) in &expected {
+        match actual.get(path) {
+            None => diffs.push(format!("{path} (deleted)")),
+            Some(h) if h != hash => diffs.push(format!("{path} (changed)")),
+            Some(_) => {}
+        }
+    }
+    for path in actual.keys() {
+        if !expected.contains_key(path) {
+            diffs.push(format!("{path} (added)"));
+        }
+    }
+    diffs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn parses_sha256sum_lines() {
+        let m = parse("abc  course.toml\ndef  exercises/x/tests/checks.rs\n");
+        assert_eq!(m["course.toml"], "abc");
+        assert_eq!(m.len(), 2);
+    }
+}

@@ -1,0 +1,130 @@
+//! The grade report and its formats: `human` (a table per lesson), `json`, `gradescope`, `junit`.
+
+pub mod gradescope;
+pub mod human;
+pub mod junit;
+
+use crate::verdict::Status;
+use serde::Serialize;
+
+/// Version of the JSON report's layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A whole grading run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Layout version of this report (1).
+    pub schema_version: u32,
+    /// The course's title.
+    pub course: String,
+    /// What was graded: `"exercises"` or `"solutions"`.
+    pub graded: &'static str,
+    /// False when checks, snapshots or the course file differ from the instructors' manifest.
+    pub official: bool,
+    /// Files that differ from the manifest (empty when official).
+    pub modified_files: Vec<String>,
+    /// Points earned.
+    pub score: u32,
+    /// Points available.
+    pub max_score: u32,
+    /// Wall time of the whole run, seconds.
+    pub execution_time: f64,
+    /// One entry per graded lesson.
+    pub lessons: Vec<LessonReport>,
+}
+
+/// One lesson's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct LessonReport {
+    /// Package id, e.g. `lesson01`.
+    pub id: String,
+    /// Human title.
+    pub title: String,
+    /// `"ok"` or `"compile_error"`.
+    pub build: &'static str,
+    /// The compiler's first error, trimmed (when the build failed).
+    pub compiler_output: Option<String>,
+    /// Points earned.
+    pub score: u32,
+    /// Points available.
+    pub max_score: u32,
+    /// Exercises in course order.
+    pub exercises: Vec<ExerciseReport>,
+}
+
+/// One exercise's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExerciseReport {
+    /// The function's name.
+    pub name: String,
+    /// Points earned.
+    pub score: u32,
+    /// Points available.
+    pub max_score: u32,
+    /// Its checks.
+    pub checks: Vec<CheckReport>,
+}
+
+/// One check's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    /// The test function's name.
+    pub name: String,
+    /// The verdict.
+    pub status: Status,
+    /// Points earned (all or nothing).
+    pub points: u32,
+    /// Points available.
+    pub max_points: u32,
+    /// What happened and what to do next.
+    pub message: String,
+    /// Wall time of the check process.
+    pub duration_ms: u64,
+}
+
+impl ExerciseReport {
+    /// One status summarising the exercise: passed when every check passed, not started when
+    /// every check hit `todo!`, else the most telling failure.
+    pub fn status(&self) -> Status {
+        let all = |s: Status| self.checks.iter().all(|c| c.status == s);
+        if all(Status::Passed) {
+            return Status::Passed;
+        }
+        if all(Status::NotStarted) {
+            return Status::NotStarted;
+        }
+        let order = [
+            Status::CompileError,
+            Status::Crashed,
+            Status::TimedOut,
+            Status::ExitedEarly,
+            Status::Panicked,
+            Status::Wrong,
+            Status::NotStarted,
+        ];
+        order
+            .into_iter()
+            .find(|s| self.checks.iter().any(|c| c.status == *s))
+            .unwrap_or(Status::Wrong)
+    }
+
+    /// The first check that did not pass.
+    pub fn first_failure(&self) -> Option<&CheckReport> {
+        self.checks.iter().find(|c| c.status != Status::Passed)
+    }
+}
+
+impl Report {
+    /// The first exercise, in course order, that is not at full marks.
+    pub fn first_unfinished(&self) -> Option<&ExerciseReport> {
+        self.lessons
+            .iter()
+            .flat_map(|l| &l.exercises)
+            .find(|e| e.score < e.max_score)
+    }
+
+    /// The JSON report (see the README's "Reports" section).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("the report serialises")
+    }
+}

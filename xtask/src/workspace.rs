@@ -1,0 +1,32 @@
+//! Finding the course workspace the command runs in.
+
+use std::path::{Path, PathBuf};
+
+/// Walks up from `start` to the first directory holding both `course.toml` and `Cargo.toml`.
+pub fn find_root(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|d| d.join("course.toml").is_file() && d.join("Cargo.toml").is_file())
+        .map(Path::to_path_buf)
+}
+
+/// The course root for this process: from the current directory, else from where xtask lives.
+pub fn root() -> Result<PathBuf, String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?;
+    find_root(&cwd)
+        .or_else(|| find_root(Path::new(env!("CARGO_MANIFEST_DIR"))))
+        .ok_or_else(|| {
+            "no course here: run this inside the course workspace (the folder with course.toml)"
+                .to_owned()
+        })
+}
+
+/// `path` relative to `root`, with `/` separators, for messages and manifests.
+pub fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
