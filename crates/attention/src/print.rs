@@ -10,9 +10,10 @@
 //!
 //! let w = array![[0.1234, 0.1, 0.28], [0.001, -0.5, 2.0]];
 //! assert_eq!(format!("{}", np(&w)), "[[ 0.12  0.1   0.28]\n [ 0.   -0.5   2.  ]]");
+//! // NumPy's defaults switch to scientific notation: max/min magnitude is 2.0 / 0.001 > 1e3.
 //! assert_eq!(
 //!     format_array(&w.view(), PrintOptions::default()),
-//!     "[[ 0.1234  0.1     0.28  ]\n [ 0.001  -0.5     2.    ]]"
+//!     "[[ 1.234e-01  1.000e-01  2.800e-01]\n [ 1.000e-03 -5.000e-01  2.000e+00]]"
 //! );
 //! ```
 //!
@@ -357,7 +358,7 @@ impl FloatFormat {
             }
         }
         if finite.len() != values.len() {
-            let neg_inf = values.iter().any(|&x| x == f64::NEG_INFINITY);
+            let neg_inf = values.contains(&f64::NEG_INFINITY);
             let offset = format.pad_right + 1;
             let needed = ("inf".len() + usize::from(neg_inf)).max("nan".len());
             format.pad_left = format.pad_left.max(needed.saturating_sub(offset));
@@ -411,7 +412,7 @@ impl FloatFormat {
 /// binary value rounded (ties to even) to `precision` digits; trailing zeros dropped, the
 /// decimal point kept (`1.`, `0.1`, `-0.`).
 fn positional_maxprec(x: f64, precision: usize) -> String {
-    let shortest = format!("{x}");
+    let shortest = shortest_positional(x);
     let frac_len = shortest.split_once('.').map_or(0, |(_, f)| f.len());
     let s = if frac_len <= precision {
         shortest
@@ -424,7 +425,7 @@ fn positional_maxprec(x: f64, precision: usize) -> String {
 /// Dragon4 scientific output with `unique=True`, `precision`, `trim='.'`, split into the
 /// mantissa (e.g. `1.5`, `2.`) and the decimal exponent.
 fn scientific_maxprec(x: f64, precision: usize) -> (String, i32) {
-    let shortest = format!("{x:e}");
+    let shortest = shortest_scientific(x);
     let (mantissa, _) = shortest
         .split_once('e')
         .expect("`{:e}` output has an exponent");
@@ -439,6 +440,78 @@ fn scientific_maxprec(x: f64, precision: usize) -> (String, i32) {
         trim_keep_point(mantissa),
         exp.parse().expect("`{:e}` exponent is an integer"),
     )
+}
+
+/// The shortest round-trip digits of `x` in positional form (`{}`: `0.1`, `12`, `-0`), with
+/// NumPy's tie rule (see [`even_on_tie`]).
+fn shortest_positional(x: f64) -> String {
+    let s = format!("{x}");
+    let last_digit = match s.split_once('.') {
+        Some((_, frac)) => -(frac.len() as i32),
+        None => (s.len() - s.trim_end_matches('0').len()) as i32,
+    };
+    if last_digit <= 0 {
+        let digits = last_digit.unsigned_abs() as usize;
+        even_on_tie(x, s, last_digit, || format!("{x:.digits$}"))
+    } else {
+        s
+    }
+}
+
+/// The shortest round-trip digits of `x` in Rust's scientific form (`1.5e-7`, `1e0`), with
+/// NumPy's tie rule (see [`even_on_tie`]).
+fn shortest_scientific(x: f64) -> String {
+    let s = format!("{x:e}");
+    let (mantissa, exp) = s.split_once('e').expect("`{:e}` output has an exponent");
+    let exp: i32 = exp.parse().expect("`{:e}` exponent is an integer");
+    let frac = mantissa.split_once('.').map_or(0, |(_, f)| f.len());
+    let last_digit = exp - frac as i32;
+    even_on_tie(x, s, last_digit, || format!("{x:.frac$e}"))
+}
+
+/// When `x` lies exactly halfway between two shortest candidates whose last digit is at
+/// `10^last_digit`, NumPy's Dragon4 (like Python's `repr`) takes the one with the even last
+/// digit while Rust's shortest formatting rounds up. `even` formats `x` at that digit with
+/// Rust's fixed-precision rounding, which is exact and ties-to-even; it is used if it still reads
+/// back as `x` (the other candidate may lie outside the rounding interval next to a power of 2).
+fn even_on_tie(x: f64, shortest: String, last_digit: i32, even: impl FnOnce() -> String) -> String {
+    if !is_decimal_midpoint(x, last_digit) {
+        return shortest;
+    }
+    let candidate = even();
+    if candidate.parse::<f64>() == Ok(x) {
+        candidate
+    } else {
+        shortest
+    }
+}
+
+/// Whether finite `x` is exactly an odd multiple of `10^q / 2`, i.e. halfway between two
+/// neighbouring multiples of `10^q`.
+fn is_decimal_midpoint(x: f64, q: i32) -> bool {
+    if !x.is_finite() || x == 0.0 {
+        return false;
+    }
+    // |x| = m * 2^e with m odd.
+    let bits = x.abs().to_bits();
+    let exp_bits = (bits >> 52) as i32;
+    let frac_bits = bits & ((1 << 52) - 1);
+    let (mut m, mut e) = if exp_bits == 0 {
+        (frac_bits, -1074)
+    } else {
+        (frac_bits | (1 << 52), exp_bits - 1075)
+    };
+    let zeros = m.trailing_zeros();
+    m >>= zeros;
+    e += zeros as i32;
+    if q <= 0 {
+        // An odd multiple of 10^q / 2 has exactly 1 - q fractional digits, the last one a 5,
+        // exactly like m * 2^e with e = q - 1.
+        e == q - 1
+    } else {
+        // (2j + 1) * 10^q / 2 = (2j + 1) * 5^q * 2^(q - 1).
+        e == q - 1 && q <= 22 && m % 5u64.pow(q as u32) == 0
+    }
 }
 
 /// Drops trailing fractional zeros but keeps (or adds) the decimal point: `0.50` → `0.5`,
@@ -462,10 +535,10 @@ fn scalar_str(x: f64) -> String {
     }
     let magnitude = x.abs();
     if x == 0.0 || (1e-4..1e16).contains(&magnitude) {
-        let s = format!("{x}");
+        let s = shortest_positional(x);
         if s.contains('.') { s } else { format!("{s}.0") }
     } else {
-        let s = format!("{x:e}");
+        let s = shortest_scientific(x);
         let (mantissa, exp) = s.split_once('e').expect("`{:e}` output has an exponent");
         let exp: i32 = exp.parse().expect("`{:e}` exponent is an integer");
         let sign = if exp < 0 { '-' } else { '+' };
