@@ -83,10 +83,11 @@ pub fn build_lessons(
         .collect();
     let lesson_for = |manifest: &Option<PathBuf>| -> Option<&Lesson> {
         let dir = manifest.as_ref()?.parent()?;
-        dir_of
-            .get(dir)
-            .copied()
-            .or_else(|| dir.canonicalize().ok().and_then(|d| dir_of.get(&d).copied()))
+        dir_of.get(dir).copied().or_else(|| {
+            dir.canonicalize()
+                .ok()
+                .and_then(|d| dir_of.get(&d).copied())
+        })
     };
 
     let mut result: HashMap<String, Built> = HashMap::new();
@@ -134,7 +135,10 @@ pub fn build_lessons(
                 let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
                 tail.into_iter().rev().collect::<Vec<_>>().join("\n")
             });
-            Built::Failed(format!("no check binary was built for {}:\n{why}", lesson.id))
+            Built::Failed(format!(
+                "no check binary was built for {}:\n{why}",
+                lesson.id
+            ))
         });
     }
     Ok(result)
@@ -146,7 +150,10 @@ mod tests {
 
     #[test]
     fn long_errors_are_trimmed() {
-        let text = (1..=20).map(|i| format!("line {i}")).collect::<Vec<_>>().join("\n");
+        let text = (1..=20)
+            .map(|i| format!("line {i}"))
+            .collect::<Vec<_>>()
+            .join("\n");
         let t = trim_error(&text, 3);
         assert_eq!(t, "line 1\nline 2\nline 3\n   ...");
         assert_eq!(trim_error("one\n", 3), "one");

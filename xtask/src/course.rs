@@ -176,7 +176,11 @@ mod tests {
     fn lessons_are_found_by_id_number_or_dir() {
         let c = course();
         for key in ["lesson02", "2", "02", "lesson02-split-heads"] {
-            assert_eq!(c.find_lesson(key).map(|l| l.id.as_str()), Some("lesson02"), "{key}");
+            assert_eq!(
+                c.find_lesson(key).map(|l| l.id.as_str()),
+                Some("lesson02"),
+                "{key}"
+            );
         }
         assert!(c.find_lesson("3").is_none());
         assert_eq!(c.lessons[0].max_points(), 5);

@@ -11,7 +11,14 @@ pub fn run(root: &Path, lesson: &Lesson, solutions: bool) -> Result<i32, String>
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let output = Command::new(cargo)
         .current_dir(root)
-        .args(["run", "--quiet", "--package", &lesson.package(solutions), "--example", &format!("{}-demo", lesson.package(solutions))])
+        .args([
+            "run",
+            "--quiet",
+            "--package",
+            &lesson.package(solutions),
+            "--example",
+            &format!("{}-demo", lesson.package(solutions)),
+        ])
         .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::null())
         .stdout(Stdio::inherit())

@@ -40,7 +40,10 @@ pub fn grade(root: &Path, course: &Course, opts: &Options) -> Result<Report, Str
     let lessons: Vec<&Lesson> = match &opts.lesson {
         Some(key) => vec![course.find_lesson(key).ok_or_else(|| {
             let known: Vec<&str> = course.lessons.iter().map(|l| l.id.as_str()).collect();
-            format!("no lesson `{key}` in course.toml (lessons: {})", known.join(", "))
+            format!(
+                "no lesson `{key}` in course.toml (lessons: {})",
+                known.join(", ")
+            )
         })?],
         None => course.lessons.iter().collect(),
     };
@@ -172,7 +175,11 @@ pub fn grade(root: &Path, course: &Course, opts: &Options) -> Result<Report, Str
     Ok(Report {
         schema_version: SCHEMA_VERSION,
         course: course.course.title.clone(),
-        graded: if opts.solutions { "solutions" } else { "exercises" },
+        graded: if opts.solutions {
+            "solutions"
+        } else {
+            "exercises"
+        },
         official: modified_files.is_empty(),
         modified_files,
         score: reports.iter().map(|l| l.score).sum(),

@@ -20,7 +20,13 @@ fn load(path: &Path) -> BTreeMap<String, usize> {
 }
 
 /// Prints the next hint level (or all of them); returns the text printed.
-pub fn hint(root: &Path, course: &Course, exercise: &str, all: bool, reset: bool) -> Result<String, String> {
+pub fn hint(
+    root: &Path,
+    course: &Course,
+    exercise: &str,
+    all: bool,
+    reset: bool,
+) -> Result<String, String> {
     let Some((lesson, ex)) = course.find_exercise(exercise) else {
         let names: Vec<&str> = course
             .lessons
@@ -41,8 +47,15 @@ pub fn hint(root: &Path, course: &Course, exercise: &str, all: bool, reset: bool
         state.remove(&ex.name);
     }
     let shown = state.get(&ex.name).copied().unwrap_or(0);
-    let upto = if all { ex.hints.len() } else { (shown + 1).min(ex.hints.len()) };
-    let mut out = format!("Hints for `{}` ({} · {}):\n", ex.name, lesson.id, lesson.title);
+    let upto = if all {
+        ex.hints.len()
+    } else {
+        (shown + 1).min(ex.hints.len())
+    };
+    let mut out = format!(
+        "Hints for `{}` ({} · {}):\n",
+        ex.name, lesson.id, lesson.title
+    );
     for (i, h) in ex.hints.iter().enumerate().take(upto) {
         out.push_str(&format!("  {}. {h}\n", i + 1));
     }
@@ -59,6 +72,9 @@ pub fn hint(root: &Path, course: &Course, exercise: &str, all: bool, reset: bool
     if let Some(dir) = path.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    let _ = std::fs::write(&path, serde_json::to_string_pretty(&state).unwrap_or_default());
+    let _ = std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&state).unwrap_or_default(),
+    );
     Ok(out)
 }

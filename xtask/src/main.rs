@@ -112,16 +112,17 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         } => {
             if let Some(t) = timeout {
                 if !(t > 0.0 && t.is_finite()) {
-                    return Err(format!("--timeout must be a positive number of seconds, not {t}"));
+                    return Err(format!(
+                        "--timeout must be a positive number of seconds, not {t}"
+                    ));
                 }
             }
             let opts = grade::Options {
                 solutions,
                 lesson,
                 timeout: timeout.map(Duration::from_secs_f64),
-                jobs: jobs.unwrap_or_else(|| {
-                    std::thread::available_parallelism().map_or(2, |n| n.get())
-                }),
+                jobs: jobs
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
                 progress: std::io::stderr().is_terminal(),
             };
             let report = grade::grade(&root, &course, &opts)?;
@@ -149,7 +150,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 None => print!("{rendered}"),
             }
             let full = report.score == report.max_score;
-            Ok(if full { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            Ok(if full {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
         Cmd::Demo { lesson, solutions } => {
             let l = course
@@ -171,14 +176,22 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 println!("{} · {} ({} points)", l.id, l.title, l.max_points());
                 for e in &l.exercises {
                     let pts: u32 = e.checks.iter().map(|c| c.points).sum();
-                    println!("  {:24} {:>2} points, {} checks", e.name, pts, e.checks.len());
+                    println!(
+                        "  {:24} {:>2} points, {} checks",
+                        e.name,
+                        pts,
+                        e.checks.len()
+                    );
                 }
             }
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Manifest => {
-            std::fs::write(root.join(manifest::FILE), manifest::generate(&root, &course))
-                .map_err(|e| format!("cannot write {}: {e}", manifest::FILE))?;
+            std::fs::write(
+                root.join(manifest::FILE),
+                manifest::generate(&root, &course),
+            )
+            .map_err(|e| format!("cannot write {}: {e}", manifest::FILE))?;
             println!("wrote {}", manifest::FILE);
             Ok(ExitCode::SUCCESS)
         }

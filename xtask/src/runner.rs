@@ -5,8 +5,8 @@ use crate::verdict::{Ending, Verdict, classify};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Environment variables removed from every check process: anything that would let insta write,
@@ -112,7 +112,9 @@ pub fn run(job: &Job, root: &Path) -> Outcome {
     };
     let duration = start.elapsed();
     let mut output = String::from_utf8_lossy(&out_reader.join().unwrap_or_default()).into_owned();
-    output.push_str(&String::from_utf8_lossy(&err_reader.join().unwrap_or_default()));
+    output.push_str(&String::from_utf8_lossy(
+        &err_reader.join().unwrap_or_default(),
+    ));
     Outcome {
         verdict: classify(ending, &output, &job.test_name, &job.student_src),
         duration,

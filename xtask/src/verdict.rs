@@ -96,7 +96,10 @@ fn panic_of(output: &str) -> Option<(String, String)> {
                 && !l.starts_with("---- ")
         })
         .collect();
-    Some((location.trim().to_owned(), message.join("\n").trim().to_owned()))
+    Some((
+        location.trim().to_owned(),
+        message.join("\n").trim().to_owned(),
+    ))
 }
 
 /// The function named by a `todo!("name: ...")` message, if any.
@@ -133,7 +136,11 @@ fn snapshot_diff(output: &str) -> Option<String> {
         return None;
     }
     let show = |v: &[String]| v.iter().take(3).cloned().collect::<Vec<_>>().join(" | ");
-    Some(format!("expected: {}\ngot:      {}", show(&expected), show(&got)))
+    Some(format!(
+        "expected: {}\ngot:      {}",
+        show(&expected),
+        show(&got)
+    ))
 }
 
 /// Classifies a finished check. `test_name` is the full harness name (`checks::split_shape`),
@@ -142,7 +149,9 @@ pub fn classify(ending: Ending, output: &str, test_name: &str, student_src: &str
     let passed_line = output
         .lines()
         .any(|l| l.starts_with("test result: ok. 1 passed;"));
-    let ok_line = output.lines().any(|l| l == format!("test {test_name} ... ok"));
+    let ok_line = output
+        .lines()
+        .any(|l| l == format!("test {test_name} ... ok"));
     match ending {
         Ending::TimedOut => {
             return verdict(
@@ -187,7 +196,10 @@ pub fn classify(ending: Ending, output: &str, test_name: &str, student_src: &str
             ),
         };
     }
-    if let Some(line) = output.lines().find_map(|l| l.strip_prefix("course-check: ")) {
+    if let Some(line) = output
+        .lines()
+        .find_map(|l| l.strip_prefix("course-check: "))
+    {
         return verdict(Status::Wrong, line.to_owned());
     }
     if message.starts_with("snapshot assertion for") {
@@ -197,7 +209,11 @@ pub fn classify(ending: Ending, output: &str, test_name: &str, student_src: &str
     if location.contains(student_src) {
         return verdict(
             Status::Panicked,
-            format!("panicked at {}: {}", strip_col(&location), first_lines(&message, 3)),
+            format!(
+                "panicked at {}: {}",
+                strip_col(&location),
+                first_lines(&message, 3)
+            ),
         );
     }
     if location.contains("/tests/") || location.contains("tests/checks.rs") {
@@ -205,7 +221,11 @@ pub fn classify(ending: Ending, output: &str, test_name: &str, student_src: &str
     }
     verdict(
         Status::Panicked,
-        format!("panicked at {}: {}", strip_col(&location), first_lines(&message, 3)),
+        format!(
+            "panicked at {}: {}",
+            strip_col(&location),
+            first_lines(&message, 3)
+        ),
     )
 }
 
@@ -228,12 +248,23 @@ mod tests {
 
     #[test]
     fn a_clean_pass_is_passed() {
-        let out = format!("\nrunning 1 test\ntest {NAME} ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored;\n");
-        assert_eq!(classify(Ending::Exited(0), &out, NAME, SRC).status, Status::Passed);
+        let out = format!(
+            "\nrunning 1 test\ntest {NAME} ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored;\n"
+        );
+        assert_eq!(
+            classify(Ending::Exited(0), &out, NAME, SRC).status,
+            Status::Passed
+        );
         // The same text with a non-zero exit, or exit 0 without it, is not a pass.
-        assert_eq!(classify(Ending::Exited(0), "", NAME, SRC).status, Status::ExitedEarly);
+        assert_eq!(
+            classify(Ending::Exited(0), "", NAME, SRC).status,
+            Status::ExitedEarly
+        );
         let fake = "test result: ok. 1 passed; 0 failed;\n";
-        assert_eq!(classify(Ending::Exited(0), fake, NAME, SRC).status, Status::ExitedEarly);
+        assert_eq!(
+            classify(Ending::Exited(0), fake, NAME, SRC).status,
+            Status::ExitedEarly
+        );
     }
 
     #[test]
@@ -243,7 +274,10 @@ mod tests {
         ));
         let v = classify(Ending::Exited(101), &out, NAME, SRC);
         assert_eq!(v.status, Status::NotStarted);
-        assert_eq!(v.message, format!("implement `split_heads` next ({SRC}/exercises.rs:31)"));
+        assert_eq!(
+            v.message,
+            format!("implement `split_heads` next ({SRC}/exercises.rs:31)")
+        );
     }
 
     #[test]
@@ -258,23 +292,36 @@ mod tests {
         let assertion = failed(&format!(
             "\nthread '{NAME}' panicked at exercises/lesson02-split-heads/tests/checks.rs:12:5:\nassertion `left == right` failed\n  left: [1, 6, 4, 16]\n right: [1, 4, 6, 16]\n"
         ));
-        assert_eq!(classify(Ending::Exited(101), &assertion, NAME, SRC).status, Status::Wrong);
+        assert_eq!(
+            classify(Ending::Exited(101), &assertion, NAME, SRC).status,
+            Status::Wrong
+        );
 
         let snapshot = failed(&format!(
             "course-check: wrong shape: expected (1, 4, 6, 16), got (1, 6, 4, 16)\nthread '{NAME}' panicked at /x/insta/src/runtime.rs:1:1:\nsnapshot assertion for 'x' failed in line 3\n"
         ));
         let v = classify(Ending::Exited(101), &snapshot, NAME, SRC);
         assert_eq!(v.status, Status::Wrong);
-        assert_eq!(v.message, "wrong shape: expected (1, 4, 6, 16), got (1, 6, 4, 16)");
+        assert_eq!(
+            v.message,
+            "wrong shape: expected (1, 4, 6, 16), got (1, 6, 4, 16)"
+        );
     }
 
     #[test]
     fn signals_and_timeouts() {
-        let overflow = "\nthread 'x' has overflowed its stack\nfatal runtime error: stack overflow\n";
+        let overflow =
+            "\nthread 'x' has overflowed its stack\nfatal runtime error: stack overflow\n";
         let v = classify(Ending::Signal(6), overflow, NAME, SRC);
         assert_eq!(v.status, Status::Crashed);
         assert!(v.message.starts_with("stack overflow"));
-        assert_eq!(classify(Ending::Signal(6), "", NAME, SRC).status, Status::Crashed);
-        assert_eq!(classify(Ending::TimedOut, "", NAME, SRC).status, Status::TimedOut);
+        assert_eq!(
+            classify(Ending::Signal(6), "", NAME, SRC).status,
+            Status::Crashed
+        );
+        assert_eq!(
+            classify(Ending::TimedOut, "", NAME, SRC).status,
+            Status::TimedOut
+        );
     }
 }

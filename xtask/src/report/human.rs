@@ -33,7 +33,11 @@ fn percent(score: u32, max: u32) -> u32 {
 /// The human-readable report.
 pub fn render(report: &Report, style: &Style) -> String {
     let mut out = String::new();
-    let what = if report.graded == "solutions" { " (reference solutions)" } else { "" };
+    let what = if report.graded == "solutions" {
+        " (reference solutions)"
+    } else {
+        ""
+    };
     let _ = writeln!(out, "{}{what}", style.bold(&report.course));
     for lesson in &report.lessons {
         let _ = writeln!(
@@ -62,7 +66,11 @@ pub fn render(report: &Report, style: &Style) -> String {
         for ex in &lesson.exercises {
             let status = ex.status();
             let label = if status == Status::Wrong || status == Status::Passed {
-                let passed = ex.checks.iter().filter(|c| c.status == Status::Passed).count();
+                let passed = ex
+                    .checks
+                    .iter()
+                    .filter(|c| c.status == Status::Passed)
+                    .count();
                 if status == Status::Passed {
                     "passed".to_owned()
                 } else {
@@ -114,7 +122,10 @@ pub fn render(report: &Report, style: &Style) -> String {
         for f in &report.modified_files {
             let _ = writeln!(out, "  {f}");
         }
-        let _ = writeln!(out, "  Restore them (e.g. `git checkout -- <file>`) for an official grade.");
+        let _ = writeln!(
+            out,
+            "  Restore them (e.g. `git checkout -- <file>`) for an official grade."
+        );
     }
     if let Some(ex) = report.first_unfinished() {
         let _ = writeln!(

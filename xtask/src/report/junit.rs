@@ -91,6 +91,9 @@ pub fn render(report: &Report) -> String {
 mod tests {
     #[test]
     fn escapes_markup_and_control_characters() {
-        assert_eq!(super::escape("a<b & \"c\"\u{1b}"), "a&lt;b &amp; &quot;c&quot;");
+        assert_eq!(
+            super::escape("a<b & \"c\"\u{1b}"),
+            "a&lt;b &amp; &quot;c&quot;"
+        );
     }
 }

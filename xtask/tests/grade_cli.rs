@@ -1,0 +1,271 @@
+//! `cargo xtask grade` on real scratch copies of the course: untouched stubs, the reference
+//! solutions, and a copy whose exercises misbehave in every way the grader must survive.
+
+mod support;
+
+use predicates::prelude::*;
+use support::{Scratch, json_of, statuses};
+
+const HOSTILE_L1: &str = include_str!("fixtures/hostile/lesson01_exercises.rs");
+const HOSTILE_L2: &str = include_str!("fixtures/hostile/lesson02_exercises.rs");
+const SNAPSHOT: &str =
+    "exercises/lesson01-why-heads/tests/snapshots/lesson01__checks__head_a_weights.snap";
+
+/// The hostile copy: lesson 1 and 2 exercises replaced, lesson 3 broken, one snapshot edited.
+fn hostile() -> Scratch {
+    let s = Scratch::new("hostile");
+    s.write("exercises/lesson01-why-heads/src/exercises.rs", HOSTILE_L1);
+    s.write(
+        "exercises/lesson02-split-heads/src/exercises.rs",
+        HOSTILE_L2,
+    );
+    let l3 = "exercises/lesson03-parallel-attention/src/exercises.rs";
+    let broken = format!(
+        "{}\npub fn broken() -> u32 {{\n    \"not a number\"\n}}\n",
+        s.read(l3)
+    );
+    s.write(l3, &broken);
+    let snap = s.read(SNAPSHOT).replacen("0.1202", "0.1302", 1);
+    s.write(SNAPSHOT, &snap);
+    s
+}
+
+#[test]
+fn untouched_stubs_score_zero_and_every_exercise_is_not_started() {
+    let s = Scratch::new("stubs");
+    let before = s.snapshot_tree();
+    let report = json_of(
+        s.xtask(&["grade", "--format", "json"])
+            .assert()
+            .code(1)
+            .get_output(),
+    );
+    assert_eq!(report["schema_version"], 1);
+    assert_eq!(report["graded"], "exercises");
+    assert_eq!(report["official"], true, "{}", report["modified_files"]);
+    assert_eq!(report["score"], 0);
+    assert!(report["max_score"].as_u64().unwrap() > 0);
+    let all = statuses(&report);
+    assert!(all.len() > 20);
+    for (name, (status, message)) in &all {
+        assert_eq!(status, "not_started", "{name}: {message}");
+        assert!(message.starts_with("implement `"), "{name}: {message}");
+    }
+    // The human table says the same and suggests a hint.
+    s.xtask(&["grade", "lesson02"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("not started"))
+        .stdout(predicate::str::contains("Total: 0/"))
+        .stdout(predicate::str::contains("cargo xtask hint head_size"));
+    assert!(
+        before == s.snapshot_tree(),
+        "grading changed files in the course"
+    );
+}
+
+#[test]
+fn reference_solutions_get_full_marks() {
+    let s = Scratch::new("solutions");
+    let report = json_of(
+        s.xtask(&["grade", "--solutions", "--format", "json"])
+            .assert()
+            .success()
+            .get_output(),
+    );
+    assert_eq!(report["graded"], "solutions");
+    assert_eq!(report["score"], report["max_score"]);
+    for (name, (status, _)) in statuses(&report) {
+        assert_eq!(status, "passed", "{name}");
+    }
+    s.xtask(&["grade", "--solutions", "1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Full marks."));
+}
+
+#[test]
+fn hostile_exercises_each_get_their_own_verdict() {
+    let s = hostile();
+    let before = s.snapshot_tree();
+    let out = s
+        .xtask(&["grade", "--format", "json", "--timeout", "3"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let report = json_of(&out);
+    let all = statuses(&report);
+    let status = |n: &str| all[n].0.as_str();
+    let message = |n: &str| all[n].1.as_str();
+
+    // Lesson 1: a loop, an exit(0), an abort, a stack overflow, an edited snapshot.
+    assert_eq!(status("row_sums_small_case"), "timed_out");
+    assert_eq!(status("max_abs_diff_small_cases"), "exited_early");
+    assert_eq!(status("top_focus_ties_go_to_the_first_column"), "crashed");
+    assert_eq!(status("disagreements_small_cases"), "crashed");
+    assert!(message("disagreements_small_cases").contains("stack overflow"));
+    assert_eq!(status("attention_weights_head_a"), "wrong");
+    assert!(
+        message("attention_weights_head_a")
+            .contains("index [0, 0, 0]: expected 0.1302, got 0.1202")
+    );
+    assert_eq!(status("attention_weights_head_b"), "passed");
+    assert_eq!(status("draw_head_order_and_scale"), "passed");
+
+    // Lesson 2: a forged "test result: ok" line, a wrong shape, a panic, slightly wrong numbers.
+    assert_eq!(status("head_size_divides_width"), "exited_early");
+    assert_eq!(status("split_heads_moves_data"), "wrong");
+    assert_eq!(
+        message("split_heads_moves_data"),
+        "wrong shape: expected (2, 2, 3, 2), got (2, 3, 2, 2)"
+    );
+    assert_eq!(status("merge_heads_moves_data"), "panicked");
+    assert!(
+        message("merge_heads_moves_data")
+            .contains("exercises/lesson02-split-heads/src/exercises.rs")
+    );
+    assert!(message("merge_heads_moves_data").contains("index out of bounds"));
+    assert_eq!(status("head_projection_head_two"), "wrong");
+    assert!(message("head_projection_head_two").starts_with("values differ: first at index"));
+
+    // Lesson 3 does not compile; it costs only its own checks, the other lessons are graded.
+    let lessons = report["lessons"].as_array().unwrap();
+    let l3 = lessons.iter().find(|l| l["id"] == "lesson03").unwrap();
+    assert_eq!(l3["build"], "compile_error");
+    assert!(
+        l3["compiler_output"]
+            .as_str()
+            .unwrap()
+            .contains("mismatched types")
+    );
+    assert_eq!(l3["score"], 0);
+    let l4 = lessons.iter().find(|l| l["id"] == "lesson04").unwrap();
+    assert_eq!(l4["build"], "ok");
+    for ex in l4["exercises"].as_array().unwrap() {
+        for c in ex["checks"].as_array().unwrap() {
+            assert_eq!(c["status"], "not_started");
+        }
+    }
+
+    // Points come only from passing checks; the edited snapshot makes the grade unofficial.
+    let passed: u64 = lessons
+        .iter()
+        .flat_map(|l| l["exercises"].as_array().unwrap())
+        .flat_map(|e| e["checks"].as_array().unwrap())
+        .filter(|c| c["status"] == "passed")
+        .map(|c| c["max_points"].as_u64().unwrap())
+        .sum();
+    assert!(passed > 0);
+    assert_eq!(report["score"].as_u64().unwrap(), passed);
+    assert_eq!(report["official"], false);
+    assert!(
+        report["modified_files"]
+            .to_string()
+            .contains("lesson01__checks__head_a_weights.snap (changed)")
+    );
+
+    // Nothing was written: no .snap.new, the edited snapshot is still edited.
+    assert!(
+        before == s.snapshot_tree(),
+        "grading changed files in the course"
+    );
+}
+
+#[test]
+fn hostile_verdicts_in_every_report_format() {
+    let s = hostile();
+    // Gradescope.
+    let out = s
+        .xtask(&[
+            "grade",
+            "lesson02",
+            "--format",
+            "gradescope",
+            "--timeout",
+            "3",
+        ])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let gs = json_of(&out);
+    assert!(gs["execution_time"].as_f64().unwrap() > 0.0);
+    let tests = gs["tests"].as_array().unwrap();
+    let find = |n: &str| {
+        tests
+            .iter()
+            .find(|t| t["name"].as_str().unwrap().ends_with(n))
+            .unwrap()
+    };
+    assert_eq!(find("/ head_size_divides_width")["status"], "failed");
+    assert!(
+        find("/ head_size_divides_width")["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("exited_early")
+    );
+    assert!(
+        find("/ merge_heads_moves_data")["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("panicked")
+    );
+    assert!(
+        find("/ split_heads_moves_data")["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("wrong")
+    );
+    assert_eq!(find("/ split_heads_accepts_views")["visibility"], "visible");
+    let score: f64 = tests.iter().map(|t| t["score"].as_f64().unwrap()).sum();
+    assert_eq!(gs["score"].as_f64().unwrap(), score);
+
+    // JUnit, written to a file outside the course.
+    let xml_path = std::env::temp_dir().join(format!("junit-{}.xml", std::process::id()));
+    s.xtask(&[
+        "grade",
+        "1",
+        "--format",
+        "junit",
+        "--timeout",
+        "3",
+        "--output",
+        xml_path.to_str().unwrap(),
+    ])
+    .assert()
+    .code(1)
+    .stdout(predicate::str::contains("report written to"));
+    let xml = std::fs::read_to_string(&xml_path).unwrap();
+    let _ = std::fs::remove_file(&xml_path);
+    assert!(xml.starts_with("<?xml"));
+    for (check, status) in [
+        ("row_sums_small_case", "timed_out"),
+        ("max_abs_diff_small_cases", "exited_early"),
+        ("top_focus_ties_go_to_the_first_column", "crashed"),
+        ("attention_weights_head_a", "wrong"),
+    ] {
+        let at = xml
+            .find(&format!("name=\"{check}\""))
+            .unwrap_or_else(|| panic!("{check} missing"));
+        assert!(
+            xml[at..]
+                .split("</testcase>")
+                .next()
+                .unwrap()
+                .contains(&format!("type=\"{status}\"")),
+            "{check}"
+        );
+    }
+    assert!(xml.contains("name=\"attention_weights_head_b\" time="));
+
+    // Human: the compile error is shown, the other lessons still graded.
+    s.xtask(&["grade", "--timeout", "3"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("does not compile"))
+        .stdout(predicate::str::contains("mismatched types"))
+        .stdout(predicate::str::contains("timed out"))
+        .stdout(predicate::str::contains("exited early"))
+        .stdout(predicate::str::contains("Unofficial:"));
+}

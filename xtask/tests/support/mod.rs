@@ -1,0 +1,154 @@
+//! Scratch copies of the course for the grader's tests.
+//!
+//! Each test copies the real course (sources, checks, snapshots, lockfile; no `target/`) into a
+//! temporary directory, changes what it needs, and runs the real `xtask` binary there with
+//! `assert_cmd`. All copies share one target directory (`target/grader-fixtures`) so the
+//! dependencies are compiled once.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The real course root (the parent of `xtask/`).
+pub fn course_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The target directory the scratch courses share.
+pub fn shared_target() -> PathBuf {
+    course_root().join("target").join("grader-fixtures")
+}
+
+/// A scratch copy of the course, deleted on drop.
+pub struct Scratch {
+    pub root: PathBuf,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == "target" || name == ".git" {
+            continue;
+        }
+        let (src, dst) = (entry.path(), to.join(&name));
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+impl Scratch {
+    /// A fresh copy of the course named `name`.
+    pub fn new(name: &str) -> Self {
+        static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let root = std::env::temp_dir().join(format!("course-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let src = course_root();
+        for item in [
+            "Cargo.toml",
+            "Cargo.lock",
+            "course.toml",
+            "checks.sha256",
+            ".cargo",
+            "crates",
+            "exercises",
+            "solutions",
+            "xtask",
+        ] {
+            let from = src.join(item);
+            if from.is_dir() {
+                copy_dir(&from, &root.join(item));
+            } else if from.is_file() {
+                std::fs::copy(&from, root.join(item)).unwrap();
+            }
+        }
+        Scratch { root }
+    }
+
+    /// Overwrites (or creates) a file in the copy.
+    pub fn write(&self, rel: &str, text: &str) {
+        std::fs::write(self.root.join(rel), text).unwrap();
+    }
+
+    /// Reads a file of the copy.
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+
+    /// `cargo xtask ARGS` in the copy, with the shared target directory and no colour.
+    pub fn xtask(&self, args: &[&str]) -> assert_cmd::Command {
+        let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("xtask");
+        cmd.current_dir(&self.root)
+            .env("CARGO_TARGET_DIR", shared_target())
+            .env_remove("INSTA_UPDATE")
+            .env("NO_COLOR", "1")
+            .args(args);
+        cmd
+    }
+
+    /// Every file of the copy with its contents, to prove a command changed nothing.
+    pub fn snapshot_tree(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        fn walk(dir: &Path, base: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let p = entry.unwrap().path();
+                if p.is_dir() {
+                    walk(&p, base, out);
+                } else {
+                    out.insert(
+                        p.strip_prefix(base).unwrap().to_path_buf(),
+                        std::fs::read(&p).unwrap(),
+                    );
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        walk(&self.root, &self.root, &mut out);
+        out
+    }
+}
+
+/// Parses a finished command's stdout as JSON.
+pub fn json_of(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}):\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// `check name -> (status, message)` from a JSON report.
+pub fn statuses(report: &serde_json::Value) -> BTreeMap<String, (String, String)> {
+    let mut out = BTreeMap::new();
+    for lesson in report["lessons"].as_array().unwrap() {
+        for ex in lesson["exercises"].as_array().unwrap() {
+            for c in ex["checks"].as_array().unwrap() {
+                out.insert(
+                    c["name"].as_str().unwrap().to_owned(),
+                    (
+                        c["status"].as_str().unwrap().to_owned(),
+                        c["message"].as_str().unwrap().to_owned(),
+                    ),
+                );
+            }
+        }
+    }
+    out
+}
