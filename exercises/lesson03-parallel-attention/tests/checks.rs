@@ -1,0 +1,383 @@
+//! The checks of lesson 3, shared by the exercise crate (`lesson03`) and the reference solution.
+//! Each `#[test]` is one graded check; `course.toml` says which exercise it belongs to and its points.
+//! The head-by-head reference uses the core's single-head `scaled_dot_product`.
+
+use attention::attend::scaled_dot_product;
+use attention::rng::RandomState;
+use course_check::{assert_close_snapshot, assert_exact_snapshot};
+use lesson03::setup::{B, H, HS, LENGTHS, S, T};
+use lesson03::*;
+use ndarray::{Array4, ArrayView4, Axis, array, s};
+
+fn max_abs_diff(a: ArrayView4<f64>, b: ArrayView4<f64>) -> f64 {
+    assert_eq!(a.shape(), b.shape());
+    a.iter()
+        .zip(b.iter())
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
+/// Every `(b, i)` head attended on its own with the core's single-head attention.
+fn head_by_head(
+    q: ArrayView4<f64>,
+    k: ArrayView4<f64>,
+    v: ArrayView4<f64>,
+    allowed: Option<ArrayView4<bool>>,
+) -> (Array4<f64>, Array4<f64>) {
+    let (b, h, t, _) = q.dim();
+    let (s, hv) = (k.dim().2, v.dim().3);
+    let mut out = Array4::<f64>::zeros((b, h, t, hv));
+    let mut weights = Array4::<f64>::zeros((b, h, t, s));
+    for bi in 0..b {
+        for i in 0..h {
+            let head = s![bi..=bi, i, .., ..];
+            let mask = allowed.map(|m| {
+                let (mb, mh) = (m.dim().0, m.dim().1);
+                m.slice_move(s![bi.min(mb - 1)..=bi.min(mb - 1), i.min(mh - 1), .., ..])
+            });
+            let (o, w) =
+                scaled_dot_product(q.slice(head), k.slice(head), v.slice(head), mask.as_ref())
+                    .expect("the reference's shapes fit");
+            out.slice_mut(s![bi, i, .., ..])
+                .assign(&o.index_axis(Axis(0), 0));
+            weights
+                .slice_mut(s![bi, i, .., ..])
+                .assign(&w.index_axis(Axis(0), 0));
+        }
+    }
+    (out, weights)
+}
+
+fn assert_rows_sum_to_one(w: ArrayView4<f64>) {
+    for (n, row) in w.lanes(Axis(3)).into_iter().enumerate() {
+        let sum = row.sum();
+        assert!(
+            (sum - 1.0).abs() < 1e-12,
+            "weight row {n} (row-major order) sums to {sum}, not 1"
+        );
+    }
+}
+
+// ---- fold_heads --------------------------------------------------------------------------------
+
+#[test]
+fn fold_heads_moves_data() {
+    // (B, h, T, n) = (2, 2, 3, 2): every value encodes b, i, t, j.
+    let x = labelled(2, 2, 3, 2);
+    let folded = fold_heads(x.view());
+    assert_exact_snapshot!("fold_moves_data", folded);
+    assert_eq!(
+        unfold_heads(folded.view(), 2).unwrap(),
+        x,
+        "unfolding the fold must give the input back exactly"
+    );
+}
+
+#[test]
+fn fold_heads_keeps_each_head_whole() {
+    let q = worked_example().q;
+    let folded = fold_heads(q.view());
+    assert_eq!(folded.shape(), &[B * H, T, HS]);
+    for b in 0..B {
+        for i in 0..H {
+            assert_eq!(
+                folded.index_axis(Axis(0), b * H + i),
+                q.slice(s![b, i, .., ..]),
+                "row b * h + i = {} of the fold must be head {i} of sequence {b}",
+                b * H + i
+            );
+        }
+    }
+}
+
+#[test]
+fn fold_heads_accepts_views() {
+    // A view with reversed positions and swapped batch/head axes is not row-major.
+    let x = labelled(2, 3, 4, 2);
+    let view = x.slice(s![.., .., ..;-1, ..]).permuted_axes([1, 0, 2, 3]);
+    let copy = view.as_standard_layout().into_owned();
+    assert_eq!(fold_heads(view), fold_heads(copy.view()));
+    assert_eq!(fold_heads(view)[[0, 0, 1]], 31.0);
+}
+
+// ---- attention_scores --------------------------------------------------------------------------
+
+#[test]
+fn attention_scores_shape_for_t_ne_s() {
+    let ex = worked_example();
+    let scores = attention_scores(ex.q.view(), ex.k.view()).unwrap();
+    assert_eq!(
+        scores.shape(),
+        &[B, H, T, S],
+        "(B, h, T, S) with T = 4, S = 6"
+    );
+    let one_key = ex.k.slice(s![.., .., ..1, ..]);
+    assert_eq!(
+        attention_scores(ex.q.view(), one_key).unwrap().shape(),
+        &[B, H, T, 1]
+    );
+}
+
+#[test]
+fn attention_scores_scale_by_head_size() {
+    // All-ones queries and keys: every dot product is hs, so every score is hs / sqrt(hs).
+    for (hs, expected) in [(1, 1.0), (4, 2.0), (9, 3.0), (16, 4.0)] {
+        let q = Array4::<f64>::ones((1, 2, 3, hs));
+        let k = Array4::<f64>::ones((1, 2, 5, hs));
+        let scores = attention_scores(q.view(), k.view()).unwrap();
+        for &x in &scores {
+            assert!(
+                (x - expected).abs() < 1e-12,
+                "hs = {hs}: expected every score to be {expected} (hs / sqrt(hs)), got {x}"
+            );
+        }
+    }
+}
+
+#[test]
+fn attention_scores_worked_example() {
+    let ex = worked_example();
+    assert_close_snapshot!(
+        "scores",
+        attention_scores(ex.q.view(), ex.k.view()).unwrap()
+    );
+}
+
+#[test]
+fn attention_scores_refuses_mismatched_inputs() {
+    let q = Array4::<f64>::zeros((2, 2, 4, 4));
+    for bad in [(2, 2, 6, 3), (2, 3, 6, 4), (1, 2, 6, 4)] {
+        let k = Array4::<f64>::zeros(bad);
+        assert!(
+            attention_scores(q.view(), k.view()).is_err(),
+            "keys {bad:?} do not fit queries (2, 2, 4, 4): B, h and hs must agree"
+        );
+    }
+}
+
+// ---- causal_mask -------------------------------------------------------------------------------
+
+#[test]
+fn causal_mask_square() {
+    let (t, f) = (true, false);
+    let expected = array![[[[t, f, f, f], [t, t, f, f], [t, t, t, f], [t, t, t, t]]]];
+    assert_eq!(causal_mask(4, 4), expected);
+    assert_eq!(attention::mask::count_allowed(&causal_mask(6, 6)), 21);
+}
+
+#[test]
+fn causal_mask_t_ne_s() {
+    let (t, f) = (true, false);
+    assert_eq!(
+        causal_mask(3, 5),
+        array![[[[t, f, f, f, f], [t, t, f, f, f], [t, t, t, f, f]]]]
+    );
+    let tall = causal_mask(5, 2);
+    assert_eq!(tall.shape(), &[1, 1, 5, 2]);
+    assert_eq!(attention::mask::count_allowed(&tall), 9);
+}
+
+// ---- masked_softmax ----------------------------------------------------------------------------
+
+#[test]
+fn masked_softmax_without_mask() {
+    let mut scores = RandomState::new(3).randn((2, 2, 3, 5)) * 2.0;
+    // Scores far beyond exp's range must not overflow.
+    scores
+        .slice_mut(s![0, 0, 0, ..])
+        .assign(&array![1000.0, 1001.0, 999.0, -1000.0, 1000.0]);
+    let w = masked_softmax(scores.view(), None).unwrap();
+    assert!(w.iter().all(|x| x.is_finite()), "every weight is finite");
+    assert_rows_sum_to_one(w.view());
+    let reference = attention::softmax::softmax(&scores);
+    assert!(max_abs_diff(w.view(), reference.view()) < 1e-12);
+    assert_close_snapshot!("softmax_large_row", w.slice(s![0, 0, 0, ..]));
+}
+
+#[test]
+fn masked_entries_get_exactly_zero() {
+    let mut rng = RandomState::new(11);
+    let scores = rng.randn((2, 3, 4, 6)) * 3.0;
+    let coin = rng.rand((2, 3, 4, 6));
+    let mut allowed = coin.mapv(|u| u < 0.5);
+    allowed.slice_mut(s![.., .., .., 0]).fill(true); // every query may read at least key 0
+    let w = masked_softmax(scores.view(), Some(allowed.view())).unwrap();
+    for ((idx, &x), &ok) in w.indexed_iter().zip(allowed.iter()) {
+        if ok {
+            assert!(x > 0.0, "allowed entry {idx:?} must get positive weight");
+        } else {
+            assert_eq!(x, 0.0, "masked entry {idx:?} must get weight exactly 0.0");
+        }
+    }
+    assert_rows_sum_to_one(w.view());
+}
+
+#[test]
+fn fully_masked_row_gets_zero_weights() {
+    let scores = RandomState::new(5).randn((1, 2, 3, 4));
+    // One (1, 1, T, S) mask for both heads; query 1 may read nothing.
+    let mut allowed = Array4::from_elem((1, 1, 3, 4), true);
+    allowed.slice_mut(s![.., .., 1, ..]).fill(false);
+    allowed[[0, 0, 2, 3]] = false;
+    let w = masked_softmax(scores.view(), Some(allowed.view())).unwrap();
+    assert!(w.iter().all(|x| !x.is_nan()), "no NaN, ever");
+    for head in 0..2 {
+        let row = w.slice(s![0, head, 1, ..]);
+        assert!(
+            row.iter().all(|&x| x == 0.0),
+            "head {head}: the fully masked query's weights must all be exactly 0.0, got {row}"
+        );
+        for q in [0, 2] {
+            let sum = w.slice(s![0, head, q, ..]).sum();
+            assert!((sum - 1.0).abs() < 1e-12, "row {q} sums to {sum}");
+        }
+        assert_eq!(w[[0, head, 2, 3]], 0.0);
+    }
+}
+
+#[test]
+fn masked_softmax_broadcasts_padding_mask() {
+    let scores = RandomState::new(8).randn((B, H, T, S));
+    let pad = padding_mask(&LENGTHS, S);
+    assert_eq!(pad.shape(), &[B, 1, 1, S]);
+    let w = masked_softmax(scores.view(), Some(pad.view())).unwrap();
+    assert!(
+        w.slice(s![1, .., .., 4..]).iter().all(|&x| x == 0.0),
+        "sequence 1 has only 4 real source positions: keys 4 and 5 get weight 0 in every head"
+    );
+    assert_rows_sum_to_one(w.view());
+    assert_close_snapshot!("padded_weights", w);
+}
+
+#[test]
+fn masked_softmax_refuses_unbroadcastable_mask() {
+    let scores = Array4::<f64>::zeros((1, 2, 3, 4));
+    for bad in [(1, 1, 3, 5), (2, 1, 1, 4), (1, 3, 3, 4), (1, 1, 2, 4)] {
+        let mask = Array4::from_elem(bad, true);
+        assert!(
+            masked_softmax(scores.view(), Some(mask.view())).is_err(),
+            "a mask {bad:?} does not broadcast to scores (1, 2, 3, 4)"
+        );
+    }
+}
+
+// ---- parallel_attention ------------------------------------------------------------------------
+
+#[test]
+fn parallel_attention_shapes_and_errors() {
+    let ex = worked_example();
+    let (out, w) = parallel_attention(ex.q.view(), ex.k.view(), ex.v.view(), None).unwrap();
+    assert_eq!(out.shape(), &[B, H, T, HS], "output (B, h, T, hs)");
+    assert_eq!(w.shape(), &[B, H, T, S], "weights (B, h, T, S)");
+    assert_rows_sum_to_one(w.view());
+    // Values may be wider or narrower than the keys.
+    let v3 = ex.v.slice(s![.., .., .., ..3]);
+    let (out3, _) = parallel_attention(ex.q.view(), ex.k.view(), v3, None).unwrap();
+    assert_eq!(out3.shape(), &[B, H, T, 3]);
+    let short_v = ex.v.slice(s![.., .., ..S - 1, ..]);
+    assert!(
+        parallel_attention(ex.q.view(), ex.k.view(), short_v, None).is_err(),
+        "values with S - 1 positions for S keys must be refused"
+    );
+    let one_head_k = ex.k.slice(s![.., ..1, .., ..]);
+    assert!(
+        parallel_attention(ex.q.view(), one_head_k, ex.v.view(), None).is_err(),
+        "keys with 1 head for queries with 2 heads must be refused"
+    );
+}
+
+#[test]
+fn parallel_attention_worked_example() {
+    let ex = worked_example();
+    let (out, _) = parallel_attention(ex.q.view(), ex.k.view(), ex.v.view(), None).unwrap();
+    assert_close_snapshot!("output", out);
+}
+
+#[test]
+fn parallel_attention_matches_head_loop() {
+    let ex = worked_example();
+    let pad = padding_mask(&LENGTHS, S);
+    let mut random = RandomState::new(21).rand((B, H, T, S)).mapv(|u| u < 0.6);
+    random.slice_mut(s![.., .., .., S - 1]).fill(true);
+    let masks: [(&str, Option<ArrayView4<bool>>); 3] = [
+        ("no mask", None),
+        ("padding mask (B, 1, 1, S)", Some(pad.view())),
+        ("full mask (B, h, T, S)", Some(random.view())),
+    ];
+    for (name, mask) in masks {
+        let (out, w) = parallel_attention(ex.q.view(), ex.k.view(), ex.v.view(), mask).unwrap();
+        let (ref_out, ref_w) = head_by_head(ex.q.view(), ex.k.view(), ex.v.view(), mask);
+        let (d_out, d_w) = (
+            max_abs_diff(out.view(), ref_out.view()),
+            max_abs_diff(w.view(), ref_w.view()),
+        );
+        assert!(
+            d_out < 1e-12 && d_w < 1e-12,
+            "{name}: the batched result differs from the head-by-head loop (output by {d_out:e}, weights by {d_w:e})"
+        );
+    }
+}
+
+#[test]
+fn parallel_attention_causal_self_attention() {
+    // Self-attention over the first four source positions: T = S = 4.
+    let ex = worked_example();
+    let x = ex.k.slice(s![.., .., ..T, ..]);
+    let causal: Array4<bool> = attention::mask::causal(T, T)
+        .into_shape_with_order((1, 1, T, T))
+        .unwrap();
+    let (out, w) = parallel_attention(x, x, x, Some(causal.view())).unwrap();
+    for b in 0..B {
+        for i in 0..H {
+            for q in 0..T {
+                for key in q + 1..T {
+                    assert_eq!(
+                        w[[b, i, q, key]],
+                        0.0,
+                        "query {q} must not see the later key {key}"
+                    );
+                }
+            }
+            assert_eq!(w[[b, i, 0, 0]], 1.0, "the first query sees only itself");
+            let d = out
+                .slice(s![b, i, 0, ..])
+                .iter()
+                .zip(x.slice(s![b, i, 0, ..]))
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(
+                d < 1e-15,
+                "the first output row must be the first value row"
+            );
+        }
+    }
+    assert_close_snapshot!("causal_weights", w);
+}
+
+#[test]
+fn parallel_attention_fully_masked_query() {
+    let ex = worked_example();
+    let mut allowed = Array4::from_elem((B, H, T, S), true);
+    allowed.slice_mut(s![0, 1, 2, ..]).fill(false);
+    let (out, w) =
+        parallel_attention(ex.q.view(), ex.k.view(), ex.v.view(), Some(allowed.view())).unwrap();
+    assert!(
+        out.iter().chain(w.iter()).all(|x| !x.is_nan()),
+        "a fully masked query must not produce NaN"
+    );
+    let row = w.slice(s![0, 1, 2, ..]);
+    assert!(
+        row.iter().all(|&x| x == 0.0),
+        "sequence 0, head 1, query 2 may read no key: all its weights must be 0.0, got {row}"
+    );
+    let out_row = out.slice(s![0, 1, 2, ..]);
+    assert!(
+        out_row.iter().all(|&x| x == 0.0),
+        "... and its output must be the zero vector, got {out_row}"
+    );
+    let sum = w.slice(s![0, 0, 2, ..]).sum();
+    assert!(
+        (sum - 1.0).abs() < 1e-12,
+        "head 0 of the same query is unmasked and sums to 1, got {sum}"
+    );
+}
