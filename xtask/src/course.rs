@@ -69,6 +69,11 @@ pub struct Check {
     pub name: String,
     /// Points earned when it passes.
     pub points: u32,
+    /// A hidden check: its source and snapshots live with the solutions
+    /// (`solutions/<dir>/tests/hidden/`), it is left out of the student handout, and only official
+    /// grading (in the instructors' workspace or `grade --submission`) runs it.
+    #[serde(default)]
+    pub hidden: bool,
 }
 
 impl Course {
@@ -138,6 +143,43 @@ impl Lesson {
         } else {
             self.id.clone()
         }
+    }
+
+    /// The test target holding the lesson's visible checks (`lessonNN`, in both crates).
+    pub fn check_target(&self) -> &str {
+        &self.id
+    }
+
+    /// The test target holding the lesson's hidden checks (`lessonNN_hidden`, in both crates).
+    pub fn hidden_target(&self) -> String {
+        format!("{}_hidden", self.id)
+    }
+
+    /// True when at least one of the lesson's checks is hidden.
+    pub fn has_hidden(&self) -> bool {
+        self.exercises
+            .iter()
+            .flat_map(|e| &e.checks)
+            .any(|c| c.hidden)
+    }
+
+    /// The directory of the hidden checks: `solutions/<dir>/tests/hidden`.
+    pub fn hidden_dir(&self, root: &Path) -> PathBuf {
+        self.crate_dir(root, true).join("tests").join("hidden")
+    }
+
+    /// The directories that hold the lesson's snapshot files: the visible checks' and the hidden
+    /// checks'.
+    pub fn snapshot_dirs(&self, root: &Path) -> [PathBuf; 2] {
+        [
+            self.crate_dir(root, false).join("tests").join("snapshots"),
+            self.hidden_dir(root).join("snapshots"),
+        ]
+    }
+
+    /// The lesson's number, from its id (`lesson07` -> 7).
+    pub fn number(&self) -> Option<u32> {
+        self.id.strip_prefix("lesson")?.parse().ok()
     }
 
     /// Total points of the lesson.

@@ -1,12 +1,13 @@
 //! `cargo xtask grade`: build the lessons, run every check in its own process, assemble the report.
 
-use crate::compile::{Built, build_lessons};
+use crate::compile::{Built, build};
 use crate::course::{Course, Lesson};
 use crate::report::{CheckReport, ExerciseReport, LessonReport, Report, SCHEMA_VERSION};
 use crate::runner::{Job, list_tests, run_all};
 use crate::verdict::Status;
 use crate::workspace::relative;
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// What to grade and how.
@@ -22,6 +23,33 @@ pub struct Options {
     pub jobs: usize,
     /// Print progress to stderr.
     pub progress: bool,
+    /// Build in this target directory instead of cargo's default.
+    pub target_dir: Option<PathBuf>,
+}
+
+/// A grading run with what the build said on the side (for `cargo xtask check`).
+#[derive(Debug, Clone)]
+pub struct Graded {
+    /// The report.
+    pub report: Report,
+    /// Per lesson id: the compiler's warnings for the graded crate.
+    pub warnings: HashMap<String, Vec<String>>,
+    /// Per lesson id: the test functions of each check binary, `(hidden, full names)`.
+    pub tests: HashMap<String, Vec<(bool, Vec<String>)>>,
+}
+
+/// The lessons a key selects: all of them, or the one it names.
+pub fn select<'c>(course: &'c Course, key: Option<&str>) -> Result<Vec<&'c Lesson>, String> {
+    match key {
+        Some(key) => Ok(vec![course.find_lesson(key).ok_or_else(|| {
+            let known: Vec<&str> = course.lessons.iter().map(|l| l.id.as_str()).collect();
+            format!(
+                "no lesson `{key}` in course.toml (lessons: {})",
+                known.join(", ")
+            )
+        })?]),
+        None => Ok(course.lessons.iter().collect()),
+    }
 }
 
 /// Prints a one-line progress indicator on stderr (only when it is a terminal).
@@ -36,24 +64,25 @@ fn progress(enabled: bool, text: &str) {
 
 /// Grades the course at `root`.
 pub fn grade(root: &Path, course: &Course, opts: &Options) -> Result<Report, String> {
+    Ok(grade_detailed(root, course, opts)?.report)
+}
+
+/// Grades the course at `root` and keeps the build's warnings and test lists.
+///
+/// Hidden checks (`hidden = true` in course.toml) are looked up in the lesson's hidden-check
+/// binary (test target `lessonNN_hidden`), visible checks in the visible one (`lessonNN`).
+pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Graded, String> {
     let started = Instant::now();
-    let lessons: Vec<&Lesson> = match &opts.lesson {
-        Some(key) => vec![course.find_lesson(key).ok_or_else(|| {
-            let known: Vec<&str> = course.lessons.iter().map(|l| l.id.as_str()).collect();
-            format!(
-                "no lesson `{key}` in course.toml (lessons: {})",
-                known.join(", ")
-            )
-        })?],
-        None => course.lessons.iter().collect(),
-    };
+    let lessons = select(course, opts.lesson.as_deref())?;
     let modified_files = crate::manifest::differences(root, course);
 
     progress(
         opts.progress,
         &format!("Building {} lesson(s)…", lessons.len()),
     );
-    let built = build_lessons(root, &lessons, opts.solutions)?;
+    let output = build(root, &lessons, opts.solutions, opts.target_dir.as_deref())?;
+    let built = &output.lessons;
+    let mut tests: HashMap<String, Vec<(bool, Vec<String>)>> = HashMap::new();
 
     // Every check of every lesson that built becomes one job.
     struct Slot {
@@ -75,9 +104,17 @@ pub fn grade(root: &Path, course: &Course, opts: &Options) -> Result<Report, Str
             )
         });
         let (build, compiler_output, listed) = match &built[&lesson.id] {
-            Built::Ok(exe) => {
-                let listed = list_tests(exe, &crate_dir)?;
-                ("ok", None, Some((exe.clone(), listed)))
+            Built::Ok(bins) => {
+                let mut listed = Vec::new();
+                for bin in bins {
+                    let names = list_tests(&bin.exe, &crate_dir)?;
+                    tests
+                        .entry(lesson.id.clone())
+                        .or_default()
+                        .push((bin.hidden, names.clone()));
+                    listed.push((bin.hidden, bin.exe.clone(), names));
+                }
+                ("ok", None, Some(listed))
             }
             Built::Failed(err) => ("compile_error", Some(err.clone()), None),
         };
@@ -92,15 +129,22 @@ pub fn grade(root: &Path, course: &Course, opts: &Options) -> Result<Report, Str
                     max_points: check.points,
                     message: String::new(),
                     duration_ms: 0,
+                    hidden: check.hidden,
                 };
                 match &listed {
                     None => report.message = "the lesson's crate does not compile".into(),
-                    Some((exe, names)) => {
-                        let full = names
+                    Some(listed) => {
+                        let full = listed
                             .iter()
-                            .find(|n| n.rsplit("::").next() == Some(check.name.as_str()));
+                            .filter(|(hidden, _, _)| *hidden == check.hidden)
+                            .find_map(|(_, exe, names)| {
+                                names
+                                    .iter()
+                                    .find(|n| n.rsplit("::").next() == Some(check.name.as_str()))
+                                    .map(|n| (exe, n))
+                            });
                         match full {
-                            Some(full) => {
+                            Some((exe, full)) => {
                                 jobs.push(Job {
                                     exe: exe.clone(),
                                     crate_dir: crate_dir.clone(),
@@ -113,6 +157,14 @@ pub fn grade(root: &Path, course: &Course, opts: &Options) -> Result<Report, Str
                                     exercise: ei,
                                     check: ci,
                                 });
+                            }
+                            None if check.hidden => {
+                                report.status = Status::Wrong;
+                                report.message = format!(
+                                    "no hidden test function `{}` in the lesson's hidden checks (test target `{}`)",
+                                    check.name,
+                                    lesson.hidden_target()
+                                );
                             }
                             None => {
                                 report.status = Status::Wrong;
@@ -172,7 +224,7 @@ pub fn grade(root: &Path, course: &Course, opts: &Options) -> Result<Report, Str
         }
         lesson.score = lesson.exercises.iter().map(|e| e.score).sum();
     }
-    Ok(Report {
+    let report = Report {
         schema_version: SCHEMA_VERSION,
         course: course.course.title.clone(),
         graded: if opts.solutions {
@@ -186,5 +238,10 @@ pub fn grade(root: &Path, course: &Course, opts: &Options) -> Result<Report, Str
         max_score: reports.iter().map(|l| l.max_score).sum(),
         execution_time: started.elapsed().as_secs_f64(),
         lessons: reports,
+    };
+    Ok(Graded {
+        report,
+        warnings: output.warnings,
+        tests,
     })
 }

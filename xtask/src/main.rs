@@ -1,14 +1,20 @@
 //! The course's command-line tools, run as `cargo xtask <command>`.
 
+mod bless;
+mod check;
 mod compile;
 mod course;
 mod demo;
+mod dist;
+mod fsutil;
 mod grade;
 mod hint;
 mod manifest;
 mod report;
 mod runner;
+mod scaffold;
 mod style;
+mod submission;
 mod verdict;
 mod workspace;
 
@@ -61,6 +67,51 @@ enum Cmd {
         /// Check processes to run at once (default: the number of cores).
         #[arg(long, short)]
         jobs: Option<usize>,
+        /// Official grading of a student's handout (or its exercises/ folder) in DIR: only the
+        /// student's exercises/*/src is used, with the instructors' checks, snapshots and hidden
+        /// checks. DIR is never modified (instructors).
+        #[arg(long, value_name = "DIR", conflicts_with = "solutions")]
+        submission: Option<PathBuf>,
+    },
+    /// Regenerate snapshots from the reference solutions, delete orphans, update checks.sha256
+    /// (instructors).
+    ///
+    /// Prints every snapshot added, changed (with a short diff) or removed. A lesson whose solution
+    /// fails a check for another reason than a snapshot is refused.
+    Bless {
+        /// Only this lesson: `lesson01`, `1` or its directory name.
+        lesson: Option<String>,
+        /// Change nothing; exit 1 naming the snapshots that would change.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Everything to verify before publishing, in one report; exits 1 on any problem
+    /// (instructors).
+    ///
+    /// Solutions at full marks, clippy-clean and formatted; stubs compile without warnings and
+    /// grade `not_started` everywhere; snapshots fresh and none orphaned; course.toml agrees with
+    /// the checks; the manifest matches.
+    Check {
+        /// Only this lesson (the manifest is then checked for its files only).
+        lesson: Option<String>,
+        /// Check processes to run at once (default: the number of cores).
+        #[arg(long, short)]
+        jobs: Option<usize>,
+    },
+    /// Scaffold a new lesson (exercise and solution crates, worked example, course.toml entry,
+    /// blessed snapshot) that passes `cargo xtask check` (instructors).
+    New {
+        /// `lesson07-rope`, or `rope` for the next free number.
+        slug: String,
+        /// The lesson's title.
+        #[arg(long)]
+        title: String,
+    },
+    /// Write the student handout to OUT_DIR: no solutions, hidden checks or instructor-only files
+    /// (instructors).
+    Dist {
+        /// A new (or empty) directory.
+        out_dir: PathBuf,
     },
     /// Run a lesson's worked example with your code (or the reference) and print it like the text.
     Demo {
@@ -98,6 +149,14 @@ fn main() -> ExitCode {
     }
 }
 
+fn exit(ok: bool) -> ExitCode {
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
 fn run(cli: Cli) -> Result<ExitCode, String> {
     let root = workspace::root()?;
     let course = course::Course::load(&root)?;
@@ -109,13 +168,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             format,
             output,
             jobs,
+            submission,
         } => {
-            if let Some(t) = timeout {
-                if !(t > 0.0 && t.is_finite()) {
-                    return Err(format!(
-                        "--timeout must be a positive number of seconds, not {t}"
-                    ));
-                }
+            if let Some(t) = timeout
+                && !(t > 0.0 && t.is_finite())
+            {
+                return Err(format!(
+                    "--timeout must be a positive number of seconds, not {t}"
+                ));
             }
             let opts = grade::Options {
                 solutions,
@@ -124,9 +184,23 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 jobs: jobs
                     .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
                 progress: std::io::stderr().is_terminal(),
+                target_dir: None,
             };
-            let report = grade::grade(&root, &course, &opts)?;
+            let report = match &submission {
+                Some(dir) => submission::grade(&root, &course, dir, &opts)?,
+                None => grade::grade(&root, &course, &opts)?,
+            };
             let rendered = match format {
+                Format::Human if submission.is_some() && !report.modified_files.is_empty() => {
+                    let mut text = report::human::render(&report, &style::Style::stdout());
+                    text.push_str(
+                        "\nFiles the student changed outside exercises/*/src (not used: graded with the instructors' copies):\n",
+                    );
+                    for f in &report.modified_files {
+                        text.push_str(&format!("  {f}\n"));
+                    }
+                    text
+                }
                 Format::Human => report::human::render(&report, &style::Style::stdout()),
                 Format::Json => report.to_json(),
                 Format::Gradescope => report::gradescope::render(&report),
@@ -155,6 +229,38 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             } else {
                 ExitCode::from(1)
             })
+        }
+        Cmd::Bless { lesson, check } => {
+            Ok(exit(bless::run(&root, &course, lesson.as_deref(), check)?))
+        }
+        Cmd::Check { lesson, jobs } => {
+            let jobs =
+                jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+            Ok(exit(check::run(&root, &course, lesson.as_deref(), jobs)?))
+        }
+        Cmd::New { slug, title } => {
+            scaffold::run(&root, &course, &slug, &title)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Dist { out_dir } => {
+            let summary = dist::make(&root, &course, &out_dir)?;
+            println!(
+                "wrote the handout to {} ({} files)",
+                out_dir.display(),
+                summary.files.len()
+            );
+            println!(
+                "left out: {} and {} hidden check(s){}",
+                dist::INSTRUCTOR_ONLY.join(", "),
+                summary.hidden_checks.len(),
+                if summary.hidden_checks.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", summary.hidden_checks.join(", "))
+                }
+            );
+            println!("{} lists the shipped checks and snapshots.", manifest::FILE);
+            Ok(ExitCode::SUCCESS)
         }
         Cmd::Demo { lesson, solutions } => {
             let l = course

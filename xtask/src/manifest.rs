@@ -1,6 +1,7 @@
 //! The checks manifest: SHA-256 of every instructor-owned file a student could edit to change a
-//! grade (the course file, the snapshot helpers, each lesson's checks and snapshots), in
-//! `sha256sum` format so `sha256sum -c checks.sha256` verifies it too.
+//! grade (the course file, the snapshot helpers, each lesson's checks and snapshots, and in the
+//! instructors' workspace the hidden checks in `solutions/<dir>/tests/hidden/`), in `sha256sum`
+//! format so `sha256sum -c checks.sha256` verifies it too.
 
 use crate::course::Course;
 use crate::workspace::relative;
@@ -31,6 +32,7 @@ pub fn tracked_files(root: &Path, course: &Course) -> Vec<String> {
     walk(&root.join("crates/course-check/src"), &mut files);
     for lesson in &course.lessons {
         walk(&lesson.crate_dir(root, false).join("tests"), &mut files);
+        walk(&lesson.hidden_dir(root), &mut files);
     }
     let mut rel: Vec<String> = files
         .iter()
@@ -56,6 +58,44 @@ pub fn generate(root: &Path, course: &Course) -> String {
         }
     }
     out
+}
+
+/// Rewrites the entries of the manifest at `root` for the files under `prefixes` (paths relative
+/// to `root`, e.g. `exercises/lesson02-split-heads/tests`) and for `course.toml`, keeping every
+/// other entry as it was. Writes the whole manifest when there is none yet.
+pub fn refresh(root: &Path, course: &Course, prefixes: &[String]) -> Result<(), String> {
+    let path = root.join(FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(_) => {
+            return std::fs::write(&path, generate(root, course))
+                .map_err(|e| format!("cannot write {FILE}: {e}"));
+        }
+    };
+    let under = |f: &str| {
+        f == "course.toml"
+            || prefixes.iter().any(|p| {
+                f.strip_prefix(p.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+            })
+    };
+    let mut entries = parse(&text);
+    entries.retain(|f, _| !under(f));
+    for (f, h) in parse(&generate(root, course)) {
+        if under(&f) {
+            entries.insert(f, h);
+        }
+    }
+    let out: String = entries.iter().map(|(f, h)| format!("{h}  {f}\n")).collect();
+    std::fs::write(&path, out).map_err(|e| format!("cannot write {FILE}: {e}"))
+}
+
+/// The manifest prefixes of one lesson: its visible checks and its hidden checks.
+pub fn lesson_prefixes(root: &Path, lesson: &crate::course::Lesson) -> Vec<String> {
+    vec![
+        relative(root, &lesson.crate_dir(root, false).join("tests")),
+        relative(root, &lesson.hidden_dir(root)),
+    ]
 }
 
 /// Parses `sha256sum` lines into `path -> hash`.

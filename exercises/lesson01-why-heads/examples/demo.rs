@@ -26,8 +26,14 @@ pub fn main() -> Result<(), attention::ShapeError> {
     let diff = max_abs_diff(a0, b0)?;
     println!("max abs difference between the two heads: {diff:.4}\n");
 
-    println!("Head A: each word's top focus -> {:?}", top_focus(a0, &words)?);
-    println!("Head B: each word's top focus -> {:?}", top_focus(b0, &words)?);
+    println!(
+        "Head A: each word's top focus -> {:?}",
+        top_focus(a0, &words)?
+    );
+    println!(
+        "Head B: each word's top focus -> {:?}",
+        top_focus(b0, &words)?
+    );
     println!(
         "rows where the two heads disagree: {} of {}",
         disagreements(a0, b0)?,

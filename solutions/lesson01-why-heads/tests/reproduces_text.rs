@@ -33,7 +33,8 @@ fn worked_example_prints_the_lesson_text() {
     assert_eq!(ex.sentence.words.len(), 8);
     assert_eq!(ex.sentence.vocab.len(), 7);
     assert_eq!(ex.x.shape(), &[1, 8, 16]);
-    let w = |h: &Head| attention_weights(ex.x.view(), h.wq.view(), h.wk.view(), h.wv.view()).unwrap();
+    let w =
+        |h: &Head| attention_weights(ex.x.view(), h.wq.view(), h.wk.view(), h.wv.view()).unwrap();
     let (wa, wb) = (w(&ex.head_a), w(&ex.head_b));
     let (a0, b0) = (wa.index_axis(Axis(0), 0), wb.index_axis(Axis(0), 0));
     assert_eq!(format_array(&a0, PrintOptions::LESSON), HEAD_A);
@@ -42,11 +43,15 @@ fn worked_example_prints_the_lesson_text() {
     let words = ex.sentence.word_refs();
     assert_eq!(
         top_focus(a0, &words).unwrap(),
-        ["lights", "fog", "lights", "lights", "lights", "fog", "lights", "keeper"]
+        [
+            "lights", "fog", "lights", "lights", "lights", "fog", "lights", "keeper"
+        ]
     );
     assert_eq!(
         top_focus(b0, &words).unwrap(),
-        ["when", "rolls", "rolls", "when", "fog", "lights", "keeper", "keeper"]
+        [
+            "when", "rolls", "rolls", "when", "fog", "lights", "keeper", "keeper"
+        ]
     );
     assert_eq!(disagreements(a0, b0).unwrap(), 7);
 }

@@ -7,7 +7,7 @@ use ndarray::{Array3, Array4, ArrayView2, ArrayView3, ArrayView4, s};
 
 /// `hs = C / h`, refusing `h = 0` and uneven splits.
 pub fn head_size(c: usize, h: usize) -> Result<usize> {
-    if h == 0 || c % h != 0 {
+    if h == 0 || !c.is_multiple_of(h) {
         return Err(ShapeError::with_got(
             "head_size",
             "a head count h > 0 that divides the width C",

@@ -20,7 +20,7 @@ pub fn render(report: &Report) -> String {
                     "max_score": check.max_points,
                     "status": if check.status == Status::Passed { "passed" } else { "failed" },
                     "output": output.trim_end_matches(": "),
-                    "visibility": "visible",
+                    "visibility": if check.hidden { "after_published" } else { "visible" },
                 }));
             }
         }

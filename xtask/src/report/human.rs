@@ -87,20 +87,21 @@ pub fn render(report: &Report, style: &Style) -> String {
                 format!("{}/{}", ex.score, ex.max_score),
                 colour(style, status, &label),
             );
-            if status != Status::Passed && status != Status::CompileError {
-                if let Some(c) = ex.first_failure() {
-                    let mut lines = c.message.lines();
-                    if let Some(first) = lines.next() {
-                        let _ = writeln!(
-                            out,
-                            "      {} {}",
-                            style.dim(&format!("{}:", c.name)),
-                            first
-                        );
-                    }
-                    for l in lines.take(5) {
-                        let _ = writeln!(out, "        {l}");
-                    }
+            if status != Status::Passed
+                && status != Status::CompileError
+                && let Some(c) = ex.first_failure()
+            {
+                let mut lines = c.message.lines();
+                if let Some(first) = lines.next() {
+                    let _ = writeln!(
+                        out,
+                        "      {} {}",
+                        style.dim(&format!("{}:", c.name)),
+                        first
+                    );
+                }
+                for l in lines.take(5) {
+                    let _ = writeln!(out, "        {l}");
                 }
             }
         }

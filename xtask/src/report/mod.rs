@@ -80,6 +80,8 @@ pub struct CheckReport {
     pub message: String,
     /// Wall time of the check process.
     pub duration_ms: u64,
+    /// A hidden check (instructors' official grading only).
+    pub hidden: bool,
 }
 
 impl ExerciseReport {

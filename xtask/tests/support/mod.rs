@@ -152,3 +152,62 @@ pub fn statuses(report: &serde_json::Value) -> BTreeMap<String, (String, String)
     }
     out
 }
+
+/// `xtask ARGS` run in any course directory (a handout, a submission), with the shared target
+/// directory and no colour.
+pub fn xtask_in(dir: &Path, args: &[&str]) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("xtask");
+    cmd.current_dir(dir)
+        .env("CARGO_TARGET_DIR", shared_target())
+        .env_remove("INSTA_UPDATE")
+        .env("NO_COLOR", "1")
+        .args(args);
+    cmd
+}
+
+/// Every file under `dir` with its contents, to prove a command changed nothing there.
+pub fn tree_of(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(dir: &Path, base: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                walk(&p, base, out);
+            } else {
+                out.insert(
+                    p.strip_prefix(base).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                );
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// A directory outside the course for a command's output, deleted on drop.
+pub struct OutDir {
+    pub path: PathBuf,
+}
+
+impl OutDir {
+    /// A fresh path (not created) under the system's temporary directory.
+    pub fn new(name: &str) -> Self {
+        static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let path = std::env::temp_dir().join(format!("out-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        OutDir { path }
+    }
+
+    /// The path as a string argument.
+    pub fn arg(&self) -> &str {
+        self.path.to_str().unwrap()
+    }
+}
+
+impl Drop for OutDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}

@@ -1,0 +1,6 @@
+//! Lesson 2's hidden checks run against the reference solution (same target name and module as
+//! the exercise crate's hidden target, so both use the same snapshot files).
+extern crate lesson02_solution as lesson02;
+
+#[path = "checks.rs"]
+mod hidden;

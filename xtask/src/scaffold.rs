@@ -1,0 +1,430 @@
+//! `cargo xtask new LESSON-SLUG --title "..."`: scaffolds a lesson that passes `cargo xtask check`
+//! right away.
+//!
+//! It writes the exercise crate and the solution crate with the same layout as lessons 1 and 2 (one
+//! placeholder exercise `placeholder` whose stub is `todo!("placeholder: ...")`, one check with an
+//! exact snapshot, the worked example `examples/demo.rs`), appends the lesson to `course.toml`,
+//! blesses its snapshot from the new solution and refreshes `checks.sha256`.
+
+use crate::course::Course;
+use crate::fsutil;
+use std::path::Path;
+
+/// The lesson `new` creates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewLesson {
+    /// Its number.
+    pub number: u32,
+    /// Package id, `lessonNN`.
+    pub id: String,
+    /// Directory name, `lessonNN-slug`.
+    pub dir: String,
+}
+
+/// Works out the id and directory from a slug: `lesson07-rope` (number given) or `rope` (the next
+/// free number).
+pub fn name_lesson(root: &Path, course: &Course, slug: &str) -> Result<NewLesson, String> {
+    let valid = !slug.is_empty()
+        && slug
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !slug.starts_with('-')
+        && !slug.ends_with('-')
+        && !slug.contains("--");
+    if !valid {
+        return Err(format!(
+            "`{slug}` is not a lesson slug: use lower-case letters, digits and single dashes, e.g. `lesson07-rope` or `rope`"
+        ));
+    }
+    let (number, name) = match slug.strip_prefix("lesson") {
+        Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            let name = rest[digits.len()..].trim_start_matches('-');
+            if name.is_empty() {
+                return Err(format!(
+                    "give the lesson a name after its number, e.g. `lesson{digits}-rope`"
+                ));
+            }
+            let number: u32 = digits
+                .parse()
+                .map_err(|_| format!("`{digits}` is not a lesson number"))?;
+            if number == 0 {
+                return Err("lesson numbers start at 1".into());
+            }
+            (number, name.to_owned())
+        }
+        _ => (next_number(root, course), slug.to_owned()),
+    };
+    let id = format!("lesson{number:02}");
+    let dir = format!("{id}-{name}");
+    if let Some(l) = course
+        .lessons
+        .iter()
+        .find(|l| l.id == id || l.number() == Some(number))
+    {
+        return Err(format!(
+            "lesson {number} already exists ({} in course.toml)",
+            l.dir
+        ));
+    }
+    for side in ["exercises", "solutions"] {
+        if let Some(taken) = lesson_dirs(root, side)
+            .into_iter()
+            .find(|(n, d)| *n == number || *d == dir)
+        {
+            return Err(format!("{side}/{} already exists", taken.1));
+        }
+    }
+    Ok(NewLesson { number, id, dir })
+}
+
+/// `(number, dir)` of the `lessonNN-*` directories under `root/side`.
+fn lesson_dirs(root: &Path, side: &str) -> Vec<(u32, String)> {
+    let Ok(entries) = std::fs::read_dir(root.join(side)) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let digits: String = name
+                .strip_prefix("lesson")?
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            Some((digits.parse().ok()?, name))
+        })
+        .collect()
+}
+
+/// One more than the highest lesson number in course.toml, `exercises/` and `solutions/`.
+fn next_number(root: &Path, course: &Course) -> u32 {
+    course
+        .lessons
+        .iter()
+        .filter_map(|l| l.number())
+        .chain(lesson_dirs(root, "exercises").into_iter().map(|(n, _)| n))
+        .chain(lesson_dirs(root, "solutions").into_iter().map(|(n, _)| n))
+        .max()
+        .unwrap_or(0)
+        + 1
+}
+
+const EXERCISE_CARGO: &str = r#"[package]
+name = "@ID@"
+version.workspace = true
+edition.workspace = true
+rust-version.workspace = true
+license.workspace = true
+publish.workspace = true
+autotests = false
+
+[lib]
+test = false
+doctest = false
+
+[dependencies]
+attention.workspace = true
+ndarray.workspace = true
+
+[dev-dependencies]
+course-check.workspace = true
+insta.workspace = true
+
+[[test]]
+name = "@ID@"
+path = "tests/@ID@.rs"
+
+[[example]]
+name = "@ID@-demo"
+path = "examples/demo.rs"
+
+[lints]
+workspace = true
+"#;
+
+const SOLUTION_CARGO: &str = r#"[package]
+name = "@ID@-solution"
+version.workspace = true
+edition.workspace = true
+rust-version.workspace = true
+license.workspace = true
+publish.workspace = true
+autotests = false
+
+[lib]
+test = false
+doctest = false
+
+[dependencies]
+attention.workspace = true
+ndarray.workspace = true
+
+[dev-dependencies]
+course-check.workspace = true
+insta.workspace = true
+
+[[test]]
+name = "@ID@"
+path = "tests/@ID@.rs"
+
+[[example]]
+name = "@ID@-solution-demo"
+path = "examples/demo.rs"
+
+[lints]
+workspace = true
+"#;
+
+const EXERCISE_LIB: &str = r#"//! # Lesson @N@: @TITLE@
+//!
+//! Replace this text with the lesson: what the student builds, the worked example (see [`setup`])
+//! and what correct code prints. Run `cargo xtask demo @ID@` to print the example with your code,
+//! and `cargo xtask grade @ID@` to grade it.
+//!
+//! Your work is in [`exercises`]; [`setup`] is given.
+
+pub mod exercises;
+pub mod setup;
+
+pub use exercises::placeholder;
+"#;
+
+const SETUP: &str = r#"//! The lesson's given code: the worked example's inputs.
+
+/// Size of the worked example's matrix.
+pub const N: usize = 3;
+"#;
+
+const EXERCISE_STUB: &str = r#"//! Your exercises for lesson @N@. Replace each `todo!()` with an implementation.
+#![allow(unused_variables)]
+
+use ndarray::Array2;
+
+/// A placeholder exercise: the `(n, n)` matrix whose entry `(i, j)` is `10 * i + j`.
+///
+/// Replace it with the lesson's first real exercise (and its check, snapshot and hints).
+pub fn placeholder(n: usize) -> Array2<f64> {
+    todo!("placeholder: build the (n, n) matrix of 10 * i + j")
+}
+"#;
+
+const EXERCISE_TARGET: &str = r#"//! Lesson @N@'s checks. `cargo xtask grade @ID@` runs them one by one against your code; the
+//! checks themselves are in `checks.rs`, their expected outputs in `snapshots/`.
+#[path = "checks.rs"]
+mod checks;
+"#;
+
+const CHECKS: &str = r#"//! The checks of lesson @N@, shared by the exercise crate (`@ID@`) and the reference solution.
+//! Each `#[test]` is one graded check; `course.toml` says which exercise it belongs to and its points.
+
+use course_check::assert_exact_snapshot;
+use @ID@::setup::N;
+use @ID@::*;
+
+#[test]
+fn placeholder_matches_snapshot() {
+    assert_exact_snapshot!("placeholder", placeholder(N));
+}
+"#;
+
+const EXERCISE_DEMO: &str = r#"//! Lesson @N@'s worked example, printed the way the lesson text prints it.
+//! Run it with `cargo xtask demo @ID@` (your code) or `--solutions` (the reference).
+
+use @ID@::setup::N;
+use @ID@::*;
+
+/// Builds the worked example and prints it.
+pub fn main() {
+    let m = placeholder(N);
+    println!("placeholder({N}) =\n{m}");
+}
+"#;
+
+const SOLUTION_LIB: &str = r#"//! Reference solution for lesson @N@. Same public API as the exercise crate `@ID@`; the lesson's
+//! given code ([`setup`]) is the exercise crate's own file, included here unchanged.
+
+pub mod exercises;
+#[path = "../../../exercises/@DIR@/src/setup.rs"]
+pub mod setup;
+
+pub use exercises::placeholder;
+"#;
+
+const SOLUTION_EXERCISES: &str = r#"//! Reference solutions for lesson @N@.
+
+use ndarray::Array2;
+
+/// A placeholder exercise: the `(n, n)` matrix whose entry `(i, j)` is `10 * i + j`.
+pub fn placeholder(n: usize) -> Array2<f64> {
+    Array2::from_shape_fn((n, n), |(i, j)| (10 * i + j) as f64)
+}
+"#;
+
+const SOLUTION_TARGET: &str = r#"//! Lesson @N@'s shared checks, run against the reference solution (same target name and module as
+//! the exercise crate's, so both use the same snapshot files).
+extern crate @ID@_solution as @ID@;
+
+#[path = "../../../exercises/@DIR@/tests/checks.rs"]
+mod checks;
+"#;
+
+const SOLUTION_DEMO: &str = r#"//! Lesson @N@'s worked example with the reference solution (`cargo xtask demo @ID@ --solutions`).
+extern crate @ID@_solution as @ID@;
+
+#[path = "../../../exercises/@DIR@/examples/demo.rs"]
+mod demo;
+
+fn main() {
+    demo::main()
+}
+"#;
+
+const COURSE_ENTRY: &str = r#"
+[[lessons]]
+id = "@ID@"
+dir = "@DIR@"
+title = @TITLE_TOML@
+
+[[lessons.exercises]]
+name = "placeholder"
+hints = [
+    "`Array2::from_shape_fn((n, n), |(i, j)| (10 * i + j) as f64)` builds it in one go.",
+]
+checks = [
+    { name = "placeholder_matches_snapshot", points = 1 },
+]
+"#;
+
+/// The files of a new lesson, `(path relative to the course root, contents)`.
+pub fn files(lesson: &NewLesson, title: &str) -> Vec<(String, String)> {
+    let fill = |t: &str| {
+        t.replace("@ID@", &lesson.id)
+            .replace("@DIR@", &lesson.dir)
+            .replace("@N@", &lesson.number.to_string())
+            .replace("@TITLE@", title)
+    };
+    let ex = format!("exercises/{}", lesson.dir);
+    let so = format!("solutions/{}", lesson.dir);
+    let id = &lesson.id;
+    vec![
+        (format!("{ex}/Cargo.toml"), fill(EXERCISE_CARGO)),
+        (format!("{ex}/src/lib.rs"), fill(EXERCISE_LIB)),
+        (format!("{ex}/src/setup.rs"), fill(SETUP)),
+        (format!("{ex}/src/exercises.rs"), fill(EXERCISE_STUB)),
+        (format!("{ex}/tests/{id}.rs"), fill(EXERCISE_TARGET)),
+        (format!("{ex}/tests/checks.rs"), fill(CHECKS)),
+        (format!("{ex}/examples/demo.rs"), fill(EXERCISE_DEMO)),
+        (format!("{so}/Cargo.toml"), fill(SOLUTION_CARGO)),
+        (format!("{so}/src/lib.rs"), fill(SOLUTION_LIB)),
+        (format!("{so}/src/exercises.rs"), fill(SOLUTION_EXERCISES)),
+        (format!("{so}/tests/{id}.rs"), fill(SOLUTION_TARGET)),
+        (format!("{so}/examples/demo.rs"), fill(SOLUTION_DEMO)),
+    ]
+}
+
+/// The `course.toml` entry of a new lesson.
+pub fn course_entry(lesson: &NewLesson, title: &str) -> String {
+    let title_toml = toml::Value::String(title.to_owned()).to_string();
+    COURSE_ENTRY
+        .replace("@ID@", &lesson.id)
+        .replace("@DIR@", &lesson.dir)
+        .replace("@TITLE_TOML@", &title_toml)
+}
+
+/// Scaffolds the lesson, appends it to course.toml, blesses its snapshot and refreshes the
+/// manifest. Returns the new lesson.
+pub fn run(root: &Path, course: &Course, slug: &str, title: &str) -> Result<NewLesson, String> {
+    crate::bless::require_solutions(root)?;
+    let title = title.trim();
+    if title.is_empty() || title.contains(['\n', '\r']) {
+        return Err("--title must be one non-empty line".into());
+    }
+    let lesson = name_lesson(root, course, slug)?;
+    for (rel, text) in files(&lesson, title) {
+        fsutil::write(&root.join(&rel), &text)?;
+        println!("created {rel}");
+    }
+    let course_file = root.join("course.toml");
+    let mut text = fsutil::read(&course_file)?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&course_entry(&lesson, title));
+    fsutil::write(&course_file, &text)?;
+    println!("appended {} to course.toml", lesson.id);
+
+    let course = Course::load(root)?;
+    let new = course
+        .find_lesson(&lesson.id)
+        .ok_or("the new lesson is missing from course.toml")?;
+    let plans = crate::bless::plan(root, &course, &[new])?;
+    print!("{}", crate::bless::render(&plans, false));
+    if let Some(why) = plans.iter().find_map(|p| p.refused.as_ref()) {
+        return Err(format!(
+            "the lesson's files are written, but its snapshot could not be blessed: {why}"
+        ));
+    }
+    crate::bless::apply(root, &course, &plans)?;
+    println!(
+        "updated {}\n\nNext: write the lesson in exercises/{}/src and solutions/{}/src, its checks in \
+         exercises/{}/tests/checks.rs, list them in course.toml, then `cargo xtask bless {}` and \
+         `cargo xtask check`.",
+        crate::manifest::FILE,
+        lesson.dir,
+        lesson.dir,
+        lesson.dir,
+        lesson.id
+    );
+    Ok(lesson)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn course() -> Course {
+        toml::from_str(
+            "[course]\ntitle = \"t\"\n[[lessons]]\nid = \"lesson02\"\ndir = \"lesson02-split\"\ntitle = \"s\"\n",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn slugs_name_lessons() {
+        let root = Path::new("/nonexistent-course-root");
+        let c = course();
+        assert_eq!(
+            name_lesson(root, &c, "rope").unwrap(),
+            NewLesson {
+                number: 3,
+                id: "lesson03".into(),
+                dir: "lesson03-rope".into()
+            }
+        );
+        assert_eq!(
+            name_lesson(root, &c, "lesson07-rope-scaling").unwrap().dir,
+            "lesson07-rope-scaling"
+        );
+        assert!(name_lesson(root, &c, "lesson2-again").is_err());
+        assert!(name_lesson(root, &c, "lesson07").is_err());
+        assert!(name_lesson(root, &c, "Rope").is_err());
+        assert!(name_lesson(root, &c, "a/b").is_err());
+    }
+
+    #[test]
+    fn the_course_entry_parses() {
+        let l = NewLesson {
+            number: 7,
+            id: "lesson07".into(),
+            dir: "lesson07-rope".into(),
+        };
+        let text = format!(
+            "[course]\ntitle = \"t\"\n{}",
+            course_entry(&l, "Rotary \"RoPE\" \\ embeddings")
+        );
+        let c: Course = toml::from_str(&text).unwrap();
+        assert_eq!(c.lessons[0].title, "Rotary \"RoPE\" \\ embeddings");
+        assert_eq!(c.lessons[0].exercises[0].checks[0].points, 1);
+    }
+}

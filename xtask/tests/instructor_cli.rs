@@ -1,0 +1,361 @@
+//! The instructor commands on real scratch copies of the course: `bless`, `check`, `new`, `dist`
+//! and `grade --submission`.
+//!
+//! The scratch copies share one target directory, and cargo gives a workspace crate the same
+//! artifact path whatever folder the workspace is in, so tests that compile different sources for
+//! the same crate must not build at the same time: every test here holds `serial()`.
+
+mod support;
+
+use predicates::prelude::*;
+use sha2::{Digest, Sha256};
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+use support::{OutDir, Scratch, json_of, shared_target, statuses, tree_of, xtask_in};
+
+const L2: &str = "exercises/lesson02-split-heads";
+const SPLIT_SNAP: &str =
+    "exercises/lesson02-split-heads/tests/snapshots/lesson02__checks__split_moves_data.snap";
+const HIDDEN_CHECK: &str = "split_heads_three_heads_of_a_new_shape";
+
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn stdout_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn pending_snapshots(
+    tree: &std::collections::BTreeMap<std::path::PathBuf, Vec<u8>>,
+) -> Vec<String> {
+    tree.keys()
+        .map(|p| p.to_string_lossy().into_owned())
+        .filter(|p| p.ends_with(".snap.new") || p.ends_with(".pending-snap"))
+        .collect()
+}
+
+/// The manifest's hash of `rel` and the file's actual hash.
+fn manifest_entry(root: &Path, rel: &str) -> (Option<String>, String) {
+    let manifest = std::fs::read_to_string(root.join("checks.sha256")).unwrap();
+    let listed = manifest
+        .lines()
+        .find_map(|l| l.strip_suffix(&format!("  {rel}")).map(str::to_owned));
+    let actual = Sha256::digest(std::fs::read(root.join(rel)).unwrap())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    (listed, actual)
+}
+
+#[test]
+fn bless_check_catches_a_stale_snapshot_and_bless_fixes_it_reproducibly() {
+    let _serial = serial();
+    let s = Scratch::new("bless");
+    let pristine = s.read(SPLIT_SNAP);
+    s.write(SPLIT_SNAP, &pristine.replace("10203", "10204"));
+    let orphan = format!("{L2}/tests/snapshots/lesson02__checks__no_such_check.snap");
+    s.write(&orphan, "---\nsource: x\n---\nshape (1)\n[0] 1\n");
+
+    // --check names the stale and the orphaned snapshot, with a short diff, and changes nothing.
+    let before = s.snapshot_tree();
+    let out = s
+        .xtask(&["bless", "--check", "lesson02"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let text = stdout_of(&out);
+    assert!(
+        text.contains(&format!("would change {SPLIT_SNAP}")),
+        "{text}"
+    );
+    assert!(text.contains("-[1,1,2] 10202 10204"), "{text}");
+    assert!(text.contains("+[1,1,2] 10202 10203"), "{text}");
+    assert!(text.contains(&format!("would remove {orphan}")), "{text}");
+    assert!(
+        before == s.snapshot_tree(),
+        "bless --check changed the course"
+    );
+
+    // bless regenerates from the solution, deletes the orphan and updates the manifest.
+    s.xtask(&["bless", "lesson02"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "changed      {SPLIT_SNAP}"
+        )))
+        .stdout(predicate::str::contains(format!("removed      {orphan}")));
+    assert_eq!(s.read(SPLIT_SNAP), pristine);
+    assert!(!s.root.join(&orphan).exists());
+    let (listed, actual) = manifest_entry(&s.root, SPLIT_SNAP);
+    assert_eq!(listed.as_deref(), Some(actual.as_str()));
+    let blessed = s.snapshot_tree();
+    assert!(pending_snapshots(&blessed).is_empty());
+    assert!(
+        !String::from_utf8_lossy(&blessed[Path::new("checks.sha256")]).contains("no_such_check")
+    );
+
+    // A second bless changes nothing, byte for byte, and --check is now happy.
+    s.xtask(&["bless", "lesson02"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Nothing to bless"));
+    assert!(blessed == s.snapshot_tree(), "a second bless changed files");
+    s.xtask(&["bless", "--check", "lesson02"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("All snapshots are fresh."));
+}
+
+#[test]
+fn check_catches_a_leaked_solution() {
+    let _serial = serial();
+    let s = Scratch::new("leak");
+    s.write(
+        &format!("{L2}/src/exercises.rs"),
+        &s.read("solutions/lesson02-split-heads/src/exercises.rs"),
+    );
+    let out = s
+        .xtask(&["check", "lesson02"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let text = stdout_of(&out);
+    assert!(
+        text.contains("FAIL stubs grade not_started on every check"),
+        "{text}"
+    );
+    for check in [
+        "split_heads_moves_data",
+        "merge_heads_moves_data",
+        HIDDEN_CHECK,
+    ] {
+        assert!(
+            text.contains(&format!(
+                "lesson02/{check}: the stub passes this check: a solution of"
+            )),
+            "{check} not reported as leaked:\n{text}"
+        );
+    }
+    assert!(
+        text.contains("ok   reference solutions get full marks"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ok   snapshots are fresh and none is orphaned"),
+        "{text}"
+    );
+    assert!(text.contains("Not ready:"), "{text}");
+}
+
+#[test]
+fn a_scaffolded_lesson_passes_check() {
+    let _serial = serial();
+    let s = Scratch::new("new");
+    let out = s
+        .xtask(&["new", "rope", "--title", "Rotary \"position\" embeddings"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let text = stdout_of(&out);
+    let dir = std::fs::read_dir(s.root.join("exercises"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .find(|d| d.ends_with("-rope"))
+        .unwrap_or_else(|| panic!("no exercises/lessonNN-rope:\n{text}"));
+    let id = dir.trim_end_matches("-rope").to_owned();
+    assert!(id.starts_with("lesson") && id.len() == 8, "{id}");
+    for file in [
+        format!("exercises/{dir}/Cargo.toml"),
+        format!("exercises/{dir}/src/exercises.rs"),
+        format!("exercises/{dir}/tests/{id}.rs"),
+        format!("exercises/{dir}/examples/demo.rs"),
+        format!("solutions/{dir}/tests/{id}.rs"),
+        format!("solutions/{dir}/examples/demo.rs"),
+    ] {
+        assert!(s.root.join(&file).is_file(), "{file} missing");
+    }
+    let snapshot = s.read(&format!(
+        "exercises/{dir}/tests/snapshots/{id}__checks__placeholder.snap"
+    ));
+    assert!(
+        snapshot.starts_with(&format!(
+            "---\nsource: exercises/{dir}/tests/checks.rs\n---\nshape (3, 3)\n"
+        )),
+        "{snapshot}"
+    );
+    assert!(
+        s.read("course.toml")
+            .contains(&format!("id = \"{id}\"\ndir = \"{dir}\""))
+    );
+    // A slug whose number is taken is refused.
+    s.xtask(&["new", &format!("{id}-again"), "--title", "x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("already exists"));
+
+    let out = s
+        .xtask(&["check", &id])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let text = stdout_of(&out);
+    assert!(text.contains("Ready to publish"), "{text}");
+    assert!(!text.contains("FAIL"), "{text}");
+
+    // Its worked example runs with the solution, and names the stub to write with the exercise.
+    s.xtask(&["demo", &id, "--solutions"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("placeholder(3) ="));
+    s.xtask(&["demo", &id])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("stopped at `placeholder`"));
+}
+
+#[test]
+fn the_handout_builds_grades_and_passes_its_tests() {
+    let _serial = serial();
+    let s = Scratch::new("dist");
+    let handout = OutDir::new("handout");
+    s.xtask(&["dist", handout.arg()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!("lesson02/{HIDDEN_CHECK}")));
+    let h = &handout.path;
+
+    // Nothing instructor-only is shipped.
+    for gone in ["solutions", ".ci", "xtask/tests", "target"] {
+        assert!(!h.join(gone).exists(), "{gone} was shipped");
+    }
+    let tree = tree_of(h);
+    for (path, bytes) in &tree {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(
+            !text.contains(HIDDEN_CHECK) && !text.contains("lesson02_hidden"),
+            "{} mentions the hidden check",
+            path.display()
+        );
+    }
+    let root_manifest = String::from_utf8_lossy(&tree[Path::new("Cargo.toml")]).into_owned();
+    assert!(!root_manifest.contains("\"solutions/"), "{root_manifest}");
+    if let Some(readme) = tree.get(Path::new("README.md")) {
+        assert!(!String::from_utf8_lossy(readme).contains("## Instructor workflow"));
+    }
+    assert!(!String::from_utf8_lossy(&tree[Path::new("Cargo.lock")]).contains("-solution\""));
+    let manifest = String::from_utf8_lossy(&tree[Path::new("checks.sha256")]).into_owned();
+    assert!(manifest.contains(SPLIT_SNAP));
+    assert!(!manifest.contains("solutions/"));
+
+    // The student's grader works there: every check not started, and the grade is official.
+    let report = json_of(
+        xtask_in(h, &["grade", "--format", "json"])
+            .assert()
+            .code(1)
+            .get_output(),
+    );
+    assert_eq!(report["official"], true, "{}", report["modified_files"]);
+    assert_eq!(report["score"], 0);
+    let all = statuses(&report);
+    assert!(all.len() > 20);
+    assert!(!all.contains_key(HIDDEN_CHECK));
+    for (name, (status, message)) in &all {
+        assert_eq!(status, "not_started", "{name}: {message}");
+    }
+    // Instructor commands refuse politely.
+    xtask_in(h, &["bless", "--check"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("solutions/ is missing"));
+
+    // The README's test command passes, with the instructors' locked versions.
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .current_dir(h)
+        .args(["test", "--locked", "--quiet"])
+        .env("CARGO_TARGET_DIR", shared_target())
+        .env_remove("INSTA_UPDATE")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cargo test failed in the handout:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(tree == tree_of(h), "grading or testing changed the handout");
+}
+
+#[test]
+fn a_submission_is_graded_against_the_pristine_checks_and_left_untouched() {
+    let _serial = serial();
+    let s = Scratch::new("submission");
+    let handout = OutDir::new("submission");
+    s.xtask(&["dist", handout.arg()]).assert().success();
+    let h = &handout.path;
+
+    // The student solved lesson 2, "adjusted" a snapshot and added a note.
+    std::fs::write(
+        h.join(L2).join("src/exercises.rs"),
+        s.read("solutions/lesson02-split-heads/src/exercises.rs"),
+    )
+    .unwrap();
+    let snap = std::fs::read_to_string(h.join(SPLIT_SNAP)).unwrap();
+    std::fs::write(h.join(SPLIT_SNAP), snap.replace("10203", "99999")).unwrap();
+    std::fs::write(h.join("NOTES.md"), "my notes\n").unwrap();
+    let before = tree_of(h);
+
+    for (dir, expected_modified) in [
+        (
+            h.clone(),
+            vec![
+                "NOTES.md (added)".to_owned(),
+                format!("{SPLIT_SNAP} (changed)"),
+            ],
+        ),
+        (h.join("exercises"), vec![format!("{SPLIT_SNAP} (changed)")]),
+    ] {
+        let report = json_of(
+            s.xtask(&[
+                "grade",
+                "lesson02",
+                "--submission",
+                dir.to_str().unwrap(),
+                "--format",
+                "json",
+            ])
+            .assert()
+            .success()
+            .get_output(),
+        );
+        assert_eq!(report["graded"], "submission");
+        assert_eq!(report["official"], true);
+        let modified: Vec<String> = report["modified_files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(modified, expected_modified);
+        // Graded with the pristine snapshot, and with the hidden check.
+        assert_eq!(report["score"], report["max_score"]);
+        let all = statuses(&report);
+        assert_eq!(all["split_heads_moves_data"].0, "passed");
+        assert_eq!(all[HIDDEN_CHECK].0, "passed");
+    }
+    // The human report lists the ignored changes.
+    s.xtask(&["grade", "2", "--submission", handout.arg()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Files the student changed outside exercises/*/src",
+        ))
+        .stdout(predicate::str::contains(format!("{SPLIT_SNAP} (changed)")));
+    assert!(before == tree_of(h), "grading changed the submission");
+}
