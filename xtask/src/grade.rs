@@ -203,14 +203,15 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     progress(opts.progress, "");
 
     for ((slot, outcome), job) in slots.iter().zip(outcomes).zip(&jobs) {
-        let check = &mut reports[slot.lesson].exercises[slot.exercise].checks[slot.check];
+        let exercise = &mut reports[slot.lesson].exercises[slot.exercise];
+        let exercise_name = exercise.name.clone();
+        let check = &mut exercise.checks[slot.check];
         check.status = outcome.verdict.status;
         check.message = outcome.verdict.message;
         check.duration_ms = outcome.duration.as_millis() as u64;
         if check.status == Status::TimedOut {
             check.message = format!(
-                "{} (stopped after {:.0} s)",
-                check.message,
+                "stopped after {} s while checking `{exercise_name}`: look for a loop that never ends",
                 job.timeout.as_secs_f64()
             );
         }

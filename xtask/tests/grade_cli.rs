@@ -101,6 +101,10 @@ fn hostile_exercises_each_get_their_own_verdict() {
 
     // Lesson 1: a loop, an exit(0), an abort, a stack overflow, an edited snapshot.
     assert_eq!(status("row_sums_small_case"), "timed_out");
+    assert_eq!(
+        message("row_sums_small_case"),
+        "stopped after 3 s while checking `row_sums`: look for a loop that never ends"
+    );
     assert_eq!(status("max_abs_diff_small_cases"), "exited_early");
     assert_eq!(status("top_focus_ties_go_to_the_first_column"), "crashed");
     assert_eq!(status("disagreements_small_cases"), "crashed");
