@@ -9,6 +9,7 @@
 
 pub mod attend;
 pub mod error;
+pub mod fast;
 pub mod mask;
 pub mod print;
 pub mod rng;
