@@ -14,11 +14,11 @@
 use crate::compile::{Built, build};
 use crate::course::{Course, Lesson};
 use crate::fsutil::TempDir;
+use crate::verdict::Ending;
 use crate::workspace::relative;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// What happens to one snapshot file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,57 +149,26 @@ fn run_binary(
         .env("INSTA_SNAPSHOT_REFERENCES_FILE", refs)
         .env("RUST_BACKTRACE", "0")
         .env("NO_COLOR", "1")
-        .env("CLICOLOR", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd
-        .spawn()
+        .env("CLICOLOR", "0");
+    let (ending, out) = crate::runner::run_limited(cmd, timeout)
         .map_err(|e| format!("could not start {}: {e}", exe.display()))?;
-    let mut stdout = child.stdout.take().expect("piped");
-    let mut stderr = child.stderr.take().expect("piped");
-    let out_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = stdout.read_to_end(&mut buf);
-        buf
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = stderr.read_to_end(&mut buf);
-        buf
-    });
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Err(format!("waiting for {}: {e}", exe.display())),
-        }
-    };
-    let out = String::from_utf8_lossy(&out_reader.join().unwrap_or_default()).into_owned();
-    let err = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
-    let Some(status) = status else {
+    if ending == Ending::TimedOut {
         return Ok(vec![(
             "(all checks)".into(),
             format!("did not finish within {:.0} s", timeout.as_secs_f64()),
         )]);
-    };
+    }
     let mut failures: Vec<Failure> = out
         .lines()
         .filter_map(|l| l.strip_prefix("test ")?.strip_suffix(" ... FAILED"))
         .map(|name| (name.to_owned(), failure_message(&out, name)))
         .collect();
-    if !status.success() && failures.is_empty() {
-        let tail: Vec<&str> = err.lines().rev().take(6).collect();
+    if ending != Ending::Exited(0) && failures.is_empty() {
+        let tail: Vec<&str> = out.lines().rev().take(6).collect();
         failures.push((
             "(check binary)".into(),
             format!(
-                "exited with {status}: {}",
+                "exited with {ending:?}: {}",
                 tail.into_iter().rev().collect::<Vec<_>>().join("\n")
             ),
         ));

@@ -69,12 +69,9 @@ pub fn run(job: &Job, root: &Path) -> Outcome {
         .env("INSTA_WORKSPACE_ROOT", root)
         .env("RUST_BACKTRACE", "0")
         .env("NO_COLOR", "1")
-        .env("CLICOLOR", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
+        .env("CLICOLOR", "0");
+    let (ending, output) = match run_limited(cmd, job.timeout) {
+        Ok(done) => done,
         Err(e) => {
             return Outcome {
                 verdict: Verdict {
@@ -85,6 +82,21 @@ pub fn run(job: &Job, root: &Path) -> Outcome {
             };
         }
     };
+    let duration = start.elapsed();
+    Outcome {
+        verdict: classify(ending, &output, &job.test_name, &job.student_src),
+        duration,
+    }
+}
+
+/// Runs `cmd` (stdout and stderr are piped here) until it ends or `timeout` passes, when it is
+/// killed. Returns how it ended and its stdout followed by its stderr.
+pub fn run_limited(mut cmd: Command, timeout: Duration) -> std::io::Result<(Ending, String)> {
+    let start = Instant::now();
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn()?;
     let mut stdout = child.stdout.take().expect("piped");
     let mut stderr = child.stderr.take().expect("piped");
     let out_reader = std::thread::spawn(move || {
@@ -97,7 +109,7 @@ pub fn run(job: &Job, root: &Path) -> Outcome {
         let _ = stderr.read_to_end(&mut buf);
         buf
     });
-    let deadline = start + job.timeout;
+    let deadline = start + timeout;
     let ending = loop {
         match child.try_wait() {
             Ok(Some(status)) => break ending_of(status),
@@ -110,15 +122,11 @@ pub fn run(job: &Job, root: &Path) -> Outcome {
             Err(_) => break Ending::Signal(0),
         }
     };
-    let duration = start.elapsed();
     let mut output = String::from_utf8_lossy(&out_reader.join().unwrap_or_default()).into_owned();
     output.push_str(&String::from_utf8_lossy(
         &err_reader.join().unwrap_or_default(),
     ));
-    Outcome {
-        verdict: classify(ending, &output, &job.test_name, &job.student_src),
-        duration,
-    }
+    Ok((ending, output))
 }
 
 #[cfg(unix)]
