@@ -26,7 +26,17 @@ use std::time::Duration;
 
 /// Grader and tools for the multi-head attention course.
 #[derive(Parser)]
-#[command(name = "cargo xtask", bin_name = "cargo xtask", version, about, long_about = None)]
+#[command(
+    name = "cargo xtask",
+    bin_name = "cargo xtask",
+    version,
+    about,
+    long_about = None,
+    after_help = "The student loop: edit exercises/<lesson>/src/exercises.rs, then\n  \
+                  cargo xtask demo 1      the lesson's worked example with your code\n  \
+                  cargo xtask grade 1     check by check, what is right and what to do next\n  \
+                  cargo xtask hint NAME   the next hint for an exercise"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Cmd,

@@ -110,8 +110,9 @@ fn next_number(root: &Path, course: &Course) -> u32 {
         + 1
 }
 
-const EXERCISE_CARGO: &str = r#"[package]
-name = "@ID@"
+/// The `Cargo.toml` of both lesson crates; `@PKG@` is `lessonNN` or `lessonNN-solution`.
+const LESSON_CARGO: &str = r#"[package]
+name = "@PKG@"
 version.workspace = true
 edition.workspace = true
 rust-version.workspace = true
@@ -136,40 +137,7 @@ name = "@ID@"
 path = "tests/@ID@.rs"
 
 [[example]]
-name = "@ID@-demo"
-path = "examples/demo.rs"
-
-[lints]
-workspace = true
-"#;
-
-const SOLUTION_CARGO: &str = r#"[package]
-name = "@ID@-solution"
-version.workspace = true
-edition.workspace = true
-rust-version.workspace = true
-license.workspace = true
-publish.workspace = true
-autotests = false
-
-[lib]
-test = false
-doctest = false
-
-[dependencies]
-attention.workspace = true
-ndarray.workspace = true
-
-[dev-dependencies]
-course-check.workspace = true
-insta.workspace = true
-
-[[test]]
-name = "@ID@"
-path = "tests/@ID@.rs"
-
-[[example]]
-name = "@ID@-solution-demo"
+name = "@PKG@-demo"
 path = "examples/demo.rs"
 
 [lints]
@@ -308,14 +276,20 @@ pub fn files(lesson: &NewLesson, title: &str) -> Vec<(String, String)> {
     let so = format!("solutions/{}", lesson.dir);
     let id = &lesson.id;
     vec![
-        (format!("{ex}/Cargo.toml"), fill(EXERCISE_CARGO)),
+        (
+            format!("{ex}/Cargo.toml"),
+            fill(&LESSON_CARGO.replace("@PKG@", &lesson.id)),
+        ),
         (format!("{ex}/src/lib.rs"), fill(EXERCISE_LIB)),
         (format!("{ex}/src/setup.rs"), fill(SETUP)),
         (format!("{ex}/src/exercises.rs"), fill(EXERCISE_STUB)),
         (format!("{ex}/tests/{id}.rs"), fill(EXERCISE_TARGET)),
         (format!("{ex}/tests/checks.rs"), fill(CHECKS)),
         (format!("{ex}/examples/demo.rs"), fill(EXERCISE_DEMO)),
-        (format!("{so}/Cargo.toml"), fill(SOLUTION_CARGO)),
+        (
+            format!("{so}/Cargo.toml"),
+            fill(&LESSON_CARGO.replace("@PKG@", &format!("{}-solution", lesson.id))),
+        ),
         (format!("{so}/src/lib.rs"), fill(SOLUTION_LIB)),
         (format!("{so}/src/exercises.rs"), fill(SOLUTION_EXERCISES)),
         (format!("{so}/tests/{id}.rs"), fill(SOLUTION_TARGET)),
