@@ -93,33 +93,12 @@ impl Scratch {
 
     /// `cargo xtask ARGS` in the copy, with the shared target directory and no colour.
     pub fn xtask(&self, args: &[&str]) -> assert_cmd::Command {
-        let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("xtask");
-        cmd.current_dir(&self.root)
-            .env("CARGO_TARGET_DIR", shared_target())
-            .env_remove("INSTA_UPDATE")
-            .env("NO_COLOR", "1")
-            .args(args);
-        cmd
+        xtask_in(&self.root, args)
     }
 
     /// Every file of the copy with its contents, to prove a command changed nothing.
     pub fn snapshot_tree(&self) -> BTreeMap<PathBuf, Vec<u8>> {
-        fn walk(dir: &Path, base: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let p = entry.unwrap().path();
-                if p.is_dir() {
-                    walk(&p, base, out);
-                } else {
-                    out.insert(
-                        p.strip_prefix(base).unwrap().to_path_buf(),
-                        std::fs::read(&p).unwrap(),
-                    );
-                }
-            }
-        }
-        let mut out = BTreeMap::new();
-        walk(&self.root, &self.root, &mut out);
-        out
+        tree_of(&self.root)
     }
 }
 
