@@ -150,7 +150,7 @@ fn run_binary(
         .env("RUST_BACKTRACE", "0")
         .env("NO_COLOR", "1")
         .env("CLICOLOR", "0");
-    let (ending, out) = crate::runner::run_limited(cmd, timeout)
+    let (ending, out) = crate::runner::run_limited(cmd, timeout, None)
         .map_err(|e| format!("could not start {}: {e}", exe.display()))?;
     if ending == Ending::TimedOut {
         return Ok(vec![(

@@ -3,6 +3,11 @@
 
 use serde::Serialize;
 
+/// The environment variable that asks a check for its proof (`course_check::PROOF_ENV`).
+pub const PROOF_ENV: &str = "COURSE_CHECK_PROOF";
+/// What a check prints before its proof token (`course_check::PROOF_PREFIX`).
+pub const PROOF_PREFIX: &str = "course-check-proof: ";
+
 /// The outcome of one check. Only `Passed` earns points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord, Hash)]
 #[serde(rename_all = "snake_case")]
@@ -143,15 +148,14 @@ fn snapshot_diff(output: &str) -> Option<String> {
     ))
 }
 
-/// Classifies a finished check. `test_name` is the full harness name (`checks::split_shape`),
-/// `student_src` a path fragment of the student's sources (`exercises/lesson02-split-heads/src`).
-pub fn classify(ending: Ending, output: &str, test_name: &str, student_src: &str) -> Verdict {
+/// Classifies a finished check. `student_src` is a path fragment of the student's sources
+/// (`exercises/lesson02-split-heads/src`), `token` the one-time proof the check prints when it returns normally (see `course_check::proof`).
+pub fn classify(ending: Ending, output: &str, student_src: &str, token: &str) -> Verdict {
     let passed_line = output
         .lines()
         .any(|l| l.starts_with("test result: ok. 1 passed;"));
-    let ok_line = output
-        .lines()
-        .any(|l| l == format!("test {test_name} ... ok"));
+    let proof = format!("{PROOF_PREFIX}{token}");
+    let proved = !token.is_empty() && output.lines().any(|l| l == proof);
     match ending {
         Ending::TimedOut => {
             return verdict(
@@ -169,7 +173,15 @@ pub fn classify(ending: Ending, output: &str, test_name: &str, student_src: &str
             };
             return verdict(Status::Crashed, why);
         }
-        Ending::Exited(0) if passed_line && ok_line => return verdict(Status::Passed, ""),
+        Ending::Exited(0) if passed_line && proved => {
+            return verdict(Status::Passed, "");
+        }
+        Ending::Exited(0) if passed_line => {
+            return verdict(
+                Status::ExitedEarly,
+                "the check did not reach its end, yet the process reported success (was the test harness's output printed by the code under test?)",
+            );
+        }
         Ending::Exited(0) => {
             return verdict(
                 Status::ExitedEarly,
@@ -239,6 +251,7 @@ mod tests {
 
     const NAME: &str = "checks::split_shape";
     const SRC: &str = "exercises/lesson02-split-heads/src";
+    const TOKEN: &str = "0123abcd";
 
     fn failed(body: &str) -> String {
         format!(
@@ -247,22 +260,39 @@ mod tests {
     }
 
     #[test]
+    fn proof_protocol_matches_the_checks_side() {
+        assert_eq!(PROOF_ENV, course_check::PROOF_ENV);
+        assert_eq!(PROOF_PREFIX, course_check::PROOF_PREFIX);
+    }
+
+    #[test]
     fn a_clean_pass_is_passed() {
         let out = format!(
-            "\nrunning 1 test\ntest {NAME} ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored;\n"
+            "\nrunning 1 test\ntest {NAME} ... \ncourse-check-proof: {TOKEN}\nok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored;\n"
         );
         assert_eq!(
-            classify(Ending::Exited(0), &out, NAME, SRC).status,
+            classify(Ending::Exited(0), &out, SRC, TOKEN).status,
             Status::Passed
         );
         // The same text with a non-zero exit, or exit 0 without it, is not a pass.
         assert_eq!(
-            classify(Ending::Exited(0), "", NAME, SRC).status,
+            classify(Ending::Exited(0), "", SRC, TOKEN).status,
             Status::ExitedEarly
         );
         let fake = "test result: ok. 1 passed; 0 failed;\n";
         assert_eq!(
-            classify(Ending::Exited(0), fake, NAME, SRC).status,
+            classify(Ending::Exited(0), fake, SRC, TOKEN).status,
+            Status::ExitedEarly
+        );
+        // A complete forged transcript without the proof (or with another run's) is not a pass.
+        let forged = out.replace(TOKEN, "");
+        assert_eq!(
+            classify(Ending::Exited(0), &forged, SRC, TOKEN).status,
+            Status::ExitedEarly
+        );
+        let replayed = out.replace(TOKEN, "99999999");
+        assert_eq!(
+            classify(Ending::Exited(0), &replayed, SRC, TOKEN).status,
             Status::ExitedEarly
         );
     }
@@ -272,7 +302,7 @@ mod tests {
         let out = failed(&format!(
             "\nthread '{NAME}' panicked at {SRC}/exercises.rs:31:5:\nnot yet implemented: split_heads: reshape then swap\nnote: run with `RUST_BACKTRACE=1`"
         ));
-        let v = classify(Ending::Exited(101), &out, NAME, SRC);
+        let v = classify(Ending::Exited(101), &out, SRC, TOKEN);
         assert_eq!(v.status, Status::NotStarted);
         assert_eq!(
             v.message,
@@ -285,7 +315,7 @@ mod tests {
         let student = failed(&format!(
             "\nthread '{NAME}' panicked at {SRC}/exercises.rs:40:9:\nindex out of bounds: the len is 3 but the index is 3\n"
         ));
-        let v = classify(Ending::Exited(101), &student, NAME, SRC);
+        let v = classify(Ending::Exited(101), &student, SRC, TOKEN);
         assert_eq!(v.status, Status::Panicked);
         assert!(v.message.contains("index out of bounds"), "{}", v.message);
 
@@ -293,14 +323,14 @@ mod tests {
             "\nthread '{NAME}' panicked at exercises/lesson02-split-heads/tests/checks.rs:12:5:\nassertion `left == right` failed\n  left: [1, 6, 4, 16]\n right: [1, 4, 6, 16]\n"
         ));
         assert_eq!(
-            classify(Ending::Exited(101), &assertion, NAME, SRC).status,
+            classify(Ending::Exited(101), &assertion, SRC, TOKEN).status,
             Status::Wrong
         );
 
         let snapshot = failed(&format!(
             "course-check: wrong shape: expected (1, 4, 6, 16), got (1, 6, 4, 16)\nthread '{NAME}' panicked at /x/insta/src/runtime.rs:1:1:\nsnapshot assertion for 'x' failed in line 3\n"
         ));
-        let v = classify(Ending::Exited(101), &snapshot, NAME, SRC);
+        let v = classify(Ending::Exited(101), &snapshot, SRC, TOKEN);
         assert_eq!(v.status, Status::Wrong);
         assert_eq!(
             v.message,
@@ -312,15 +342,15 @@ mod tests {
     fn signals_and_timeouts() {
         let overflow =
             "\nthread 'x' has overflowed its stack\nfatal runtime error: stack overflow\n";
-        let v = classify(Ending::Signal(6), overflow, NAME, SRC);
+        let v = classify(Ending::Signal(6), overflow, SRC, TOKEN);
         assert_eq!(v.status, Status::Crashed);
         assert!(v.message.starts_with("stack overflow"));
         assert_eq!(
-            classify(Ending::Signal(6), "", NAME, SRC).status,
+            classify(Ending::Signal(6), "", SRC, TOKEN).status,
             Status::Crashed
         );
         assert_eq!(
-            classify(Ending::TimedOut, "", NAME, SRC).status,
+            classify(Ending::TimedOut, "", SRC, TOKEN).status,
             Status::TimedOut
         );
     }

@@ -16,24 +16,28 @@ fn weights(ex: &WorkedExample, head: &Head) -> Array3<f64> {
 
 #[test]
 fn attention_weights_shape() {
+    let _proof = course_check::proof();
     let ex = worked_example(DEMO_SCALE);
     assert_eq!(weights(&ex, &ex.head_a).shape(), &[1, 8, 8]);
 }
 
 #[test]
 fn attention_weights_head_a() {
+    let _proof = course_check::proof();
     let ex = worked_example(DEMO_SCALE);
     assert_close_snapshot!("head_a_weights", weights(&ex, &ex.head_a));
 }
 
 #[test]
 fn attention_weights_head_b() {
+    let _proof = course_check::proof();
     let ex = worked_example(DEMO_SCALE);
     assert_close_snapshot!("head_b_weights", weights(&ex, &ex.head_b));
 }
 
 #[test]
 fn attention_weights_batch_of_two() {
+    let _proof = course_check::proof();
     // Two different sequences in one batch must be attended independently.
     let ex = worked_example(DEMO_SCALE);
     let mut x = Array3::<f64>::zeros((2, 8, C));
@@ -48,6 +52,7 @@ fn attention_weights_batch_of_two() {
 
 #[test]
 fn attention_weights_rejects_bad_shapes() {
+    let _proof = course_check::proof();
     let ex = worked_example(DEMO_SCALE);
     let h = &ex.head_a;
     let narrow = ex.x.slice(s![.., .., ..C - 1]);
@@ -66,6 +71,7 @@ fn attention_weights_rejects_bad_shapes() {
 
 #[test]
 fn max_abs_diff_small_cases() {
+    let _proof = course_check::proof();
     let a = array![[1.0, -2.0], [0.5, 4.0]];
     let b = array![[1.5, -2.0], [0.5, 1.0]];
     assert_eq!(max_abs_diff(a.view(), b.view()).unwrap(), 3.0);
@@ -80,6 +86,7 @@ fn max_abs_diff_small_cases() {
 
 #[test]
 fn max_abs_diff_between_heads() {
+    let _proof = course_check::proof();
     let ex = worked_example(DEMO_SCALE);
     let d = max_abs_diff(
         weights(&ex, &ex.head_a).view(),
@@ -91,6 +98,7 @@ fn max_abs_diff_between_heads() {
 
 #[test]
 fn small_init_blurs_heads() {
+    let _proof = course_check::proof();
     // At * 0.02 the scores are tiny, so both heads' weights sit close to uniform (1/8).
     let ex = worked_example(SMALL_SCALE);
     let (wa, wb) = (weights(&ex, &ex.head_a), weights(&ex, &ex.head_b));
@@ -108,6 +116,7 @@ fn small_init_blurs_heads() {
 
 #[test]
 fn top_focus_of_both_heads() {
+    let _proof = course_check::proof();
     let ex = worked_example(DEMO_SCALE);
     let words = ex.sentence.word_refs();
     let a = top_focus(weights(&ex, &ex.head_a).index_axis(Axis(0), 0), &words).unwrap();
@@ -120,6 +129,7 @@ fn top_focus_of_both_heads() {
 
 #[test]
 fn top_focus_ties_go_to_the_first_column() {
+    let _proof = course_check::proof();
     let w = array![
         [0.25, 0.25, 0.5, 0.0],
         [0.4, 0.1, 0.1, 0.4],
@@ -138,6 +148,7 @@ fn top_focus_ties_go_to_the_first_column() {
 
 #[test]
 fn disagreements_between_heads() {
+    let _proof = course_check::proof();
     let ex = worked_example(DEMO_SCALE);
     let (wa, wb) = (weights(&ex, &ex.head_a), weights(&ex, &ex.head_b));
     let n = disagreements(wa.index_axis(Axis(0), 0), wb.index_axis(Axis(0), 0)).unwrap();
@@ -146,6 +157,7 @@ fn disagreements_between_heads() {
 
 #[test]
 fn disagreements_small_cases() {
+    let _proof = course_check::proof();
     let a = array![[0.9, 0.1], [0.5, 0.5], [0.2, 0.8]];
     let b = array![[0.1, 0.9], [0.5, 0.5], [0.3, 0.7]];
     assert_eq!(disagreements(a.view(), b.view()).unwrap(), 1);
@@ -160,6 +172,7 @@ fn disagreements_small_cases() {
 
 #[test]
 fn draw_head_order_and_scale() {
+    let _proof = course_check::proof();
     let mut rng = attention::rng::RandomState::new(7);
     let head = draw_head(&mut rng, 4, 2, 0.5);
     let mut replay = attention::rng::RandomState::new(7);
@@ -180,6 +193,7 @@ fn draw_head_order_and_scale() {
 
 #[test]
 fn third_head_focus() {
+    let _proof = course_check::proof();
     let mut ex = worked_example(DEMO_SCALE);
     let head_c = draw_head(&mut ex.rng, C, HS, DEMO_SCALE);
     let words = ex.sentence.word_refs();
@@ -205,12 +219,14 @@ fn third_head_focus() {
 
 #[test]
 fn row_sums_small_case() {
+    let _proof = course_check::proof();
     let w = array![[[0.25, 0.75, 0.0], [1.0, 2.0, 3.0]]];
     assert_exact_snapshot!("row_sums_small", row_sums(w.view()));
 }
 
 #[test]
 fn rows_of_both_heads_sum_to_one() {
+    let _proof = course_check::proof();
     let ex = worked_example(DEMO_SCALE);
     for head in [&ex.head_a, &ex.head_b] {
         let sums = row_sums(weights(&ex, head).view());

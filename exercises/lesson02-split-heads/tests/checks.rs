@@ -11,6 +11,7 @@ use ndarray::{Array4, s};
 
 #[test]
 fn head_size_divides_width() {
+    let _proof = course_check::proof();
     assert_eq!(head_size(64, 4).unwrap(), 16);
     assert_eq!(head_size(64, 8).unwrap(), 8);
     assert_eq!(head_size(64, 1).unwrap(), 64);
@@ -19,6 +20,7 @@ fn head_size_divides_width() {
 
 #[test]
 fn head_size_refuses_uneven_and_zero() {
+    let _proof = course_check::proof();
     assert!(head_size(64, 5).is_err(), "h = 5 does not divide C = 64");
     assert!(head_size(64, 0).is_err(), "h = 0 heads must be refused");
     assert!(head_size(6, 4).is_err(), "h = 4 does not divide C = 6");
@@ -28,6 +30,7 @@ fn head_size_refuses_uneven_and_zero() {
 
 #[test]
 fn split_heads_lesson_shapes() {
+    let _proof = course_check::proof();
     let q = worked_example().q();
     assert_eq!(q.shape(), &[1, 6, 64]);
     assert_eq!(split_heads(q.view(), 4).unwrap().shape(), &[1, 4, 6, 16]);
@@ -36,6 +39,7 @@ fn split_heads_lesson_shapes() {
 
 #[test]
 fn split_heads_moves_data() {
+    let _proof = course_check::proof();
     // (B, T, C) = (2, 3, 4) with h = 2: every value encodes b, t, c.
     assert_exact_snapshot!(
         "split_moves_data",
@@ -45,6 +49,7 @@ fn split_heads_moves_data() {
 
 #[test]
 fn split_heads_refuses_uneven() {
+    let _proof = course_check::proof();
     let q = worked_example().q();
     assert!(
         split_heads(q.view(), 5).is_err(),
@@ -54,6 +59,7 @@ fn split_heads_refuses_uneven() {
 
 #[test]
 fn split_heads_accepts_views() {
+    let _proof = course_check::proof();
     // A transposed (non-contiguous) view must split exactly like its contiguous copy.
     let x = labelled(3, 4, 2);
     let view = x
@@ -72,6 +78,7 @@ fn split_heads_accepts_views() {
 
 #[test]
 fn merge_heads_moves_data() {
+    let _proof = course_check::proof();
     let heads = Array4::from_shape_fn((1, 2, 3, 2), |(b, i, t, j)| {
         (b * 1000 + i * 100 + t * 10 + j) as f64
     });
@@ -80,6 +87,7 @@ fn merge_heads_moves_data() {
 
 #[test]
 fn merge_inverts_split_exactly() {
+    let _proof = course_check::proof();
     let q = worked_example().q();
     for h in [1, 2, 4, 8, 16] {
         let back = merge_heads(split_heads(q.view(), h).unwrap().view());
@@ -100,6 +108,7 @@ fn merge_inverts_split_exactly() {
 
 #[test]
 fn head_projection_matches_split() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let split = split_heads(ex.q().view(), H).unwrap();
     for i in 0..H {
@@ -120,6 +129,7 @@ fn head_projection_matches_split() {
 
 #[test]
 fn head_projection_head_two() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     assert_close_snapshot!(
         "head_two",
@@ -129,6 +139,7 @@ fn head_projection_head_two() {
 
 #[test]
 fn head_projection_refuses_bad_input() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     assert!(
         head_projection(ex.x.view(), ex.wq.view(), H, H).is_err(),
@@ -147,6 +158,7 @@ fn head_projection_refuses_bad_input() {
 
 #[test]
 fn keys_and_values_split_the_same_way() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     for w in [&ex.wk, &ex.wv] {
         let p = attention::attend::project(ex.x.view(), w.view()).unwrap();

@@ -62,6 +62,7 @@ fn assert_rows_sum_to_one(w: ArrayView4<f64>) {
 
 #[test]
 fn fold_heads_moves_data() {
+    let _proof = course_check::proof();
     // (B, h, T, n) = (2, 2, 3, 2): every value encodes b, i, t, j.
     let x = labelled(2, 2, 3, 2);
     let folded = fold_heads(x.view());
@@ -75,6 +76,7 @@ fn fold_heads_moves_data() {
 
 #[test]
 fn fold_heads_keeps_each_head_whole() {
+    let _proof = course_check::proof();
     let q = worked_example().q;
     let folded = fold_heads(q.view());
     assert_eq!(folded.shape(), &[B * H, T, HS]);
@@ -92,6 +94,7 @@ fn fold_heads_keeps_each_head_whole() {
 
 #[test]
 fn fold_heads_accepts_views() {
+    let _proof = course_check::proof();
     // A view with reversed positions and swapped batch/head axes is not row-major.
     let x = labelled(2, 3, 4, 2);
     let view = x.slice(s![.., .., ..;-1, ..]).permuted_axes([1, 0, 2, 3]);
@@ -104,6 +107,7 @@ fn fold_heads_accepts_views() {
 
 #[test]
 fn attention_scores_shape_for_t_ne_s() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let scores = attention_scores(ex.q.view(), ex.k.view()).unwrap();
     assert_eq!(
@@ -120,6 +124,7 @@ fn attention_scores_shape_for_t_ne_s() {
 
 #[test]
 fn attention_scores_scale_by_head_size() {
+    let _proof = course_check::proof();
     // All-ones queries and keys: every dot product is hs, so every score is hs / sqrt(hs).
     for (hs, expected) in [(1, 1.0), (4, 2.0), (9, 3.0), (16, 4.0)] {
         let q = Array4::<f64>::ones((1, 2, 3, hs));
@@ -136,6 +141,7 @@ fn attention_scores_scale_by_head_size() {
 
 #[test]
 fn attention_scores_worked_example() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     assert_close_snapshot!(
         "scores",
@@ -145,6 +151,7 @@ fn attention_scores_worked_example() {
 
 #[test]
 fn attention_scores_refuses_mismatched_inputs() {
+    let _proof = course_check::proof();
     let q = Array4::<f64>::zeros((2, 2, 4, 4));
     for bad in [(2, 2, 6, 3), (2, 3, 6, 4), (1, 2, 6, 4)] {
         let k = Array4::<f64>::zeros(bad);
@@ -159,6 +166,7 @@ fn attention_scores_refuses_mismatched_inputs() {
 
 #[test]
 fn causal_mask_square() {
+    let _proof = course_check::proof();
     let (t, f) = (true, false);
     let expected = array![[[[t, f, f, f], [t, t, f, f], [t, t, t, f], [t, t, t, t]]]];
     assert_eq!(causal_mask(4, 4), expected);
@@ -167,6 +175,7 @@ fn causal_mask_square() {
 
 #[test]
 fn causal_mask_t_ne_s() {
+    let _proof = course_check::proof();
     let (t, f) = (true, false);
     assert_eq!(
         causal_mask(3, 5),
@@ -181,6 +190,7 @@ fn causal_mask_t_ne_s() {
 
 #[test]
 fn masked_softmax_without_mask() {
+    let _proof = course_check::proof();
     let mut scores = RandomState::new(3).randn((2, 2, 3, 5)) * 2.0;
     // Scores far beyond exp's range must not overflow.
     scores
@@ -196,6 +206,7 @@ fn masked_softmax_without_mask() {
 
 #[test]
 fn masked_entries_get_exactly_zero() {
+    let _proof = course_check::proof();
     let mut rng = RandomState::new(11);
     let scores = rng.randn((2, 3, 4, 6)) * 3.0;
     let coin = rng.rand((2, 3, 4, 6));
@@ -214,6 +225,7 @@ fn masked_entries_get_exactly_zero() {
 
 #[test]
 fn fully_masked_row_gets_zero_weights() {
+    let _proof = course_check::proof();
     let scores = RandomState::new(5).randn((1, 2, 3, 4));
     // One (1, 1, T, S) mask for both heads; query 1 may read nothing.
     let mut allowed = Array4::from_elem((1, 1, 3, 4), true);
@@ -237,6 +249,7 @@ fn fully_masked_row_gets_zero_weights() {
 
 #[test]
 fn masked_softmax_broadcasts_padding_mask() {
+    let _proof = course_check::proof();
     let scores = RandomState::new(8).randn((B, H, T, S));
     let pad = padding_mask(&LENGTHS, S);
     assert_eq!(pad.shape(), &[B, 1, 1, S]);
@@ -251,6 +264,7 @@ fn masked_softmax_broadcasts_padding_mask() {
 
 #[test]
 fn masked_softmax_refuses_unbroadcastable_mask() {
+    let _proof = course_check::proof();
     let scores = Array4::<f64>::zeros((1, 2, 3, 4));
     for bad in [(1, 1, 3, 5), (2, 1, 1, 4), (1, 3, 3, 4), (1, 1, 2, 4)] {
         let mask = Array4::from_elem(bad, true);
@@ -265,6 +279,7 @@ fn masked_softmax_refuses_unbroadcastable_mask() {
 
 #[test]
 fn parallel_attention_shapes_and_errors() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let (out, w) = parallel_attention(ex.q.view(), ex.k.view(), ex.v.view(), None).unwrap();
     assert_eq!(out.shape(), &[B, H, T, HS], "output (B, h, T, hs)");
@@ -288,6 +303,7 @@ fn parallel_attention_shapes_and_errors() {
 
 #[test]
 fn parallel_attention_worked_example() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let (out, _) = parallel_attention(ex.q.view(), ex.k.view(), ex.v.view(), None).unwrap();
     assert_close_snapshot!("output", out);
@@ -295,6 +311,7 @@ fn parallel_attention_worked_example() {
 
 #[test]
 fn parallel_attention_matches_head_loop() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let pad = padding_mask(&LENGTHS, S);
     let mut random = RandomState::new(21).rand((B, H, T, S)).mapv(|u| u < 0.6);
@@ -320,6 +337,7 @@ fn parallel_attention_matches_head_loop() {
 
 #[test]
 fn parallel_attention_causal_self_attention() {
+    let _proof = course_check::proof();
     // Self-attention over the first four source positions: T = S = 4.
     let ex = worked_example();
     let x = ex.k.slice(s![.., .., ..T, ..]);
@@ -356,6 +374,7 @@ fn parallel_attention_causal_self_attention() {
 
 #[test]
 fn parallel_attention_fully_masked_query() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let mut allowed = Array4::from_elem((B, H, T, S), true);
     allowed.slice_mut(s![0, 1, 2, ..]).fill(false);

@@ -83,6 +83,7 @@ fn fused_weight(layer: &MultiHead) -> Array2<f64> {
 
 #[test]
 fn concat_and_project_worked_example() {
+    let _proof = course_check::proof();
     let heads = matrix(&TEXT_HEAD_OUTPUTS);
     let y = concat_and_project(heads.view(), matrix(&TEXT_WO).view()).unwrap();
     assert_close_to(
@@ -101,6 +102,7 @@ fn concat_and_project_worked_example() {
 
 #[test]
 fn concat_and_project_practice() {
+    let _proof = course_check::proof();
     let heads = matrix(&PRACTICE_HEAD_OUTPUTS);
     let eye = Array2::<f64>::eye(4);
     let plain = concat_and_project(heads.view(), eye.view()).unwrap();
@@ -119,6 +121,7 @@ fn concat_and_project_practice() {
 
 #[test]
 fn concat_and_project_many_heads() {
+    let _proof = course_check::proof();
     // Three heads of size 2: the concatenation is head 0, then head 1, then head 2.
     let mut rng = RandomState::new(9);
     let heads: Array2<f64> = rng.randn((3, 2));
@@ -138,6 +141,7 @@ fn concat_and_project_many_heads() {
 
 #[test]
 fn concat_and_project_refuses_bad_shapes() {
+    let _proof = course_check::proof();
     let heads = matrix(&TEXT_HEAD_OUTPUTS);
     for bad in [(4, 3), (3, 3), (2, 2), (8, 8)] {
         let wo = Array2::<f64>::zeros(bad);
@@ -152,6 +156,7 @@ fn concat_and_project_refuses_bad_shapes() {
 
 #[test]
 fn new_refuses_zero_or_uneven_heads() {
+    let _proof = course_check::proof();
     for (width, heads) in [(8, 0), (8, 3), (32, 5), (6, 4)] {
         match MultiHead::new(width, heads, 0) {
             Ok(_) => panic!("width {width} with {heads} heads must be refused"),
@@ -169,6 +174,7 @@ fn new_refuses_zero_or_uneven_heads() {
 
 #[test]
 fn new_draws_wq_wk_wv_wo_in_order() {
+    let _proof = course_check::proof();
     let layer = MultiHead::new(8, 2, 5).unwrap();
     assert_eq!(
         (layer.width, layer.heads, layer.head_size),
@@ -200,6 +206,7 @@ fn new_draws_wq_wk_wv_wo_in_order() {
 
 #[test]
 fn new_holds_4096_parameters_for_any_head_count() {
+    let _proof = course_check::proof();
     let d = MODULE_WIDTH;
     for h in [1, 2, 4, 8] {
         let layer = MultiHead::new(d, h, 0).unwrap();
@@ -221,6 +228,7 @@ fn new_holds_4096_parameters_for_any_head_count() {
 
 #[test]
 fn forward_cross_attention_shapes() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let (y, w) = test_layer(WIDTH, HEADS, 30)
         .forward(ex.query.view(), ex.context.view(), None)
@@ -238,6 +246,7 @@ fn forward_cross_attention_shapes() {
 
 #[test]
 fn forward_worked_example() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let layer = MultiHead::new(WIDTH, HEADS, LAYER_SEED).unwrap();
     let (y, w) = layer
@@ -249,6 +258,7 @@ fn forward_worked_example() {
 
 #[test]
 fn forward_matches_per_head_reference() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let layer = &test_layer(WIDTH, HEADS, 31);
     let mask = causal(T, T);
@@ -275,6 +285,7 @@ fn forward_matches_per_head_reference() {
 
 #[test]
 fn forward_causal_self_attention() {
+    let _proof = course_check::proof();
     let (layer, x) = (test_layer(MODULE_WIDTH, MODULE_HEADS, 32), module_input());
     let mask = causal(MODULE_T, MODULE_T);
     let (y, w) = layer
@@ -314,6 +325,7 @@ fn forward_causal_self_attention() {
 
 #[test]
 fn forward_refuses_bad_shapes() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let layer = &test_layer(WIDTH, HEADS, 33);
     let narrow = ex.query.slice(s![.., .., ..WIDTH - 1]);
@@ -344,6 +356,7 @@ fn forward_refuses_bad_shapes() {
 
 #[test]
 fn fused_qkv_splits_in_order() {
+    let _proof = course_check::proof();
     let eye = Array2::<f64>::eye(4);
     let layer =
         MultiHead::from_weights(2, eye.clone(), &eye * 2.0, &eye * 3.0, eye.clone()).unwrap();
@@ -357,6 +370,7 @@ fn fused_qkv_splits_in_order() {
 
 #[test]
 fn fused_qkv_matches_separate_projections() {
+    let _proof = course_check::proof();
     let (layer, x) = (test_layer(MODULE_WIDTH, MODULE_HEADS, 34), module_input());
     let (q, k, v) = fused_qkv(&layer, x.view()).unwrap();
     for (name, got, w) in [
@@ -380,6 +394,7 @@ fn fused_qkv_matches_separate_projections() {
 
 #[test]
 fn fused_path_matches_core_fast_path() {
+    let _proof = course_check::proof();
     let (layer, x) = (test_layer(MODULE_WIDTH, MODULE_HEADS, 35), module_input());
     let (q, k, v) = fused_qkv(&layer, x.view()).unwrap();
     let h = layer.heads;
@@ -415,6 +430,7 @@ fn fused_path_matches_core_fast_path() {
 
 #[test]
 fn average_over_heads_small_case() {
+    let _proof = course_check::proof();
     // Two heads that disagree: the average is halfway between them.
     let w = array![[[[0.25, 0.75], [1.0, 0.0]], [[0.5, 0.5], [0.5, 0.5]]]];
     assert_eq!(w.shape(), &[1, 2, 2, 2]);
@@ -427,6 +443,7 @@ fn average_over_heads_small_case() {
 
 #[test]
 fn average_hides_head_differences() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let (_, w) = test_layer(WIDTH, HEADS, 36)
         .forward(ex.query.view(), ex.context.view(), None)
@@ -453,6 +470,7 @@ fn average_hides_head_differences() {
 
 #[test]
 fn averaged_weights_are_not_the_layer_output() {
+    let _proof = course_check::proof();
     // Mixing the full-width values with the averaged weights, then W_O, is another computation.
     let ex = worked_example();
     let layer = &test_layer(WIDTH, HEADS, 37);

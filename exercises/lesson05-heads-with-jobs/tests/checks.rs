@@ -26,6 +26,7 @@ fn ramp(t: usize, d: usize, scale: f64, shift: usize) -> Array2<f64> {
 
 #[test]
 fn token_features_lesson_example() {
+    let _proof = course_check::proof();
     let x = token_features(&CATEGORY, N_CATEGORIES).unwrap();
     assert_eq!(x.shape(), &[T, F], "X is (T, T + K) = (6, 9)");
     assert_exact_snapshot!("token_features", x);
@@ -33,6 +34,7 @@ fn token_features_lesson_example() {
 
 #[test]
 fn token_features_rows_are_two_hot() {
+    let _proof = course_check::proof();
     let category = [1, 0, 1];
     let x = token_features(&category, 2).unwrap();
     assert_eq!(x.shape(), &[3, 5]);
@@ -50,6 +52,7 @@ fn token_features_rows_are_two_hot() {
 
 #[test]
 fn token_features_refuses_unknown_category() {
+    let _proof = course_check::proof();
     assert!(
         token_features(&[0, 3, 1], 3).is_err(),
         "category 3 does not exist when K = 3"
@@ -64,6 +67,7 @@ fn token_features_refuses_unknown_category() {
 
 #[test]
 fn causal_weights_small_case() {
+    let _proof = course_check::proof();
     // Unscaled scores: a correct answer does not divide by √d.
     let q = ramp(4, 3, 0.5, 0);
     let k = ramp(4, 3, 0.25, 2);
@@ -72,6 +76,7 @@ fn causal_weights_small_case() {
 
 #[test]
 fn causal_weights_rows_sum_to_one() {
+    let _proof = course_check::proof();
     let q = ramp(5, 2, 1.5, 1);
     let k = ramp(5, 2, 2.0, 4);
     let w = causal_weights(q.view(), k.view()).unwrap();
@@ -87,6 +92,7 @@ fn causal_weights_rows_sum_to_one() {
 
 #[test]
 fn causal_weights_future_is_exactly_zero() {
+    let _proof = course_check::proof();
     // Large future scores: only a real mask gives them weight exactly 0.0.
     let q = Array2::from_elem((4, 1), 10.0);
     let k = array![[-1.0], [0.0], [5.0], [50.0]];
@@ -105,6 +111,7 @@ fn causal_weights_future_is_exactly_zero() {
 
 #[test]
 fn causal_weights_refuses_bad_shapes() {
+    let _proof = course_check::proof();
     let q = ramp(4, 3, 0.5, 0);
     assert!(
         causal_weights(q.view(), ramp(4, 2, 0.5, 0).view()).is_err(),
@@ -120,6 +127,7 @@ fn causal_weights_refuses_bad_shapes() {
 
 #[test]
 fn previous_token_head_matrices() {
+    let _proof = course_check::proof();
     let head = previous_token_head(4, 2, 6.0);
     assert_eq!(head.wq.shape(), &[6, 4], "Wq is (T + K, T)");
     assert_eq!(head.wk.shape(), &[6, 4], "Wk is (T + K, T)");
@@ -129,6 +137,7 @@ fn previous_token_head_matrices() {
 
 #[test]
 fn previous_token_weights() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let w = head_weights(&ex.x, &ex.previous);
     assert_eq!(w.shape(), &[T, T]);
@@ -144,6 +153,7 @@ fn previous_token_weights() {
 
 #[test]
 fn packable_attends_to_light_in_head_1() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let w = head_weights(&ex.x, &ex.previous);
     let last = w.row(T - 1);
@@ -160,6 +170,7 @@ fn packable_attends_to_light_in_head_1() {
 
 #[test]
 fn same_category_head_matrices() {
+    let _proof = course_check::proof();
     let head = same_category_head(4, 2, 4.0);
     assert_eq!(head.wq.shape(), &[6, 2], "Wq is (T + K, K)");
     assert_eq!(head.wk, head.wq, "Wk equals Wq");
@@ -168,6 +179,7 @@ fn same_category_head_matrices() {
 
 #[test]
 fn same_category_weights() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let w = head_weights(&ex.x, &ex.same);
     assert_eq!(w.shape(), &[T, T]);
@@ -176,6 +188,7 @@ fn same_category_weights() {
 
 #[test]
 fn packable_splits_between_light_and_itself() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let w = head_weights(&ex.x, &ex.same);
     let last = w.row(T - 1);
@@ -201,6 +214,7 @@ fn packable_splits_between_light_and_itself() {
 
 #[test]
 fn run_heads_shapes() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let w = run_heads(ex.x.view(), &ex.heads()).unwrap();
     assert_eq!(w.shape(), &[2, T, T], "two heads, each a (T, T) matrix");
@@ -210,6 +224,7 @@ fn run_heads_shapes() {
 
 #[test]
 fn run_heads_matches_each_head() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let w = run_heads(ex.x.view(), &ex.heads()).unwrap();
     assert_eq!(w.index_axis(Axis(0), 0), head_weights(&ex.x, &ex.previous));
@@ -218,6 +233,7 @@ fn run_heads_matches_each_head() {
 
 #[test]
 fn every_head_sees_every_position() {
+    let _proof = course_check::proof();
     // Heads split features, not the sentence: each head weighs every token it may see.
     let ex = worked_example();
     let w: Array3<f64> = run_heads(ex.x.view(), &ex.heads()).unwrap();
@@ -247,6 +263,7 @@ fn every_head_sees_every_position() {
 
 #[test]
 fn run_heads_refuses_bad_heads() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let short = Head {
         wq: ex.previous.wq.slice(s![..F - 1, ..]).to_owned(),
@@ -270,6 +287,7 @@ fn run_heads_refuses_bad_heads() {
 
 #[test]
 fn same_category_of_jacket() {
+    let _proof = course_check::proof();
     assert_eq!(same_category(&CATEGORY, 2).unwrap(), vec![1, 2], "jacket");
     assert_eq!(same_category(&CATEGORY, 0).unwrap(), vec![0], "the");
     assert_eq!(same_category(&CATEGORY, 3).unwrap(), vec![0, 3], "is");
@@ -278,6 +296,7 @@ fn same_category_of_jacket() {
 
 #[test]
 fn same_category_matches_head_2() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let w = head_weights(&ex.x, &ex.same);
     for i in 0..T {
@@ -293,6 +312,7 @@ fn same_category_matches_head_2() {
 
 #[test]
 fn same_category_refuses_out_of_range() {
+    let _proof = course_check::proof();
     assert!(same_category(&CATEGORY, T).is_err(), "there is no token 6");
     assert!(
         same_category(&[], 0).is_err(),

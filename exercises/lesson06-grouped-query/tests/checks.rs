@@ -57,6 +57,7 @@ fn random_heads(rng: &mut RandomState, shape: (usize, usize, usize, usize)) -> A
 
 #[test]
 fn n_rep_divides_heads() {
+    let _proof = course_check::proof();
     assert_eq!(n_rep(4, 2).unwrap(), 2);
     assert_eq!(
         n_rep(64, 8).unwrap(),
@@ -73,6 +74,7 @@ fn n_rep_divides_heads() {
 
 #[test]
 fn n_rep_refuses_uneven_and_zero() {
+    let _proof = course_check::proof();
     assert!(
         n_rep(4, 3).is_err(),
         "3 kv heads cannot serve 4 query heads evenly"
@@ -86,6 +88,7 @@ fn n_rep_refuses_uneven_and_zero() {
 
 #[test]
 fn repeat_kv_moves_data() {
+    let _proof = course_check::proof();
     // (B, H_kv, T, hs) = (2, 2, 2, 2), n_rep = 2: every value encodes b, kv head, t, j.
     assert_exact_snapshot!(
         "repeat_kv_moves_data",
@@ -95,6 +98,7 @@ fn repeat_kv_moves_data() {
 
 #[test]
 fn repeat_kv_serves_consecutive_query_heads() {
+    let _proof = course_check::proof();
     let kv = labelled_heads(1, 3, 2, 2);
     for n in 1..=4 {
         let out = repeat_kv(kv.view(), n).unwrap();
@@ -112,6 +116,7 @@ fn repeat_kv_serves_consecutive_query_heads() {
 
 #[test]
 fn repeat_kv_once_is_identity() {
+    let _proof = course_check::proof();
     let kv = labelled_heads(2, 3, 4, 2);
     assert_eq!(repeat_kv(kv.view(), 1).unwrap(), kv);
     // A non-contiguous view repeats like its contiguous copy.
@@ -125,6 +130,7 @@ fn repeat_kv_once_is_identity() {
 
 #[test]
 fn repeat_kv_refuses_zero() {
+    let _proof = course_check::proof();
     assert!(
         repeat_kv(labelled_heads(1, 2, 3, 2).view(), 0).is_err(),
         "n_rep = 0 would leave no heads"
@@ -135,6 +141,7 @@ fn repeat_kv_refuses_zero() {
 
 #[test]
 fn grouped_attention_shapes() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let (q, k, v) = (ex.q_heads(), ex.k_heads(), ex.v_heads());
     assert_eq!(q.shape(), &[1, 4, 6, 8], "Q: (B, H, T, hs)");
@@ -155,6 +162,7 @@ fn grouped_attention_shapes() {
 
 #[test]
 fn grouped_attention_equals_mha_on_repeated_kv() {
+    let _proof = course_check::proof();
     let mut rng = RandomState::new(3);
     for (h, h_kv, t, s_len, masked) in [(4, 2, 6, 6, true), (6, 3, 4, 7, false), (4, 1, 5, 5, true)]
     {
@@ -175,6 +183,7 @@ fn grouped_attention_equals_mha_on_repeated_kv() {
 
 #[test]
 fn grouped_attention_weights() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let (q, k, v) = (ex.q_heads(), ex.k_heads(), ex.v_heads());
     let (_, w) = grouped_attention(q.view(), k.view(), v.view(), true).unwrap();
@@ -183,6 +192,7 @@ fn grouped_attention_weights() {
 
 #[test]
 fn grouped_attention_rows_and_mask() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let (q, k, v) = (ex.q_heads(), ex.k_heads(), ex.v_heads());
     let (_, w) = grouped_attention(q.view(), k.view(), v.view(), true).unwrap();
@@ -206,6 +216,7 @@ fn grouped_attention_rows_and_mask() {
 
 #[test]
 fn grouped_attention_refuses_bad_heads() {
+    let _proof = course_check::proof();
     let mut rng = RandomState::new(5);
     let q = random_heads(&mut rng, (1, 4, 3, 2));
     let kv3 = random_heads(&mut rng, (1, 3, 3, 2));
@@ -253,6 +264,7 @@ fn one_token(o1: [f64; 2], o2: [f64; 2]) -> Array4<f64> {
 
 #[test]
 fn merge_and_project_text_example() {
+    let _proof = course_check::proof();
     let heads = one_token([1.0, 0.2], [-0.5, 2.0]);
     let concat = merge_and_project(heads.view(), Array2::eye(4).view()).unwrap();
     assert_eq!(concat, array![[[1.0, 0.2, -0.5, 2.0]]], "concatenation c");
@@ -266,6 +278,7 @@ fn merge_and_project_text_example() {
 
 #[test]
 fn merge_and_project_practice() {
+    let _proof = course_check::proof();
     let heads = one_token([2.0, -1.0], [0.0, 3.0]);
     let concat = merge_and_project(heads.view(), Array2::eye(4).view()).unwrap();
     assert_eq!(concat, array![[[2.0, -1.0, 0.0, 3.0]]]);
@@ -275,6 +288,7 @@ fn merge_and_project_practice() {
 
 #[test]
 fn merge_and_project_token_major() {
+    let _proof = course_check::proof();
     // (B, H, T, hs) = (2, 3, 2, 2) with the identity W_O: the merge alone, exactly.
     let heads = labelled_heads(2, 3, 2, 2);
     assert_exact_snapshot!(
@@ -285,6 +299,7 @@ fn merge_and_project_token_major() {
 
 #[test]
 fn merge_and_project_refuses_bad_wo() {
+    let _proof = course_check::proof();
     let heads = labelled_heads(1, 2, 3, 2);
     assert!(
         merge_and_project(heads.view(), Array2::eye(3).view()).is_err(),
@@ -296,6 +311,7 @@ fn merge_and_project_refuses_bad_wo() {
 
 #[test]
 fn gqa_forward_worked_example() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     let (out, w) = gqa_forward(ex.x.view(), &ex.weights, H, H_KV, true).unwrap();
     assert_eq!(
@@ -309,6 +325,7 @@ fn gqa_forward_worked_example() {
 
 #[test]
 fn gqa_forward_returns_model_width() {
+    let _proof = course_check::proof();
     // B = 2, T = 7, D = 24, H = 6 (hs = 4): the output is (B, T, D) whatever H_kv is.
     let mut rng = RandomState::new(11);
     let x: Array3<f64> = rng.randn((2, 7, 24));
@@ -327,6 +344,7 @@ fn gqa_forward_returns_model_width() {
 
 #[test]
 fn gqa_with_as_many_kv_heads_is_mha() {
+    let _proof = course_check::proof();
     let mut rng = RandomState::new(42);
     let x: Array3<f64> = rng.randn((2, 5, 16));
     let w = GqaWeights::draw(&mut rng, 16, 4, 4, 0.3);
@@ -354,6 +372,7 @@ fn gqa_with_as_many_kv_heads_is_mha() {
 
 #[test]
 fn gqa_forward_refuses_bad_head_counts() {
+    let _proof = course_check::proof();
     let ex = worked_example();
     assert!(
         gqa_forward(ex.x.view(), &ex.weights, H, 3, true).is_err(),
@@ -379,6 +398,7 @@ fn gqa_forward_refuses_bad_head_counts() {
 
 #[test]
 fn kv_cache_bytes_small_case() {
+    let _proof = course_check::proof();
     assert_eq!(kv_cache_bytes(1, 1, 1, 1, 1), 2, "one key and one value");
     // The worked example's layer in f64: 2 x 1 x 2 x 8 x 6 x 8.
     assert_eq!(kv_cache_bytes(1, H_KV, HS, T, 8), 1536);
@@ -392,6 +412,7 @@ fn kv_cache_bytes_small_case() {
 
 #[test]
 fn kv_cache_llama2_70b() {
+    let _proof = course_check::proof();
     let c = LLAMA2_70B;
     let gqa = kv_cache_bytes(c.layers, c.h_kv, c.hs, c.t, c.bytes_per_value);
     let mha = kv_cache_bytes(c.layers, c.h, c.hs, c.t, c.bytes_per_value);

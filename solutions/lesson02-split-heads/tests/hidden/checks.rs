@@ -9,6 +9,7 @@ use lesson02::*;
 
 #[test]
 fn split_heads_three_heads_of_a_new_shape() {
+    let _proof = course_check::proof();
     // (B, T, C) = (3, 5, 12) with h = 3: a shape and head count the visible checks never use.
     assert_exact_snapshot!(
         "split_three_heads",
