@@ -182,16 +182,21 @@ fn checks_of(report: &crate::report::Report) -> Vec<(&str, &str, &crate::report:
         .collect()
 }
 
-fn solution_problems(report: &crate::report::Report) -> Vec<String> {
-    let mut out: Vec<String> = report
+/// One problem per lesson whose crate did not compile; `name` says which crate it was.
+fn compile_problems(report: &crate::report::Report, name: impl Fn(&str) -> String) -> Vec<String> {
+    report
         .lessons
         .iter()
         .filter_map(|l| {
             l.compiler_output
                 .as_ref()
-                .map(|c| format!("{}-solution does not compile:\n{c}", l.id))
+                .map(|c| format!("{} does not compile:\n{c}", name(&l.id)))
         })
-        .collect();
+        .collect()
+}
+
+fn solution_problems(report: &crate::report::Report) -> Vec<String> {
+    let mut out = compile_problems(report, |id| format!("{id}-solution"));
     for (lesson, _, c) in checks_of(report) {
         if c.status != Status::Passed && c.status != Status::CompileError {
             out.push(format!(
@@ -206,15 +211,7 @@ fn solution_problems(report: &crate::report::Report) -> Vec<String> {
 }
 
 fn stub_problems(report: &crate::report::Report) -> Vec<String> {
-    let mut out: Vec<String> = report
-        .lessons
-        .iter()
-        .filter_map(|l| {
-            l.compiler_output
-                .as_ref()
-                .map(|c| format!("the stub {} does not compile:\n{c}", l.id))
-        })
-        .collect();
+    let mut out = compile_problems(report, |id| format!("the stub {id}"));
     for (lesson, exercise, c) in checks_of(report) {
         match c.status {
             Status::NotStarted | Status::CompileError => {}

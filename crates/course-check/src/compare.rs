@@ -2,6 +2,28 @@
 
 use insta::internals::SnapshotContents;
 use insta::{Comparator, Snapshot};
+use ndarray::{AsArray, Dimension};
+
+/// The largest `|a - b|` over two arrays (owned, views or references), for checks that compare
+/// two computations. Panics, naming both shapes, when the shapes differ.
+///
+/// ```
+/// use ndarray::array;
+/// let (a, b) = (array![[1.0, 2.0]], array![[1.5, 2.0]]);
+/// assert_eq!(course_check::max_abs_diff(&a, &b), 0.5);
+/// assert_eq!(course_check::max_abs_diff(a.view(), a.view()), 0.0);
+/// ```
+pub fn max_abs_diff<'a, 'b, D: Dimension>(
+    a: impl AsArray<'a, f64, D>,
+    b: impl AsArray<'b, f64, D>,
+) -> f64 {
+    let (a, b) = (a.into(), b.into());
+    assert_eq!(a.shape(), b.shape(), "the two arrays have different shapes");
+    a.iter()
+        .zip(b.iter())
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
 
 /// Largest absolute difference accepted between two rounded numbers: a value that sits on a
 /// rounding boundary may print one unit of the 4th decimal away in another correct implementation.

@@ -20,7 +20,7 @@ mod compare;
 mod proof;
 mod render;
 
-pub use compare::{TOLERANCE, Tolerant, explain_difference};
+pub use compare::{TOLERANCE, Tolerant, explain_difference, max_abs_diff};
 pub use proof::{PROOF_ENV, PROOF_PREFIX, Proof, proof};
 pub use render::{Rendering, render, render_exact};
 

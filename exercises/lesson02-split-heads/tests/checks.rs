@@ -2,7 +2,7 @@
 //! Each `#[test]` is one graded check; `course.toml` says which exercise it belongs to and its points.
 //! Data-movement checks use exactly representable inputs and must match exactly.
 
-use course_check::{assert_close_snapshot, assert_exact_snapshot};
+use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff};
 use lesson02::setup::{C, H, labelled};
 use lesson02::*;
 use ndarray::{Array4, s};
@@ -92,11 +92,7 @@ fn merge_inverts_split_exactly() {
     for h in [1, 2, 4, 8, 16] {
         let back = merge_heads(split_heads(q.view(), h).unwrap().view());
         assert_eq!(back.shape(), q.shape());
-        let max = back
-            .iter()
-            .zip(q.iter())
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
+        let max = max_abs_diff(&back, q.view());
         assert_eq!(
             max, 0.0,
             "h = {h}: merge(split(Q)) must give Q back exactly"
@@ -115,11 +111,7 @@ fn head_projection_matches_split() {
         let direct = head_projection(ex.x.view(), ex.wq.view(), H, i).unwrap();
         assert_eq!(direct.shape(), &[1, 6, 16]);
         let from_split = split.slice(s![.., i, .., ..]);
-        let max = direct
-            .iter()
-            .zip(from_split.iter())
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
+        let max = max_abs_diff(&direct, from_split.view());
         assert!(
             max < 1e-12,
             "head {i}: the column-slice projection differs from the split by {max}"
@@ -166,11 +158,7 @@ fn keys_and_values_split_the_same_way() {
         assert_eq!(split.shape(), &[1, 4, 6, 16]);
         let last = head_projection(ex.x.view(), w.view(), H, H - 1).unwrap();
         let from_split = split.slice(s![.., H - 1, .., ..]);
-        let max = last
-            .iter()
-            .zip(from_split.iter())
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
+        let max = max_abs_diff(&last, from_split.view());
         assert!(
             max < 1e-12,
             "the last head of a key/value split differs from its slice by {max}"

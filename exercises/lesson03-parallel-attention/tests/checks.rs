@@ -4,18 +4,10 @@
 
 use attention::attend::scaled_dot_product;
 use attention::rng::RandomState;
-use course_check::{assert_close_snapshot, assert_exact_snapshot};
+use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff};
 use lesson03::setup::{B, H, HS, LENGTHS, S, T};
 use lesson03::*;
 use ndarray::{Array4, ArrayView4, Axis, array, s};
-
-fn max_abs_diff(a: ArrayView4<f64>, b: ArrayView4<f64>) -> f64 {
-    assert_eq!(a.shape(), b.shape());
-    a.iter()
-        .zip(b.iter())
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
-}
 
 /// Every `(b, i)` head attended on its own with the core's single-head attention.
 fn head_by_head(
@@ -357,12 +349,7 @@ fn parallel_attention_causal_self_attention() {
                 }
             }
             assert_eq!(w[[b, i, 0, 0]], 1.0, "the first query sees only itself");
-            let d = out
-                .slice(s![b, i, 0, ..])
-                .iter()
-                .zip(x.slice(s![b, i, 0, ..]))
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
+            let d = max_abs_diff(out.slice(s![b, i, 0, ..]), x.slice(s![b, i, 0, ..]));
             assert!(
                 d < 1e-15,
                 "the first output row must be the first value row"

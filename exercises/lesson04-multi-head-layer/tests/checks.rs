@@ -6,7 +6,7 @@
 use attention::attend::{project, scaled_dot_product};
 use attention::fast::mha_forward;
 use attention::rng::RandomState;
-use course_check::{assert_close_snapshot, assert_exact_snapshot};
+use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff};
 use insta::assert_snapshot;
 use lesson04::setup::{
     B, HEADS, LAYER_SEED, MODULE_HEADS, MODULE_T, MODULE_WIDTH, PRACTICE_HEAD_OUTPUTS, S, T,
@@ -14,17 +14,7 @@ use lesson04::setup::{
     split_heads,
 };
 use lesson04::*;
-use ndarray::{
-    Array1, Array2, Array3, Array4, ArrayView, ArrayView4, Axis, Dimension, array, concatenate, s,
-};
-
-fn max_abs_diff<D: Dimension>(a: ArrayView<f64, D>, b: ArrayView<f64, D>) -> f64 {
-    assert_eq!(a.shape(), b.shape(), "shapes differ");
-    a.iter()
-        .zip(b.iter())
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
-}
+use ndarray::{Array1, Array2, Array3, Array4, ArrayView4, Axis, array, concatenate, s};
 
 fn assert_close_to(got: &Array1<f64>, expected: &[f64], what: &str) {
     assert_eq!(got.len(), expected.len(), "{what}: wrong length");

@@ -5,19 +5,10 @@
 use attention::attend::{project, scaled_dot_product};
 use attention::mask::causal;
 use attention::rng::RandomState;
-use course_check::{assert_close_snapshot, assert_exact_snapshot};
+use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff};
 use lesson06::setup::{GIB, H, H_KV, HS, LLAMA2_70B, T, labelled_heads, split_heads};
 use lesson06::*;
 use ndarray::{Array2, Array3, Array4, ArrayView4, Axis, Ix2, array, s};
-
-/// Largest absolute difference between two arrays of the same shape.
-fn max_diff<D: ndarray::Dimension>(a: &ndarray::Array<f64, D>, b: &ndarray::Array<f64, D>) -> f64 {
-    assert_eq!(a.shape(), b.shape());
-    a.iter()
-        .zip(b.iter())
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
-}
 
 /// Multi-head attention, head by head with the core crate, where query head `i` is given the
 /// key/value head `kv_of(i)`. Returns `(output (B, H, T, hs), weights (B, H, T, S))`.
@@ -172,7 +163,7 @@ fn grouped_attention_equals_mha_on_repeated_kv() {
         let v = random_heads(&mut rng, (2, h_kv, s_len, 4));
         let (out, w) = grouped_attention(q.view(), k.view(), v.view(), masked).unwrap();
         let (ref_out, ref_w) = mha_reference(q.view(), k.view(), v.view(), |i| i / n, masked);
-        let (dw, dout) = (max_diff(&w, &ref_w), max_diff(&out, &ref_out));
+        let (dw, dout) = (max_abs_diff(&w, &ref_w), max_abs_diff(&out, &ref_out));
         assert!(
             dw < 1e-12 && dout < 1e-12,
             "H = {h}, H_kv = {h_kv}: differs from multi-head attention on the repeated keys and \
@@ -271,7 +262,7 @@ fn merge_and_project_text_example() {
     let out = merge_and_project(heads.view(), lesson_wo().view()).unwrap();
     let expected = array![[[1.0, 0.2, 0.5, 2.2]]];
     assert!(
-        max_diff(&out, &expected) < 1e-12,
+        max_abs_diff(&out, &expected) < 1e-12,
         "c W_O must be [1, 0.2, 0.5, 2.2], got {out}"
     );
 }
@@ -362,7 +353,7 @@ fn gqa_with_as_many_kv_heads_is_mha() {
         );
         let merged = Array3::from_shape_fn((2, 5, 16), |(b, t, c)| heads[[b, c / 4, t, c % 4]]);
         let ref_out = project(merged.view(), w.wo.view()).unwrap();
-        let (dw, dout) = (max_diff(&weights, &ref_w), max_diff(&out, &ref_out));
+        let (dw, dout) = (max_abs_diff(&weights, &ref_w), max_abs_diff(&out, &ref_out));
         assert!(
             dw < 1e-12 && dout < 1e-12,
             "H_kv = H must be multi-head attention: differs by {dw:e} (weights), {dout:e} (output)"
