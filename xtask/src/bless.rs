@@ -1,23 +1,24 @@
 //! `cargo xtask bless [LESSON] [--check]`: regenerates snapshots from the reference solutions.
 //!
-//! The solutions' check binaries (built like `grade --solutions` builds them) run against a
-//! temporary mirror of the lesson's snapshot directories, never against the real tree:
-//! `INSTA_WORKSPACE_ROOT` points at the mirror, `INSTA_UPDATE=always` rewrites in place every
-//! snapshot the solution does not match, and `INSTA_SNAPSHOT_REFERENCES_FILE` collects every
-//! snapshot a check asserts (a snapshot file nobody references is an orphan). Each snapshot's
-//! `source:` header is then normalised to the check file's plain path (insta writes the solution's
-//! `solutions/<dir>/tests/../../../exercises/<dir>/tests/checks.rs`), and the mirror is compared
-//! with the tree: added, changed and removed files. `--check` only reports; `bless` writes them and
-//! refreshes the lesson's entries in `checks.sha256`. A lesson whose solution fails a check for
-//! another reason than a snapshot (an assertion, a panic, a compile error) is refused as a whole.
+//! The solutions' check binaries are built like `grade --solutions` builds them, and every check
+//! runs in its sandbox exactly as under grading, reporting its observations (see
+//! `course_check::observe`). From them bless writes, per snapshot directory, the `.snap` files (in
+//! insta's format, with the `source:` header naming the check file, so `cargo test` reads them as
+//! before) and the index of expected observations (`expected-observations.txt`) the grader judges
+//! against. Nothing is written in the tree until every check of the lesson has run cleanly:
+//! `--check` only reports; `bless` writes the files and refreshes the lesson's entries in
+//! `checks.sha256`. A lesson whose solution fails a check (an assertion, a panic, a compile error)
+//! is refused as a whole. A `.snap` file no check produces is an orphan and is removed.
 
-use crate::compile::{Built, build};
+use crate::build::{Built, build};
 use crate::course::{Course, Lesson};
-use crate::fsutil::TempDir;
-use crate::verdict::Ending;
+use crate::expected::{Expect, INDEX_FILE, render_index};
+use crate::run::{CheckRun, Runner, list_tests};
+use crate::sandbox::Ended;
 use crate::workspace::relative;
+use course_check::Observation;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 /// What happens to one snapshot file.
@@ -124,81 +125,113 @@ fn snap_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// A check the solution failed: `(test name, first lines of its panic)`.
-type Failure = (String, String);
-
-/// Runs one solution check binary against the mirror; returns the failed checks.
-fn run_binary(
-    exe: &Path,
-    crate_dir: &Path,
-    mirror: &Path,
-    refs: &Path,
-    timeout: Duration,
-) -> Result<Vec<Failure>, String> {
-    let mut cmd = Command::new(exe);
-    for (key, _) in std::env::vars_os() {
-        let k = key.to_string_lossy();
-        if k.starts_with("INSTA_") || k.starts_with("RUST_TEST_") {
-            cmd.env_remove(&key);
-        }
-    }
-    cmd.current_dir(crate_dir)
-        .env("INSTA_WORKSPACE_ROOT", mirror)
-        .env("INSTA_UPDATE", "always")
-        .env("INSTA_OUTPUT", "none")
-        .env("INSTA_SNAPSHOT_REFERENCES_FILE", refs)
-        .env("RUST_BACKTRACE", "0")
-        .env("NO_COLOR", "1")
-        .env("CLICOLOR", "0");
-    let (ending, out) = crate::runner::run_limited(cmd, timeout, None)
-        .map_err(|e| format!("could not start {}: {e}", exe.display()))?;
-    if ending == Ending::TimedOut {
-        return Ok(vec![(
-            "(all checks)".into(),
-            format!("did not finish within {:.0} s", timeout.as_secs_f64()),
-        )]);
-    }
-    let mut failures: Vec<Failure> = out
-        .lines()
-        .filter_map(|l| l.strip_prefix("test ")?.strip_suffix(" ... FAILED"))
-        .map(|name| (name.to_owned(), failure_message(&out, name)))
-        .collect();
-    if ending != Ending::Exited(0) && failures.is_empty() {
-        let tail: Vec<&str> = out.lines().rev().take(6).collect();
-        failures.push((
-            "(check binary)".into(),
-            format!(
-                "exited with {ending:?}: {}",
-                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-            ),
-        ));
-    }
-    Ok(failures)
+/// A snapshot file's text in insta's format.
+pub fn snap_file(source: &str, text: &str) -> String {
+    format!("---\nsource: {source}\n---\n{}\n", text.trim_end())
 }
 
-/// The first lines of a failed test's captured output (its panic message).
-fn failure_message(output: &str, name: &str) -> String {
-    let header = format!("---- {name} stdout ----");
-    let Some(start) = output.find(&header) else {
-        return String::new();
-    };
-    output[start + header.len()..]
-        .lines()
-        .skip_while(|l| l.trim().is_empty())
-        .take_while(|l| !l.starts_with("---- ") && !l.starts_with("failures:"))
-        .filter(|l| !l.starts_with("note: "))
-        .take(4)
-        .collect::<Vec<_>>()
-        .join("\n")
-        .trim()
-        .to_owned()
+/// What the solution's run of one check binary gives: per check its expected observations, and
+/// the snapshot texts by name.
+#[derive(Debug, Default)]
+struct Observed {
+    checks: HashMap<String, Vec<Expect>>,
+    snapshots: HashMap<String, String>,
+}
+
+/// Runs every test of one solution check binary and collects what they observe; failures are
+/// returned as `(test, why)`.
+fn observe_binary(
+    runner: &Runner,
+    exe: &Path,
+    timeout: Duration,
+) -> Result<(Observed, Vec<(String, String)>), String> {
+    let names = list_tests(runner, exe)?;
+    let jobs: Vec<CheckRun> = names
+        .iter()
+        .map(|n| CheckRun {
+            exe: exe.to_path_buf(),
+            test_name: n.clone(),
+            timeout,
+        })
+        .collect();
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let outputs = runner.run_all(&jobs, workers, &|_, _| {});
+    let mut observed = Observed::default();
+    let mut failures = Vec::new();
+    for (name, out) in names.iter().zip(outputs) {
+        let short = name.rsplit("::").next().unwrap_or(name).to_owned();
+        let complete = matches!(out.observations.first(), Some(Observation::Begin))
+            && matches!(out.observations.last(), Some(Observation::End))
+            && out.ended == Ended::Exited(0);
+        let failed_assert = out.observations.iter().find_map(|o| match o {
+            Observation::Assert {
+                passed: false,
+                message,
+                ..
+            } => Some(message.clone()),
+            _ => None,
+        });
+        if let Some(message) = failed_assert {
+            failures.push((name.clone(), message));
+            continue;
+        }
+        if !complete {
+            let why = match out.ended {
+                Ended::TimedOut => format!("did not finish within {:.0} s", timeout.as_secs_f64()),
+                _ if !matches!(out.observations.first(), Some(Observation::Begin)) => {
+                    "it does not start with `let _proof = course_check::proof();`".to_owned()
+                }
+                ended => {
+                    let tail: Vec<&str> = out.output.lines().rev().take(6).collect();
+                    format!(
+                        "ended with {ended:?}: {}",
+                        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                    )
+                }
+            };
+            failures.push((name.clone(), why));
+            continue;
+        }
+        let mut list = Vec::new();
+        for o in &out.observations {
+            match o {
+                Observation::Assert { label, .. } => list.push(Expect::Assert(label.clone())),
+                Observation::Snapshot {
+                    name: snap,
+                    text,
+                    exact,
+                } => {
+                    if let Some(old) = observed.snapshots.get(snap)
+                        && old != text
+                    {
+                        failures.push((
+                            name.clone(),
+                            format!(
+                                "the snapshot `{snap}` is asserted twice with different values"
+                            ),
+                        ));
+                    }
+                    observed.snapshots.insert(snap.clone(), text.clone());
+                    list.push(Expect::Snapshot {
+                        name: snap.clone(),
+                        exact: *exact,
+                    });
+                }
+                Observation::Begin | Observation::End => {}
+            }
+        }
+        observed.checks.insert(short, list);
+    }
+    Ok((observed, failures))
 }
 
 /// Regenerates the snapshots of `lessons` in a mirror and says what would change. Nothing in the
 /// course tree is written.
 pub fn plan(root: &Path, course: &Course, lessons: &[&Lesson]) -> Result<Vec<LessonPlan>, String> {
     require_solutions(root)?;
-    let built = build(root, lessons, true, None)?.lessons;
+    let built = build(root, lessons, true, None, false)?.lessons;
+    let runner =
+        Runner::new(false, false).map_err(|e| format!("cannot create a scratch directory: {e}"))?;
     let mut plans = Vec::new();
     for lesson in lessons {
         let mut plan = LessonPlan {
@@ -220,11 +253,9 @@ pub fn plan(root: &Path, course: &Course, lessons: &[&Lesson]) -> Result<Vec<Les
                         * 10.0,
                 )
                 .max(Duration::from_secs(60));
-                let bins: Vec<(String, PathBuf)> = bins
-                    .iter()
-                    .map(|b| (b.target.clone(), b.exe.clone()))
-                    .collect();
-                match plan_lesson(root, lesson, &bins, timeout) {
+                let bins: Vec<(bool, PathBuf)> =
+                    bins.iter().map(|b| (b.hidden, b.exe.clone())).collect();
+                match plan_lesson(root, &runner, lesson, &bins, timeout) {
                     Ok((changes, unchanged)) => {
                         plan.changes = changes;
                         plan.unchanged = unchanged;
@@ -252,41 +283,45 @@ pub fn require_solutions(root: &Path) -> Result<(), String> {
 
 fn plan_lesson(
     root: &Path,
+    runner: &Runner,
     lesson: &Lesson,
-    bins: &[(String, PathBuf)],
+    bins: &[(bool, PathBuf)],
     timeout: Duration,
 ) -> Result<(Vec<Change>, usize), String> {
-    let mirror = TempDir::new("bless")?;
-    let snapshot_dirs: Vec<String> = lesson
-        .snapshot_dirs(root)
-        .iter()
-        .map(|d| relative(root, d))
-        .collect();
-    // The mirror: copies of the snapshot directories at their relative paths, plus the crates'
-    // test directories so that insta's `solutions/<dir>/tests/../../..` resolves.
-    for rel in &snapshot_dirs {
-        let to = mirror.0.join(rel);
-        std::fs::create_dir_all(&to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
-        for file in snap_files(&root.join(rel)) {
-            let name = file.file_name().expect("a file");
-            std::fs::copy(&file, to.join(name))
-                .map_err(|e| format!("cannot copy {}: {e}", file.display()))?;
-        }
-    }
-    for solutions in [false, true] {
-        let tests = mirror.0.join(relative(
-            root,
-            &lesson.crate_dir(root, solutions).join("tests"),
-        ));
-        std::fs::create_dir_all(&tests)
-            .map_err(|e| format!("cannot create {}: {e}", tests.display()))?;
-    }
-
-    let crate_dir = lesson.crate_dir(root, true);
+    let [visible_dir, hidden_dir] = lesson.snapshot_dirs(root);
     let mut failures = Vec::new();
-    let refs = mirror.0.join(".references");
-    for (_, exe) in bins {
-        failures.extend(run_binary(exe, &crate_dir, &mirror.0, &refs, timeout)?);
+    // Per snapshot directory: the files it must hold (relative path -> contents).
+    let mut wanted: Vec<(PathBuf, Vec<(String, String)>)> = Vec::new();
+    for (hidden, exe) in bins {
+        let (observed, failed) = observe_binary(runner, exe, timeout)?;
+        failures.extend(failed);
+        let (dir, source) = if *hidden {
+            (&hidden_dir, lesson.hidden_dir(root).join("checks.rs"))
+        } else {
+            (
+                &visible_dir,
+                lesson
+                    .crate_dir(root, false)
+                    .join("tests")
+                    .join("checks.rs"),
+            )
+        };
+        let source = relative(root, &source);
+        let mut files: Vec<(String, String)> = observed
+            .snapshots
+            .iter()
+            .map(|(name, text)| {
+                (
+                    relative(root, &dir.join(format!("{name}.snap"))),
+                    snap_file(&source, text),
+                )
+            })
+            .collect();
+        files.push((
+            relative(root, &dir.join(INDEX_FILE)),
+            render_index(&observed.checks),
+        ));
+        wanted.push((dir.clone(), files));
     }
     if !failures.is_empty() {
         let list: Vec<String> = failures
@@ -297,66 +332,35 @@ fn plan_lesson(
             })
             .collect();
         return Err(format!(
-            "the reference solution fails {} check(s) for a reason other than a snapshot:\n{}",
+            "the reference solution fails {} check(s):\n{}",
             failures.len(),
             list.join("\n")
         ));
     }
 
-    // Which snapshots the checks asserted, relative to the course root.
-    let mirror_str = mirror.0.to_string_lossy().replace('\\', "/");
-    let mirror_norm = normalise_path(&mirror_str);
-    let mut referenced: Vec<String> = Vec::new();
-    let refs_text = std::fs::read_to_string(&refs).unwrap_or_default();
-    for line in refs_text.lines().filter(|l| !l.trim().is_empty()) {
-        let norm = normalise_path(line.trim());
-        let rel = norm
-            .strip_prefix(&mirror_norm)
-            .and_then(|r| r.strip_prefix('/'))
-            .ok_or_else(|| format!("a check wrote a snapshot outside the course: {line}"))?;
-        let inside = [
-            &lesson.crate_dir(root, false),
-            &lesson.crate_dir(root, true),
-        ]
-        .iter()
-        .any(|d| rel.starts_with(&format!("{}/", relative(root, d))));
-        if !inside || !rel.ends_with(".snap") {
-            return Err(format!(
-                "a check references the snapshot {rel}, outside the lesson's crates: move it under tests/snapshots"
-            ));
-        }
-        if !referenced.iter().any(|r| r == rel) {
-            referenced.push(rel.to_owned());
-        }
-    }
-    referenced.sort();
-
     let mut changes = Vec::new();
     let mut unchanged = 0;
-    for rel in &referenced {
-        let regenerated = std::fs::read_to_string(mirror.0.join(rel))
-            .map_err(|e| format!("the check did not write {rel}: {e}"))?;
-        let new = normalise_header(&regenerated);
-        match std::fs::read_to_string(root.join(rel)) {
-            Ok(old) if old == new => unchanged += 1,
-            Ok(old) => changes.push(Change {
-                path: rel.clone(),
-                kind: Kind::Changed,
-                old: Some(old),
-                new: Some(new),
-            }),
-            Err(_) => changes.push(Change {
-                path: rel.clone(),
-                kind: Kind::Added,
-                old: None,
-                new: Some(new),
-            }),
+    for (dir, files) in &wanted {
+        for (rel, new) in files {
+            match std::fs::read_to_string(root.join(rel)) {
+                Ok(old) if &old == new => unchanged += 1,
+                Ok(old) => changes.push(Change {
+                    path: rel.clone(),
+                    kind: Kind::Changed,
+                    old: Some(old),
+                    new: Some(new.clone()),
+                }),
+                Err(_) => changes.push(Change {
+                    path: rel.clone(),
+                    kind: Kind::Added,
+                    old: None,
+                    new: Some(new.clone()),
+                }),
+            }
         }
-    }
-    for rel in &snapshot_dirs {
-        for file in snap_files(&root.join(rel)) {
+        for file in snap_files(dir) {
             let file_rel = relative(root, &file);
-            if !referenced.contains(&file_rel) {
+            if !files.iter().any(|(rel, _)| *rel == file_rel) {
                 changes.push(Change {
                     path: file_rel,
                     kind: Kind::Removed,
@@ -518,7 +522,7 @@ pub fn run(
     lesson: Option<&str>,
     check: bool,
 ) -> Result<bool, String> {
-    let lessons = crate::grade::select(course, lesson)?;
+    let lessons = crate::plan::select(course, lesson)?;
     let plans = plan(root, course, &lessons)?;
     print!("{}", render(&plans, check));
     let refused = plans.iter().filter(|p| p.refused.is_some()).count();

@@ -35,7 +35,7 @@ pub fn run(
     jobs: usize,
 ) -> Result<bool, String> {
     bless::require_solutions(root)?;
-    let lessons = grade::select(course, lesson)?;
+    let lessons = crate::plan::select(course, lesson)?;
     let mut sections = Vec::new();
     let mut section = |title: &str, problems: Vec<String>| {
         let ok = problems.is_empty();
@@ -70,6 +70,9 @@ pub fn run(
         jobs,
         progress: false,
         target_dir: None,
+        require_sandbox: false,
+        expected_root: None,
+        sandboxed_build: false,
     };
     let solutions = grade::grade_detailed(root, course, &opts(true))?;
     section(
@@ -170,15 +173,8 @@ pub fn run(
 
 fn checks_of(report: &crate::report::Report) -> Vec<(&str, &str, &crate::report::CheckReport)> {
     report
-        .lessons
-        .iter()
-        .flat_map(|l| {
-            l.exercises.iter().flat_map(move |e| {
-                e.checks
-                    .iter()
-                    .map(move |c| (l.id.as_str(), e.name.as_str(), c))
-            })
-        })
+        .checks()
+        .map(|(l, e, c)| (l.id.as_str(), e.name.as_str(), c))
         .collect()
 }
 
@@ -199,12 +195,7 @@ fn solution_problems(report: &crate::report::Report) -> Vec<String> {
     let mut out = compile_problems(report, |id| format!("{id}-solution"));
     for (lesson, _, c) in checks_of(report) {
         if c.status != Status::Passed && c.status != Status::CompileError {
-            out.push(format!(
-                "{lesson}/{}: {} ({})",
-                c.name,
-                c.status.as_str(),
-                c.message
-            ));
+            out.push(format!("{lesson}/{}: {} ({})", c.name, c.status, c.message));
         }
     }
     out
@@ -222,7 +213,7 @@ fn stub_problems(report: &crate::report::Report) -> Vec<String> {
             other => out.push(format!(
                 "{lesson}/{}: the stub gives `{}`, not `not_started` ({})",
                 c.name,
-                other.as_str(),
+                other,
                 c.message
             )),
         }
@@ -231,7 +222,7 @@ fn stub_problems(report: &crate::report::Report) -> Vec<String> {
 }
 
 fn clippy(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>, String> {
-    let mut cmd = crate::compile::cargo();
+    let mut cmd = crate::build::cargo();
     cmd.current_dir(root)
         .args([
             "clippy",
@@ -260,13 +251,13 @@ fn clippy(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>, String> {
         .collect();
     problems.dedup();
     if problems.is_empty() {
-        problems.push(crate::compile::trim_error(&stderr, 12));
+        problems.push(crate::build::trim_error(&stderr, 12));
     }
     Ok(problems)
 }
 
 fn fmt(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>, String> {
-    let mut cmd = crate::compile::cargo();
+    let mut cmd = crate::build::cargo();
     cmd.current_dir(root)
         .args(["fmt", "--check"])
         .stdin(Stdio::null());
@@ -298,7 +289,7 @@ fn fmt(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>, String> {
     }
     if files.is_empty() {
         let stderr = String::from_utf8_lossy(&out.stderr);
-        return Ok(vec![crate::compile::trim_error(
+        return Ok(vec![crate::build::trim_error(
             &format!("{stdout}{stderr}"),
             12,
         )]);
@@ -436,7 +427,7 @@ mod tests {
 
     #[test]
     fn function_definitions_are_found() {
-        let dir = crate::fsutil::TempDir::new("defines-fn").unwrap();
+        let dir = crate::fsutil::scratch_dir("defines-fn").unwrap();
         std::fs::write(
             dir.path().join("a.rs"),
             "pub fn split_heads(x: u8) {}\npub fn merge_heads_all<T>() {}\n",

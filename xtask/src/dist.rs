@@ -177,7 +177,7 @@ pub fn drop_solution_packages(dir: &Path) -> Result<(), String> {
 fn prune_lockfile(dir: &Path) -> Result<(), String> {
     let mut last = String::new();
     for offline in [true, false] {
-        let mut cmd = crate::compile::cargo();
+        let mut cmd = crate::build::cargo();
         cmd.current_dir(dir)
             .args(["metadata", "--format-version", "1"])
             .stdout(std::process::Stdio::null())

@@ -4,39 +4,42 @@
 use crate::workspace::relative;
 use std::path::{Path, PathBuf};
 
-/// A scratch directory under the system's temporary directory, removed on drop.
-#[derive(Debug)]
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    /// A fresh, empty directory whose name starts with `course-<what>-`.
-    pub fn new(what: &str) -> Result<Self, String> {
-        Self::new_in(&std::env::temp_dir(), what)
-    }
-
-    /// A fresh, empty directory under `parent`.
-    pub fn new_in(parent: &Path, what: &str) -> Result<Self, String> {
-        static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let dir = parent.join(format!("course-{what}-{}-{n}-{nanos}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        Ok(TempDir(dir))
-    }
-
-    /// The directory.
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
+/// Where every scratch directory of the grader lives: `<temp>/course-grader/<pid>-<what>-<random>`.
+fn scratch_root() -> PathBuf {
+    std::env::temp_dir().join("course-grader")
 }
 
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+/// A fresh, private scratch directory (removed on drop, `tempfile` does the work). Scratch
+/// directories that an earlier run left behind when it was killed (its process is gone) are
+/// removed first.
+pub fn scratch_dir(what: &str) -> std::io::Result<TempDir> {
+    let root = scratch_root();
+    std::fs::create_dir_all(&root)?;
+    remove_abandoned(&root);
+    tempfile::Builder::new()
+        .prefix(&format!("{}-{what}-", std::process::id()))
+        .tempdir_in(root)
+}
+
+/// The scratch directory type.
+pub type TempDir = tempfile::TempDir;
+
+/// Removes the scratch directories of grader processes that no longer run (Linux: by `/proc`).
+fn remove_abandoned(root: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 

@@ -1,11 +1,15 @@
-//! `cargo xtask grade`: build the lessons, run every check in its own process, assemble the report.
+//! `cargo xtask grade`: the grading pipeline, one stage per module.
+//!
+//! [`plan`](crate::plan) → [`build`](crate::build) → [`list`](crate::run::list_tests) →
+//! [`run`](crate::run) → [`judge`](crate::judge) → [`report`](crate::report).
 
-use crate::compile::{Built, build};
-use crate::course::{Course, Lesson};
-use crate::report::{CheckReport, ExerciseReport, LessonReport, Report, SCHEMA_VERSION};
-use crate::runner::{Job, list_tests, run_all};
-use crate::verdict::Status;
-use crate::workspace::relative;
+use crate::build::{Built, build};
+use crate::course::Course;
+use crate::judge::{Context, judge};
+use crate::plan::{LessonPlan, plan, select};
+use crate::report::{Build, CheckReport, ExerciseReport, Graded as What, LessonReport, Report};
+use crate::run::{CheckRun, Runner, list_tests};
+use crate::verdict::{Status, Verdict};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -25,6 +29,13 @@ pub struct Options {
     pub progress: bool,
     /// Build in this target directory instead of cargo's default.
     pub target_dir: Option<PathBuf>,
+    /// Refuse to run checks without an enforced sandbox (official grading).
+    pub require_sandbox: bool,
+    /// Where the expected observations are read (default: the graded root).
+    pub expected_root: Option<PathBuf>,
+    /// Build the lessons inside a sandbox that can read only this workspace, the toolchain and
+    /// the registry (submissions).
+    pub sandboxed_build: bool,
 }
 
 /// A grading run with what the build said on the side (for `cargo xtask check`).
@@ -36,20 +47,6 @@ pub struct Graded {
     pub warnings: HashMap<String, Vec<String>>,
     /// Per lesson id: the test functions of each check binary, `(hidden, full names)`.
     pub tests: HashMap<String, Vec<(bool, Vec<String>)>>,
-}
-
-/// The lessons a key selects: all of them, or the one it names.
-pub fn select<'c>(course: &'c Course, key: Option<&str>) -> Result<Vec<&'c Lesson>, String> {
-    match key {
-        Some(key) => Ok(vec![course.find_lesson(key).ok_or_else(|| {
-            let known: Vec<&str> = course.lessons.iter().map(|l| l.id.as_str()).collect();
-            format!(
-                "no lesson `{key}` in course.toml (lessons: {})",
-                known.join(", ")
-            )
-        })?]),
-        None => Ok(course.lessons.iter().collect()),
-    }
 }
 
 /// Prints a one-line progress indicator on stderr (only when it is a terminal).
@@ -67,74 +64,51 @@ pub fn grade(root: &Path, course: &Course, opts: &Options) -> Result<Report, Str
     Ok(grade_detailed(root, course, opts)?.report)
 }
 
-/// Grades the course at `root` and keeps the build's warnings and test lists.
-///
-/// Hidden checks (`hidden = true` in course.toml) are looked up in the lesson's hidden-check
-/// binary (test target `lessonNN_hidden`), visible checks in the visible one (`lessonNN`).
-pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Graded, String> {
-    let started = Instant::now();
-    let lessons = select(course, opts.lesson.as_deref())?;
-    let modified_files = crate::manifest::differences(root, course);
+/// A check that will run, or why it cannot.
+enum Slot {
+    /// Index into the jobs.
+    Job(usize),
+    /// Decided without running: the lesson did not compile, or the check is missing.
+    Decided(Verdict),
+}
 
-    progress(
-        opts.progress,
-        &format!("Building {} lesson(s)…", lessons.len()),
-    );
-    let output = build(root, &lessons, opts.solutions, opts.target_dir.as_deref())?;
-    let built = &output.lessons;
-    let mut tests: HashMap<String, Vec<(bool, Vec<String>)>> = HashMap::new();
-
-    // Every check of every lesson that built becomes one job.
-    struct Slot {
-        lesson: usize,
-        exercise: usize,
-        check: usize,
-    }
-    let mut jobs = Vec::new();
+/// Stage 3, **list**: finds each check of `plan` in its lesson's check binaries and makes it a job.
+fn list(
+    runner: &Runner,
+    plans: &[LessonPlan],
+    built: &HashMap<String, Built>,
+    tests: &mut HashMap<String, Vec<(bool, Vec<String>)>>,
+    jobs: &mut Vec<CheckRun>,
+) -> Result<Vec<Vec<Vec<Slot>>>, String> {
     let mut slots = Vec::new();
-    let mut reports: Vec<LessonReport> = Vec::new();
-    for (li, lesson) in lessons.iter().enumerate() {
-        let crate_dir = lesson.crate_dir(root, opts.solutions);
-        let student_src = relative(root, &crate_dir.join("src"));
-        let timeout = opts.timeout.unwrap_or_else(|| {
-            Duration::from_secs_f64(
-                lesson
-                    .timeout_secs
-                    .unwrap_or(course.course.default_timeout_secs),
-            )
-        });
-        let (build, compiler_output, listed) = match &built[&lesson.id] {
+    for plan in plans {
+        let lesson = plan.lesson;
+        let listed = match &built[&lesson.id] {
             Built::Ok(bins) => {
                 let mut listed = Vec::new();
                 for bin in bins {
-                    let names = list_tests(&bin.exe, &crate_dir)?;
+                    let names = list_tests(runner, &bin.exe)?;
                     tests
                         .entry(lesson.id.clone())
                         .or_default()
                         .push((bin.hidden, names.clone()));
                     listed.push((bin.hidden, bin.exe.clone(), names));
                 }
-                ("ok", None, Some(listed))
+                Some(listed)
             }
-            Built::Failed(err) => ("compile_error", Some(err.clone()), None),
+            Built::Failed(_) => None,
         };
-        let mut exercises = Vec::new();
-        for (ei, ex) in lesson.exercises.iter().enumerate() {
-            let mut checks = Vec::new();
-            for (ci, check) in ex.checks.iter().enumerate() {
-                let mut report = CheckReport {
-                    name: check.name.clone(),
-                    status: Status::CompileError,
-                    points: 0,
-                    max_points: check.points,
-                    message: String::new(),
-                    duration_ms: 0,
-                    hidden: check.hidden,
-                };
-                match &listed {
-                    None => report.message = "the lesson's crate does not compile".into(),
+        let mut per_exercise = Vec::new();
+        for ex in &lesson.exercises {
+            let mut per_check = Vec::new();
+            for check in &ex.checks {
+                let slot = match &listed {
+                    None => Slot::Decided(Verdict {
+                        status: Status::CompileError,
+                        message: "the lesson's crate does not compile".into(),
+                    }),
                     Some(listed) => {
-                        let full = listed
+                        let found = listed
                             .iter()
                             .filter(|(hidden, _, _)| *hidden == check.hidden)
                             .find_map(|(_, exe, names)| {
@@ -143,97 +117,176 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                                     .find(|n| n.rsplit("::").next() == Some(check.name.as_str()))
                                     .map(|n| (exe, n))
                             });
-                        match full {
+                        match found {
                             Some((exe, full)) => {
-                                jobs.push(Job {
+                                jobs.push(CheckRun {
                                     exe: exe.clone(),
-                                    crate_dir: crate_dir.clone(),
                                     test_name: full.clone(),
-                                    student_src: student_src.clone(),
-                                    timeout,
+                                    timeout: plan.timeout,
                                 });
-                                slots.push(Slot {
-                                    lesson: li,
-                                    exercise: ei,
-                                    check: ci,
-                                });
+                                Slot::Job(jobs.len() - 1)
                             }
-                            None if check.hidden => {
-                                report.status = Status::Wrong;
-                                report.message = format!(
+                            None if check.hidden => Slot::Decided(Verdict {
+                                status: Status::Wrong,
+                                message: format!(
                                     "no hidden test function `{}` in the lesson's hidden checks (test target `{}`)",
                                     check.name,
                                     lesson.hidden_target()
-                                );
-                            }
-                            None => {
-                                report.status = Status::Wrong;
-                                report.message = format!(
+                                ),
+                            }),
+                            None => Slot::Decided(Verdict {
+                                status: Status::Wrong,
+                                message: format!(
                                     "no test function `{}` in the lesson's checks (was tests/checks.rs edited?)",
                                     check.name
-                                );
-                            }
+                                ),
+                            }),
                         }
                     }
-                }
-                checks.push(report);
+                };
+                per_check.push(slot);
+            }
+            per_exercise.push(per_check);
+        }
+        slots.push(per_exercise);
+    }
+    Ok(slots)
+}
+
+/// Grades the course at `root` and keeps the build's warnings and test lists.
+///
+/// Hidden checks (`hidden = true` in course.toml) are looked up in the lesson's hidden-check
+/// binary (test target `lessonNN_hidden`), visible checks in the visible one (`lessonNN`).
+pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Graded, String> {
+    let started = Instant::now();
+    let lessons = select(course, opts.lesson.as_deref())?;
+    let expected_root = opts.expected_root.as_deref().unwrap_or(root);
+    let plans = plan(
+        root,
+        expected_root,
+        course,
+        &lessons,
+        opts.solutions,
+        opts.timeout,
+    )?;
+    let modified_files = crate::manifest::differences(expected_root, course);
+    let sandboxed = opts.require_sandbox || opts.sandboxed_build;
+    let isolation = if sandboxed {
+        crate::sandbox::isolation()
+    } else {
+        "none".to_owned()
+    };
+    if opts.require_sandbox && isolation == "none" {
+        return Err(
+            "official grading needs a sandbox, and this machine has none (Linux with Landlock): \
+             pass --allow-unsandboxed to grade anyway, unofficially"
+                .into(),
+        );
+    }
+
+    progress(
+        opts.progress,
+        &format!("Building {} lesson(s)…", lessons.len()),
+    );
+    let output = build(
+        root,
+        &lessons,
+        opts.solutions,
+        opts.target_dir.as_deref(),
+        opts.sandboxed_build,
+    )?;
+    let runner = Runner::new(sandboxed, opts.require_sandbox)
+        .map_err(|e| format!("cannot create a scratch directory: {e}"))?;
+    let mut tests = HashMap::new();
+    let mut jobs = Vec::new();
+    let slots = list(&runner, &plans, &output.lessons, &mut tests, &mut jobs)?;
+
+    let show = opts.progress;
+    let outputs = runner.run_all(&jobs, opts.jobs, &|done, total| {
+        progress(show, &format!("Running checks {done}/{total}…"));
+    });
+    progress(opts.progress, "");
+
+    let mut reports = Vec::new();
+    for (plan, per_exercise) in plans.iter().zip(slots) {
+        let lesson = plan.lesson;
+        let mut exercises = Vec::new();
+        for (ex, per_check) in lesson.exercises.iter().zip(per_exercise) {
+            let mut checks = Vec::new();
+            for (check, slot) in ex.checks.iter().zip(per_check) {
+                let (verdict, duration) = match slot {
+                    Slot::Decided(v) => (v, Duration::ZERO),
+                    Slot::Job(i) => {
+                        let run = &outputs[i];
+                        let ctx = Context {
+                            expected: plan.expected.checks.get(&check.name).map(Vec::as_slice),
+                            snapshots: &plan.expected.snapshots,
+                            student_src: &plan.student_src,
+                        };
+                        let mut v = judge(&ctx, run);
+                        if v.status == Status::TimedOut {
+                            v.message = format!(
+                                "stopped after {} s while checking `{}`: look for a loop that never ends",
+                                plan.timeout.as_secs_f64(),
+                                ex.name
+                            );
+                        }
+                        (v, run.duration)
+                    }
+                };
+                checks.push(CheckReport {
+                    name: check.name.clone(),
+                    points: if verdict.status == Status::Passed {
+                        check.points
+                    } else {
+                        0
+                    },
+                    status: verdict.status,
+                    max_points: check.points,
+                    message: verdict.message,
+                    duration_ms: duration.as_millis() as u64,
+                    hidden: check.hidden,
+                });
             }
             exercises.push(ExerciseReport {
                 name: ex.name.clone(),
-                score: 0,
+                score: checks.iter().map(|c| c.points).sum(),
                 max_score: ex.checks.iter().map(|c| c.points).sum(),
                 checks,
             });
         }
+        let (build, compiler_output) = match &output.lessons[&lesson.id] {
+            Built::Ok(_) => (Build::Ok, None),
+            Built::Failed(err) => (Build::CompileError, Some(err.clone())),
+        };
         reports.push(LessonReport {
             id: lesson.id.clone(),
             title: lesson.title.clone(),
             build,
             compiler_output,
-            score: 0,
+            score: exercises.iter().map(|e| e.score).sum(),
             max_score: lesson.max_points(),
             exercises,
         });
     }
-
-    let show = opts.progress;
-    let outcomes = run_all(&jobs, root, opts.jobs, &|done, total| {
-        progress(show, &format!("Running checks {done}/{total}…"));
-    });
-    progress(opts.progress, "");
-
-    for ((slot, outcome), job) in slots.iter().zip(outcomes).zip(&jobs) {
-        let exercise = &mut reports[slot.lesson].exercises[slot.exercise];
-        let exercise_name = exercise.name.clone();
-        let check = &mut exercise.checks[slot.check];
-        check.status = outcome.verdict.status;
-        check.message = outcome.verdict.message;
-        check.duration_ms = outcome.duration.as_millis() as u64;
-        if check.status == Status::TimedOut {
-            check.message = format!(
-                "stopped after {} s while checking `{exercise_name}`: look for a loop that never ends",
-                job.timeout.as_secs_f64()
-            );
+    // The instructors' files are checked again after grading: nothing may have changed them.
+    let mut modified_files = modified_files;
+    for f in crate::manifest::differences(expected_root, course) {
+        if !modified_files.contains(&f) {
+            modified_files.push(format!("{f} (changed while grading)"));
         }
-        if check.status == Status::Passed {
-            check.points = check.max_points;
-        }
-    }
-    for lesson in &mut reports {
-        for ex in &mut lesson.exercises {
-            ex.score = ex.checks.iter().map(|c| c.points).sum();
-        }
-        lesson.score = lesson.exercises.iter().map(|e| e.score).sum();
     }
     let report = Report {
-        schema_version: SCHEMA_VERSION,
+        schema_version: crate::report::SCHEMA_VERSION,
         course: course.course.title.clone(),
         graded: if opts.solutions {
-            "solutions"
+            What::Solutions
         } else {
-            "exercises"
+            What::Exercises
         },
         official: modified_files.is_empty(),
+        isolation,
+        sources_sha256: None,
         modified_files,
         score: reports.iter().map(|l| l.score).sum(),
         max_score: reports.iter().map(|l| l.max_score).sum(),

@@ -1,17 +1,28 @@
 //! The course's command-line tools, run as `cargo xtask <command>`.
 
+//! Where things happen, by file:
+//! - a lesson's metadata (exercises, checks, points, hints) is read in `course.rs`;
+//! - grading is `grade.rs` running the stages `plan.rs` → `build.rs` → list and run (`run.rs`,
+//!   each check in the sandbox of `sandbox.rs`) → `judge.rs` (against `expected.rs`) → `report/`;
+//! - a check lists itself in its binary (libtest `--list`), runs in `run.rs`, is judged in
+//!   `judge.rs`, and is reported by `report/{human,json,gradescope,junit}`.
+
 mod bless;
+mod build;
 mod check;
-mod compile;
 mod course;
 mod demo;
 mod dist;
+mod expected;
 mod fsutil;
 mod grade;
 mod hint;
+mod judge;
 mod manifest;
+mod plan;
 mod report;
-mod runner;
+mod run;
+mod sandbox;
 mod scaffold;
 mod style;
 mod submission;
@@ -65,18 +76,25 @@ enum Cmd {
         /// Grade the reference solutions in solutions/ instead of exercises/.
         #[arg(long)]
         solutions: bool,
-        /// Seconds one check may run (overrides course.toml).
-        #[arg(long, value_name = "SECS")]
-        timeout: Option<f64>,
+        /// Seconds one check may run (overrides course.toml), at most one day.
+        #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+        timeout: Option<Duration>,
         /// Report format.
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
+        /// With --submission: grade even where student code cannot be sandboxed (the report is
+        /// then unofficial).
+        #[arg(long, requires = "submission")]
+        allow_unsandboxed: bool,
+        /// With --submission: keep a copy of the graded sources and the JSON report in DIR.
+        #[arg(long, value_name = "DIR", requires = "submission")]
+        keep: Option<PathBuf>,
         /// Write the report to FILE; a short summary still goes to the terminal.
         #[arg(long, value_name = "FILE")]
         output: Option<PathBuf>,
         /// Check processes to run at once (default: the number of cores).
-        #[arg(long, short)]
-        jobs: Option<usize>,
+        #[arg(long, short, value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: Option<u16>,
         /// Official grading of a student's handout (or its exercises/ folder) in DIR: only the
         /// student's exercises/*/src is used, with the instructors' checks, snapshots and hidden
         /// checks. DIR is never modified (instructors).
@@ -105,8 +123,8 @@ enum Cmd {
         /// Only this lesson (the manifest is then checked for its files only).
         lesson: Option<String>,
         /// Check processes to run at once (default: the number of cores).
-        #[arg(long, short)]
-        jobs: Option<usize>,
+        #[arg(long, short, value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: Option<u16>,
     },
     /// Scaffold a new lesson (exercise and solution crates, worked example, course.toml entry,
     /// blessed snapshot) that passes `cargo xtask check` (instructors).
@@ -146,10 +164,29 @@ enum Cmd {
     List,
     /// Rewrite checks.sha256 from the current checks and snapshots (instructors).
     Manifest,
+    /// The sandbox a check process runs in (used by the grader itself).
+    #[command(name = "__sandbox", hide = true)]
+    Sandbox(sandbox::SandboxArgs),
+}
+
+/// `--timeout SECS`: a positive number of seconds, at most a day.
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !(secs > 0.0 && secs <= 86_400.0) {
+        return Err(format!(
+            "must be more than 0 and at most 86400 seconds (a day), not {text}"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Cmd::Sandbox(args) = cli.command {
+        return ExitCode::from(sandbox::main(args).clamp(0, 255) as u8);
+    }
     match run(cli) {
         Ok(code) => code,
         Err(msg) => {
@@ -179,25 +216,42 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             output,
             jobs,
             submission,
+            allow_unsandboxed,
+            keep,
         } => {
-            if let Some(t) = timeout
-                && !(t > 0.0 && t.is_finite())
-            {
-                return Err(format!(
-                    "--timeout must be a positive number of seconds, not {t}"
-                ));
+            if let Some(path) = &output {
+                let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+                if parent.is_some_and(|p| !p.is_dir()) || path.is_dir() {
+                    return Err(format!(
+                        "--output {}: its folder does not exist (or it is a folder)",
+                        path.display()
+                    ));
+                }
             }
             let opts = grade::Options {
                 solutions,
                 lesson,
-                timeout: timeout.map(Duration::from_secs_f64),
+                timeout,
                 jobs: jobs
+                    .map(usize::from)
                     .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
                 progress: std::io::stderr().is_terminal(),
                 target_dir: None,
+                require_sandbox: false,
+                expected_root: None,
+                sandboxed_build: false,
             };
             let report = match &submission {
-                Some(dir) => submission::grade(&root, &course, dir, &opts)?,
+                Some(dir) => submission::grade(
+                    &root,
+                    &course,
+                    dir,
+                    &opts,
+                    &submission::SubmissionOptions {
+                        allow_unsandboxed,
+                        keep,
+                    },
+                )?,
                 None => grade::grade(&root, &course, &opts)?,
             };
             let rendered = match format {
@@ -211,6 +265,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     }
                     text
                 }
+                Format::Human if output.is_some() => {
+                    report::human::render(&report, &style::Style::plain())
+                }
                 Format::Human => report::human::render(&report, &style::Style::stdout()),
                 Format::Json => report.to_json(),
                 Format::Gradescope => report::gradescope::render(&report),
@@ -220,9 +277,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 Some(path) => {
                     std::fs::write(&path, &rendered)
                         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-                    if format == Format::Human {
-                        print!("{rendered}");
-                    } else {
+                    {
                         println!(
                             "{}/{} points; report written to {}",
                             report.score,
@@ -244,8 +299,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(exit(bless::run(&root, &course, lesson.as_deref(), check)?))
         }
         Cmd::Check { lesson, jobs } => {
-            let jobs =
-                jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+            let jobs = jobs
+                .map(usize::from)
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
             Ok(exit(check::run(&root, &course, lesson.as_deref(), jobs)?))
         }
         Cmd::New { slug, title } => {
@@ -302,6 +358,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Sandbox(_) => unreachable!("handled before the course is read"),
         Cmd::Manifest => {
             std::fs::write(
                 root.join(manifest::FILE),

@@ -17,6 +17,11 @@ impl Style {
         }
     }
 
+    /// No colour at all (text written to a file).
+    pub fn plain() -> Self {
+        Self { enabled: false }
+    }
+
     /// For stdout.
     pub fn stdout() -> Self {
         Self::detect(std::io::stdout().is_terminal())

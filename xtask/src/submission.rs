@@ -10,7 +10,7 @@
 //! which always uses the instructors' copies. `DIR` is only read.
 
 use crate::course::Course;
-use crate::fsutil::{self, TempDir};
+use crate::fsutil;
 use crate::grade::{self, Options};
 use crate::report::Report;
 use std::collections::BTreeSet;
@@ -88,6 +88,11 @@ pub fn grading_workspace(root: &Path, course: &Course, dest: &Path) -> Result<()
     };
     let skip = |rel: &str, is_dir: bool| {
         if rel == "solutions" || rel.starts_with("solutions/") {
+            // The hidden checks' sources are needed to build them; their expected values are
+            // not (the grader reads them from the instructors' tree), so they stay out of reach.
+            if rel.ends_with("/snapshots") || rel.contains("/snapshots/") {
+                return true;
+            }
             return !(in_hidden(rel) || (is_dir && leads_to_hidden(rel)));
         }
         crate::dist::instructor_only(rel)
@@ -137,43 +142,230 @@ pub fn target_dir(root: &Path) -> PathBuf {
         .unwrap_or_else(|| root.join("target").join("submissions"))
 }
 
+/// SHA-256 over the student's sources, file by file (`<sha256>  <path>` lines, sorted), so the
+/// graded sources can be matched with the submission later.
+pub fn sources_digest(files: &[(String, Vec<u8>)]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut listing = String::new();
+    for (rel, bytes) in files {
+        let hash = Sha256::digest(bytes);
+        let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+        listing.push_str(&format!("{hex}  {rel}\n"));
+    }
+    let hash = Sha256::digest(listing.as_bytes());
+    hash.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// True when Rust source `text` uses the keyword `unsafe` (or names the `unsafe_code` lint)
+/// outside comments, strings and character literals.
+pub fn mentions_unsafe(text: &str) -> bool {
+    let code = strip_comments_and_strings(text);
+    code.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| w == "unsafe" || w == "unsafe_code")
+}
+
+fn strip_comments_and_strings(text: &str) -> String {
+    let b: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match (b[i], b.get(i + 1)) {
+            ('/', Some('/')) => {
+                while i < b.len() && b[i] != '\n' {
+                    i += 1;
+                }
+            }
+            ('/', Some('*')) => {
+                let mut depth = 0;
+                while i < b.len() {
+                    if b[i] == '/' && b.get(i + 1) == Some(&'*') {
+                        depth += 1;
+                        i += 2;
+                    } else if b[i] == '*' && b.get(i + 1) == Some(&'/') {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            ('r', Some('#' | '"'))
+                if i == 0 || !(b[i - 1].is_alphanumeric() || b[i - 1] == '_') =>
+            {
+                // A raw string: r"…", r#"…"#, … (no escapes inside).
+                let mut j = i + 1;
+                let mut hashes = 0;
+                while b.get(j) == Some(&'#') {
+                    hashes += 1;
+                    j += 1;
+                }
+                if b.get(j) != Some(&'"') {
+                    out.push('r');
+                    i += 1;
+                    continue;
+                }
+                j += 1;
+                while j < b.len() {
+                    if b[j] == '"' && (1..=hashes).all(|k| b.get(j + k) == Some(&'#')) {
+                        j += 1 + hashes;
+                        break;
+                    }
+                    j += 1;
+                }
+                i = j;
+                out.push(' ');
+            }
+            ('\'', Some('\\')) => {
+                // An escaped character literal: '\n', '\'', '\u{..}'.
+                i += 2;
+                while i < b.len() && b[i] != '\'' {
+                    i += 1;
+                }
+                i += 1;
+                out.push(' ');
+            }
+            ('\'', Some(_)) if b.get(i + 2) == Some(&'\'') => {
+                i += 3;
+                out.push(' ');
+            }
+            ('"', _) => {
+                i += 1;
+                while i < b.len() && b[i] != '"' {
+                    i += if b[i] == '\\' { 2 } else { 1 };
+                }
+                i += 1;
+                out.push(' ');
+            }
+            (c, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// How a submission is graded.
+#[derive(Debug, Clone, Default)]
+pub struct SubmissionOptions {
+    /// Grade even without a sandbox (the report is then unofficial).
+    pub allow_unsandboxed: bool,
+    /// Keep a copy of the graded sources here.
+    pub keep: Option<PathBuf>,
+}
+
 /// Grades the submission in `dir` against the instructors' workspace at `root`.
-pub fn grade(root: &Path, course: &Course, dir: &Path, opts: &Options) -> Result<Report, String> {
+///
+/// The student's sources are read once, hashed and copied into a private grading copy of the
+/// workspace; everything after that uses the copy, so `dir` can change under us without effect.
+/// Checks run sandboxed and are judged from the instructors' files in `root`, which the sandboxed
+/// build and checks cannot read.
+pub fn grade(
+    root: &Path,
+    course: &Course,
+    dir: &Path,
+    opts: &Options,
+    sub_opts: &SubmissionOptions,
+) -> Result<Report, String> {
     crate::bless::require_solutions(root)?;
     let sub = locate(dir, course)?;
+    let isolation = crate::sandbox::isolation();
+    if isolation == "none" && !sub_opts.allow_unsandboxed {
+        return Err(
+            "official grading needs a sandbox for student code (Linux with Landlock), and this machine has none; \
+             pass --allow-unsandboxed to grade anyway (the report is then unofficial)"
+                .into(),
+        );
+    }
 
     // What the student should have: today's handout.
-    let expected = TempDir::new("expected-handout")?;
+    let expected = fsutil::scratch_dir("expected-handout")
+        .map_err(|e| format!("cannot create a scratch directory: {e}"))?;
     let handout = expected.path().join("handout");
     crate::dist::make(root, course, &handout)?;
     let modified = modified_files(course, &sub, &handout);
 
-    // The grading copy: the instructors' files with the student's sources.
-    let work = TempDir::new("submission")?;
-    grading_workspace(root, course, work.path())?;
+    // The student's sources, read once.
+    let mut sources: Vec<(String, Vec<u8>)> = Vec::new();
     for lesson in &course.lessons {
         let theirs = sub.exercises.join(&lesson.dir).join("src");
         if !theirs.is_dir() {
             continue;
         }
-        let ours = lesson.crate_dir(work.path(), false).join("src");
-        let _ = std::fs::remove_dir_all(&ours);
-        let files = fsutil::files_under(&theirs, &theirs, &|rel, _| ignored(rel));
-        fsutil::copy_files(&theirs, &ours, &files)?;
+        for rel in fsutil::files_under(&theirs, &theirs, &|rel, _| ignored(rel)) {
+            let bytes = std::fs::read(theirs.join(&rel))
+                .map_err(|e| format!("cannot read {}: {e}", theirs.join(&rel).display()))?;
+            sources.push((format!("exercises/{}/src/{rel}", lesson.dir), bytes));
+        }
+    }
+    let digest = sources_digest(&sources);
+
+    // The grading copy: the instructors' files with the student's sources.
+    let work = fsutil::scratch_dir("submission")
+        .map_err(|e| format!("cannot create a scratch directory: {e}"))?;
+    grading_workspace(root, course, work.path())?;
+    for lesson in &course.lessons {
+        if sources
+            .iter()
+            .any(|(rel, _)| rel.starts_with(&format!("exercises/{}/src/", lesson.dir)))
+        {
+            let _ = std::fs::remove_dir_all(lesson.crate_dir(work.path(), false).join("src"));
+        }
+    }
+    for (rel, bytes) in &sources {
+        for base in std::iter::once(work.path()).chain(sub_opts.keep.as_deref()) {
+            let path = base.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            }
+            std::fs::write(&path, bytes)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+    }
+    // `unsafe` stays out of student code. The lint cannot be `forbid` (ndarray's `s!` expands to
+    // `#[allow(unsafe_code)]`), so a lesson whose sources use the word is not compiled at all.
+    for lesson in &course.lessons {
+        let prefix = format!("exercises/{}/src/", lesson.dir);
+        if let Some((rel, _)) = sources.iter().find(|(rel, bytes)| {
+            rel.starts_with(&prefix) && mentions_unsafe(&String::from_utf8_lossy(bytes))
+        }) {
+            let lib = lesson
+                .crate_dir(work.path(), false)
+                .join("src")
+                .join("lib.rs");
+            std::fs::write(
+                &lib,
+                format!("compile_error!(\"{rel} uses `unsafe`, which the course does not allow: remove it\");\n"),
+            )
+            .map_err(|e| format!("cannot write {}: {e}", lib.display()))?;
+        }
     }
     let work_course = Course::load(work.path())?;
     let mut opts = opts.clone();
     opts.solutions = false;
     opts.target_dir = Some(opts.target_dir.unwrap_or_else(|| target_dir(root)));
+    opts.require_sandbox = !sub_opts.allow_unsandboxed;
+    opts.sandboxed_build = isolation != "none";
+    opts.expected_root = Some(root.to_path_buf());
     let mut report = grade::grade(work.path(), &work_course, &opts)?;
     let instructors: Vec<String> = report
         .modified_files
         .iter()
         .map(|f| format!("instructors' copy: {f}"))
         .collect();
-    report.graded = "submission";
-    report.official = instructors.is_empty();
+    report.graded = crate::report::Graded::Submission;
+    report.official = instructors.is_empty() && report.isolation != "none";
+    report.sources_sha256 = Some(digest);
     report.modified_files = instructors.into_iter().chain(modified).collect();
+    if let Some(keep) = &sub_opts.keep {
+        let json = report.to_json();
+        std::fs::write(keep.join("report.json"), json)
+            .map_err(|e| format!("cannot write {}: {e}", keep.join("report.json").display()))?;
+    }
     Ok(report)
 }
 
@@ -204,6 +396,21 @@ mod tests {
             "exercises/lesson01-a/Cargo.toml"
         ));
         assert!(ignored("exercises/lesson01-a/target"));
+        assert!(mentions_unsafe("fn f() { unsafe { g() } }"));
+        assert!(mentions_unsafe("#![allow(unsafe_code)]"));
+        assert!(!mentions_unsafe(
+            "// unsafe\nfn f() -> &'static str { \"unsafe\" }"
+        ));
+        assert!(!mentions_unsafe(
+            "/* unsafe /* nested */ */ fn unsafety() {}"
+        ));
+        assert!(mentions_unsafe(
+            "let s = r#\"\\\"#; unsafe { x() }; let t = \"\";"
+        ));
+        assert!(mentions_unsafe(
+            "let c = '\"'; unsafe { x() } let d = '\"';"
+        ));
+        assert!(!mentions_unsafe("let s = r#\"unsafe \" unsafe\"#;"));
         assert!(ignored("x/y.snap.new"));
         assert!(!ignored("exercises/lesson01-a/tests/snapshots/a.snap"));
     }

@@ -50,6 +50,11 @@ impl Tolerant {
     pub fn exact() -> Self {
         Self { tolerance: 0.0 }
     }
+
+    /// True for the exact comparator.
+    pub fn is_exact(&self) -> bool {
+        self.tolerance == 0.0
+    }
 }
 
 fn text(s: &Snapshot) -> Option<String> {

@@ -13,15 +13,19 @@
 //! differs (the shape, or the first differing index with expected and got values); the grader shows
 //! that line to the student instead of a raw diff.
 //!
-//! Every check starts with `let _proof = course_check::proof();` (see [`proof`]), so the grader can
-//! tell a check that ran to its end from code that forged the harness's output and left.
+//! Every check starts with `let _proof = course_check::proof();` (see [`proof`]) and imports the
+//! assertion macros that shadow std's (`use course_check::{assert, assert_eq, assert_ne};`).
+//! Under `cargo test` they behave like std's; under the grader every assertion and snapshot is
+//! reported as an [`Observation`] and the grader judges them (see [`observe`]).
 
 mod compare;
+pub mod observe;
 mod proof;
 mod render;
 
 pub use compare::{TOLERANCE, Tolerant, explain_difference, max_abs_diff};
-pub use proof::{PROOF_ENV, PROOF_PREFIX, Proof, proof};
+pub use observe::{OBSERVE_ENV, Observation};
+pub use proof::{Proof, proof};
 pub use render::{Rendering, render, render_exact};
 
 #[doc(hidden)]
@@ -34,12 +38,7 @@ pub use insta as __insta;
 macro_rules! assert_close_snapshot {
     ($name:expr, $value:expr $(,)?) => {{
         let __text = $crate::render(&$value);
-        let mut __settings = $crate::__insta::Settings::clone_current();
-        __settings.set_comparator(Box::new($crate::Tolerant::default()));
-        __settings.set_omit_expression(true);
-        __settings.bind(|| {
-            $crate::__insta::assert_snapshot!($name, __text);
-        });
+        $crate::__snapshot!($name, __text, $crate::Tolerant::default());
     }};
 }
 
@@ -48,11 +47,108 @@ macro_rules! assert_close_snapshot {
 macro_rules! assert_exact_snapshot {
     ($name:expr, $value:expr $(,)?) => {{
         let __text = $crate::render_exact(&$value);
-        let mut __settings = $crate::__insta::Settings::clone_current();
-        __settings.set_comparator(Box::new($crate::Tolerant::exact()));
-        __settings.set_omit_expression(true);
-        __settings.bind(|| {
-            $crate::__insta::assert_snapshot!($name, __text);
-        });
+        $crate::__snapshot!($name, __text, $crate::Tolerant::exact());
     }};
+}
+
+/// Snapshot a short text (a figure, a list of words): numbers in it are compared within
+/// [`TOLERANCE`], words exactly.
+#[macro_export]
+macro_rules! assert_text_snapshot {
+    ($name:expr, $text:expr $(,)?) => {{
+        let __text = ::std::string::ToString::to_string(&$text);
+        $crate::__snapshot!($name, __text, $crate::Tolerant::default());
+    }};
+}
+
+/// Records (grader) or asserts with insta (`cargo test`) one rendered snapshot.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __snapshot {
+    ($name:expr, $text:expr, $comparator:expr) => {{
+        let __text: ::std::string::String = $text;
+        if $crate::observe::observing() {
+            $crate::observe::record(&$crate::Observation::Snapshot {
+                name: $crate::observe::snapshot_name(::core::module_path!(), $name),
+                text: __text,
+                exact: $crate::Tolerant::is_exact(&$comparator),
+            });
+        } else {
+            let mut __settings = $crate::__insta::Settings::clone_current();
+            __settings.set_comparator(::std::boxed::Box::new($comparator));
+            __settings.set_omit_expression(true);
+            __settings.bind(|| {
+                $crate::__insta::assert_snapshot!($name, __text);
+            });
+        }
+    }};
+}
+
+/// `assert!` that the grader can judge: under `cargo test` it is std's `assert!`; under the grader
+/// it reports the outcome as an observation labelled with the asserted expression (and still
+/// panics when it fails).
+#[macro_export]
+macro_rules! assert {
+    ($cond:expr $(,)?) => {
+        $crate::observe::assertion(::core::stringify!($cond), $cond, || {
+            ::std::format!("assertion failed: {}", ::core::stringify!($cond))
+        })
+    };
+    ($cond:expr, $($arg:tt)+) => {
+        $crate::observe::assertion(::core::stringify!($cond), $cond, || {
+            ::std::format!($($arg)+)
+        })
+    };
+}
+
+/// `assert_eq!` that the grader can judge (see [`assert!`]).
+#[macro_export]
+macro_rules! assert_eq {
+    ($left:expr, $right:expr $(,)?) => {
+        match (&$left, &$right) {
+            (__l, __r) => $crate::observe::assertion(
+                ::core::concat!(::core::stringify!($left), " == ", ::core::stringify!($right)),
+                *__l == *__r,
+                || ::std::format!("assertion `left == right` failed\n  left: {:?}\n right: {:?}", __l, __r),
+            ),
+        }
+    };
+    ($left:expr, $right:expr, $($arg:tt)+) => {
+        match (&$left, &$right) {
+            (__l, __r) => $crate::observe::assertion(
+                ::core::concat!(::core::stringify!($left), " == ", ::core::stringify!($right)),
+                *__l == *__r,
+                || ::std::format!(
+                    "assertion `left == right` failed: {}\n  left: {:?}\n right: {:?}",
+                    ::std::format_args!($($arg)+), __l, __r
+                ),
+            ),
+        }
+    };
+}
+
+/// `assert_ne!` that the grader can judge (see [`assert!`]).
+#[macro_export]
+macro_rules! assert_ne {
+    ($left:expr, $right:expr $(,)?) => {
+        match (&$left, &$right) {
+            (__l, __r) => $crate::observe::assertion(
+                ::core::concat!(::core::stringify!($left), " != ", ::core::stringify!($right)),
+                *__l != *__r,
+                || ::std::format!("assertion `left != right` failed\n  left: {:?}\n right: {:?}", __l, __r),
+            ),
+        }
+    };
+    ($left:expr, $right:expr, $($arg:tt)+) => {
+        match (&$left, &$right) {
+            (__l, __r) => $crate::observe::assertion(
+                ::core::concat!(::core::stringify!($left), " != ", ::core::stringify!($right)),
+                *__l != *__r,
+                || ::std::format!(
+                    "assertion `left != right` failed: {}\n  left: {:?}\n right: {:?}",
+                    ::std::format_args!($($arg)+), __l, __r
+                ),
+            ),
+        }
+    };
 }

@@ -1,8 +1,8 @@
 //! The checks of lesson 1, shared by the exercise crate (`lesson01`) and the reference solution.
 //! Each `#[test]` is one graded check; `course.toml` says which exercise it belongs to and its points.
 
+use course_check::{assert, assert_eq};
 use course_check::{assert_close_snapshot, assert_exact_snapshot};
-use insta::assert_snapshot;
 use lesson01::setup::{C, DEMO_SCALE, HS, SMALL_SCALE};
 use lesson01::*;
 use ndarray::{Array2, Array3, Axis, array, s};
@@ -93,7 +93,7 @@ fn max_abs_diff_between_heads() {
         weights(&ex, &ex.head_b).view(),
     )
     .unwrap();
-    assert_snapshot!("max_abs_diff_heads", format!("{d:.4}"));
+    course_check::assert_text_snapshot!("max_abs_diff_heads", format!("{d:.4}"));
 }
 
 #[test]
@@ -104,7 +104,7 @@ fn small_init_blurs_heads() {
     let (wa, wb) = (weights(&ex, &ex.head_a), weights(&ex, &ex.head_b));
     let d = max_abs_diff(wa.view(), wb.view()).unwrap();
     let from_uniform = wa.iter().map(|w| (w - 0.125).abs()).fold(0.0, f64::max);
-    assert_snapshot!(
+    course_check::assert_text_snapshot!(
         "small_init",
         format!(
             "max abs diff between heads: {d:.4}\nhead A max distance from uniform: {from_uniform:.4}"
@@ -121,7 +121,7 @@ fn top_focus_of_both_heads() {
     let words = ex.sentence.word_refs();
     let a = top_focus(weights(&ex, &ex.head_a).index_axis(Axis(0), 0), &words).unwrap();
     let b = top_focus(weights(&ex, &ex.head_b).index_axis(Axis(0), 0), &words).unwrap();
-    assert_snapshot!(
+    course_check::assert_text_snapshot!(
         "top_focus",
         format!("head A: {}\nhead B: {}", a.join(" "), b.join(" "))
     );
@@ -152,7 +152,7 @@ fn disagreements_between_heads() {
     let ex = worked_example(DEMO_SCALE);
     let (wa, wb) = (weights(&ex, &ex.head_a), weights(&ex, &ex.head_b));
     let n = disagreements(wa.index_axis(Axis(0), 0), wb.index_axis(Axis(0), 0)).unwrap();
-    assert_snapshot!("disagreements", format!("{n} of {}", wa.shape()[1]));
+    course_check::assert_text_snapshot!("disagreements", format!("{n} of {}", wa.shape()[1]));
 }
 
 #[test]
@@ -206,7 +206,7 @@ fn third_head_focus() {
         !all_differ.is_empty(),
         "some row should have three different focus words"
     );
-    assert_snapshot!(
+    course_check::assert_text_snapshot!(
         "third_head",
         format!(
             "head C: {}\nrows where all three differ: {all_differ:?}",

@@ -2,6 +2,7 @@
 //! Each `#[test]` is one graded check; `course.toml` says which exercise it belongs to and its points.
 //! Data-movement checks use exactly representable inputs and must match exactly.
 
+use course_check::{assert, assert_eq};
 use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff};
 use lesson02::setup::{C, H, labelled};
 use lesson02::*;

@@ -4,6 +4,7 @@
 
 use attention::attend::scaled_dot_product;
 use attention::rng::RandomState;
+use course_check::{assert, assert_eq};
 use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff};
 use lesson03::setup::{B, H, HS, LENGTHS, S, T};
 use lesson03::*;

@@ -6,8 +6,8 @@
 use attention::attend::{project, scaled_dot_product};
 use attention::fast::mha_forward;
 use attention::rng::RandomState;
+use course_check::{assert, assert_eq};
 use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff};
-use insta::assert_snapshot;
 use lesson04::setup::{
     B, HEADS, LAYER_SEED, MODULE_HEADS, MODULE_T, MODULE_WIDTH, PRACTICE_HEAD_OUTPUTS, S, T,
     TEXT_HEAD_OUTPUTS, TEXT_WO, WIDTH, attend_heads, causal, labelled, matrix, merge_heads,
@@ -452,7 +452,7 @@ fn average_hides_head_differences() {
     );
     // With two heads, each sits half the gap between them away from the average.
     assert!((gaps[0] - gaps[1]).abs() < 1e-12);
-    assert_snapshot!(
+    course_check::assert_text_snapshot!(
         "average_gaps",
         format!("largest |head - average|: {:.4}", gaps[0])
     );
@@ -482,5 +482,5 @@ fn averaged_weights_are_not_the_layer_output() {
         gap > 0.01,
         "the layer's output must not be what averaged weights give (gap {gap})"
     );
-    assert_snapshot!("average_output_gap", format!("{gap:.4}"));
+    course_check::assert_text_snapshot!("average_output_gap", format!("{gap:.4}"));
 }

@@ -2,6 +2,7 @@
 //! Each `#[test]` is one graded check; `course.toml` says which exercise it belongs to and its points.
 //! Hand-built matrices hold small integers and are compared exactly.
 
+use course_check::{assert, assert_eq};
 use course_check::{assert_close_snapshot, assert_exact_snapshot};
 use lesson05::setup::{
     CATEGORY, F, N_CATEGORIES, PREVIOUS_TOKEN_GAIN, SAME_CATEGORY_GAIN, T, TOKENS, argmax_first,

@@ -5,6 +5,7 @@
 use attention::attend::{project, scaled_dot_product};
 use attention::mask::causal;
 use attention::rng::RandomState;
+use course_check::{assert, assert_eq};
 use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff};
 use lesson06::setup::{GIB, H, H_KV, HS, LLAMA2_70B, T, labelled_heads, split_heads};
 use lesson06::*;

@@ -10,7 +10,7 @@ pub fn render(report: &Report) -> String {
     for lesson in &report.lessons {
         for ex in &lesson.exercises {
             for check in &ex.checks {
-                let mut output = format!("{}: {}", check.status.as_str(), check.message);
+                let mut output = format!("{}: {}", check.status, check.message);
                 if let (Status::CompileError, Some(c)) = (check.status, &lesson.compiler_output) {
                     output = format!("compile_error:\n{c}");
                 }

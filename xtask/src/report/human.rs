@@ -33,7 +33,7 @@ fn percent(score: u32, max: u32) -> u32 {
 /// The human-readable report.
 pub fn render(report: &Report, style: &Style) -> String {
     let mut out = String::new();
-    let what = if report.graded == "solutions" {
+    let what = if report.graded == super::Graded::Solutions {
         " (reference solutions)"
     } else {
         ""

@@ -74,7 +74,7 @@ pub fn render(report: &Report) -> String {
                     let _ = writeln!(
                         x,
                         ">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>",
-                        c.status.as_str(),
+                        c.status,
                         escape(c.message.lines().next().unwrap_or("")),
                         escape(&detail)
                     );

@@ -17,10 +17,16 @@ pub struct Report {
     pub schema_version: u32,
     /// The course's title.
     pub course: String,
-    /// What was graded: `"exercises"` or `"solutions"`.
-    pub graded: &'static str,
-    /// False when checks, snapshots or the course file differ from the instructors' manifest.
+    /// What was graded.
+    pub graded: Graded,
+    /// False when checks, snapshots or the course file differ from the instructors' manifest, or
+    /// (submissions) when the checks ran without a sandbox.
     pub official: bool,
+    /// How check processes were isolated: `landlock-abi-N`, or `none`.
+    pub isolation: String,
+    /// Submissions: SHA-256 over the graded student sources (see `submission::sources_digest`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sources_sha256: Option<String>,
     /// Files that differ from the manifest (empty when official).
     pub modified_files: Vec<String>,
     /// Points earned.
@@ -33,6 +39,28 @@ pub struct Report {
     pub lessons: Vec<LessonReport>,
 }
 
+/// What a report grades.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Graded {
+    /// The exercises in this workspace.
+    Exercises,
+    /// The reference solutions.
+    Solutions,
+    /// A student's submission (`grade --submission`).
+    Submission,
+}
+
+/// Whether a lesson's crate compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Build {
+    /// It compiled; its checks ran.
+    Ok,
+    /// It did not compile: every check is `compile_error`.
+    CompileError,
+}
+
 /// One lesson's result.
 #[derive(Debug, Clone, Serialize)]
 pub struct LessonReport {
@@ -40,8 +68,8 @@ pub struct LessonReport {
     pub id: String,
     /// Human title.
     pub title: String,
-    /// `"ok"` or `"compile_error"`.
-    pub build: &'static str,
+    /// Whether the lesson's crate compiled.
+    pub build: Build,
     /// The compiler's first error, trimmed (when the build failed).
     pub compiler_output: Option<String>,
     /// Points earned.
@@ -117,6 +145,15 @@ impl ExerciseReport {
 }
 
 impl Report {
+    /// Every check with its lesson and exercise, in course order.
+    pub fn checks(&self) -> impl Iterator<Item = (&LessonReport, &ExerciseReport, &CheckReport)> {
+        self.lessons.iter().flat_map(|l| {
+            l.exercises
+                .iter()
+                .flat_map(move |e| e.checks.iter().map(move |c| (l, e, c)))
+        })
+    }
+
     /// The first exercise, in course order, that is not at full marks.
     pub fn first_unfinished(&self) -> Option<&ExerciseReport> {
         self.lessons

@@ -1,4 +1,4 @@
-//! Building every graded lesson's check binary with one cargo invocation.
+//! Stage 2 of grading, **build**: every graded lesson's check binary with one cargo invocation.
 //!
 //! `cargo build --tests --keep-going --message-format=json` builds all lessons at once; a lesson
 //! whose crate does not compile is reported with the compiler's first error while every other
@@ -14,8 +14,6 @@ use std::process::{Command, Stdio};
 /// checks' (`lessonNN_hidden`).
 #[derive(Debug, Clone)]
 pub struct CheckBinary {
-    /// The test target's name.
-    pub target: String,
     /// The executable.
     pub exe: PathBuf,
     /// True for the hidden checks' target.
@@ -95,20 +93,31 @@ pub fn build(
     lessons: &[&Lesson],
     solutions: bool,
     target_dir: Option<&Path>,
+    sandboxed: bool,
 ) -> Result<BuildOutput, String> {
-    let mut cmd = cargo();
+    let mut args: Vec<String> = ["build", "--tests", "--keep-going", "--message-format=json"]
+        .map(str::to_owned)
+        .to_vec();
+    for lesson in lessons {
+        args.extend(["-p".to_owned(), lesson.package(solutions)]);
+    }
+    let _scratch;
+    let mut cmd = if sandboxed {
+        let (cmd, scratch) = sandboxed_cargo(root, target_dir, &args)?;
+        _scratch = scratch;
+        cmd
+    } else {
+        let mut cmd = cargo();
+        cmd.args(&args).env_remove("RUSTFLAGS");
+        if let Some(dir) = target_dir {
+            cmd.env("CARGO_TARGET_DIR", dir);
+        }
+        cmd
+    };
     cmd.current_dir(root)
-        .args(["build", "--tests", "--keep-going", "--message-format=json"])
-        .env_remove("RUSTFLAGS")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if let Some(dir) = target_dir {
-        cmd.env("CARGO_TARGET_DIR", dir);
-    }
-    for lesson in lessons {
-        cmd.args(["-p", &lesson.package(solutions)]);
-    }
     let out = cmd
         .output()
         .map_err(|e| format!("could not run cargo: {e}"))?;
@@ -150,11 +159,7 @@ pub fn build(
                         binaries
                             .entry(lesson.id.clone())
                             .or_default()
-                            .push(CheckBinary {
-                                target: target.name.clone(),
-                                exe,
-                                hidden,
-                            });
+                            .push(CheckBinary { exe, hidden });
                     }
                 }
             }
@@ -223,6 +228,73 @@ pub fn build(
         lessons: result,
         warnings,
     })
+}
+
+/// A `cargo build` of a student's submission that cannot read what it must not: it runs in the
+/// sandbox (see [`crate::sandbox`]) with read access to the grading copy `root`, the toolchain and
+/// the registry only (so `include_str!`, `#[path]` and friends cannot reach the instructors' tree),
+/// offline, with a scrubbed environment, the target directory given as an argument (never in the
+/// environment, where `env!` could read it).
+fn sandboxed_cargo(
+    root: &Path,
+    target_dir: Option<&Path>,
+    args: &[String],
+) -> Result<(Command, crate::fsutil::TempDir), String> {
+    let scratch = crate::fsutil::scratch_dir("build")
+        .map_err(|e| format!("cannot create a scratch directory: {e}"))?;
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".cargo"));
+    let rustup_home = std::env::var_os("RUSTUP_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".rustup"));
+    let target = target_dir
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| root.join("target"));
+    std::fs::create_dir_all(&target)
+        .map_err(|e| format!("cannot create {}: {e}", target.display()))?;
+    let program = std::env::var_os("CARGO")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("cargo"));
+    let mut read = vec![root.to_path_buf(), rustup_home.clone()];
+    if program.is_absolute() {
+        read.push(program.clone());
+    }
+    let policy = crate::sandbox::Policy {
+        read,
+        write: vec![
+            target.clone(),
+            cargo_home.clone(),
+            scratch.path().to_path_buf(),
+        ],
+        timeout: std::time::Duration::from_secs(1800),
+        status_file: scratch.path().join("status"),
+        require: true,
+        network: false,
+        check_limits: false,
+    };
+    let mut all: Vec<String> = args.to_vec();
+    all.extend([
+        "--offline".to_owned(),
+        "--target-dir".to_owned(),
+        target.to_string_lossy().into_owned(),
+    ]);
+    let mut cmd = policy
+        .command(&program, &all)
+        .map_err(|e| format!("cannot find the grader's own executable: {e}"))?;
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", scratch.path())
+        .env("TMPDIR", scratch.path())
+        .env("CARGO_HOME", &cargo_home)
+        .env("RUSTUP_HOME", &rustup_home);
+    if let Some(t) = std::env::var_os("RUSTUP_TOOLCHAIN") {
+        cmd.env("RUSTUP_TOOLCHAIN", t);
+    }
+    Ok((cmd, scratch))
 }
 
 /// `"3 warnings emitted"`-style summaries, which are not warnings of their own.

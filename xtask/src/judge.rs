@@ -1,0 +1,388 @@
+//! Stage 5 of grading, **judge**: the verdict of one check, decided here in the grader from what
+//! the check process observed, against what the instructors' files say it must observe.
+//!
+//! A check passes only when its observations run from `begin` to `end`, are exactly the expected
+//! sequence (each assertion held, each snapshot matches its `.snap` text with the snapshot's own
+//! comparator) and the process exited with status 0. Nothing else the process prints or does can
+//! make it pass. Its output is read only to explain a failure: a `todo!()`, a panic and where it
+//! happened, a signal.
+
+use crate::expected::{Expect, same_label};
+use crate::run::RunOutput;
+use crate::sandbox::Ended;
+use crate::verdict::{Status, Verdict, first_lines, panic_of, strip_col, todo_function};
+use course_check::Observation;
+use std::collections::HashMap;
+
+/// What the judge knows about the check besides its run.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    /// The expected observations (`None`: the check was never blessed).
+    pub expected: Option<&'a [Expect]>,
+    /// Expected snapshot texts by name.
+    pub snapshots: &'a HashMap<String, String>,
+    /// A path fragment of the student's sources, to tell their panics from the checks'.
+    pub student_src: &'a str,
+}
+
+fn verdict(status: Status, message: impl Into<String>) -> Verdict {
+    Verdict {
+        status,
+        message: message.into(),
+    }
+}
+
+/// How the observations compare with the expected ones.
+enum Comparison {
+    /// Every expected observation was made, right.
+    Complete,
+    /// The first ones were right, then they stopped.
+    StoppedEarly,
+    /// A wrong one: the verdict says why.
+    Wrong(Verdict),
+}
+
+fn compare(ctx: &Context, expected: &[Expect], seen: &[Observation]) -> Comparison {
+    for (i, want) in expected.iter().enumerate() {
+        let Some(got) = seen.get(i) else {
+            return Comparison::StoppedEarly;
+        };
+        match (want, got) {
+            (
+                Expect::Assert(label),
+                Observation::Assert {
+                    label: got_label,
+                    passed,
+                    message,
+                },
+            ) if same_label(label, got_label) => {
+                if !passed {
+                    return Comparison::Wrong(verdict(Status::Wrong, message.clone()));
+                }
+            }
+            (
+                Expect::Snapshot { name, exact },
+                Observation::Snapshot {
+                    name: got_name,
+                    text,
+                    ..
+                },
+            ) if name == got_name => {
+                let Some(want_text) = ctx.snapshots.get(name) else {
+                    return Comparison::Wrong(verdict(
+                        Status::Wrong,
+                        format!(
+                            "the expected snapshot `{name}` is missing: run `cargo xtask bless`"
+                        ),
+                    ));
+                };
+                let tolerance = if *exact { 0.0 } else { course_check::TOLERANCE };
+                if let Some(why) = course_check::explain_difference(want_text, text, tolerance) {
+                    return Comparison::Wrong(verdict(Status::Wrong, why));
+                }
+            }
+            (want, got) => {
+                return Comparison::Wrong(verdict(
+                    Status::Wrong,
+                    format!(
+                        "the check expected {} next, but the code under test reported {} \
+                         (was the check's output forged, or tests/checks.rs edited?)",
+                        describe_expect(want),
+                        describe_seen(got)
+                    ),
+                ));
+            }
+        }
+    }
+    if seen.len() > expected.len() {
+        return Comparison::Wrong(verdict(
+            Status::Wrong,
+            format!(
+                "the check reported {} more observation(s) than it should (was its output forged?)",
+                seen.len() - expected.len()
+            ),
+        ));
+    }
+    Comparison::Complete
+}
+
+fn describe_expect(e: &Expect) -> String {
+    match e {
+        Expect::Assert(label) => format!("the assertion `{label}`"),
+        Expect::Snapshot { name, .. } => format!("the snapshot `{name}`"),
+    }
+}
+
+fn describe_seen(o: &Observation) -> String {
+    match o {
+        Observation::Assert { label, .. } => format!("the assertion `{label}`"),
+        Observation::Snapshot { name, .. } => format!("the snapshot `{name}`"),
+        Observation::Begin => "a second start".into(),
+        Observation::End => "an end".into(),
+    }
+}
+
+/// Judges one finished check.
+pub fn judge(ctx: &Context, run: &RunOutput) -> Verdict {
+    if run.ended == Ended::TimedOut {
+        return verdict(
+            Status::TimedOut,
+            "did not finish in time: look for a loop that never ends",
+        );
+    }
+    if run.ended == Ended::SetupFailed {
+        return verdict(
+            Status::Crashed,
+            format!(
+                "the sandbox could not start the check: {}",
+                first_lines(run.output.trim(), 3)
+            ),
+        );
+    }
+    let Some(expected) = ctx.expected else {
+        return verdict(
+            Status::Wrong,
+            "this check has no expected observations: run `cargo xtask bless` (instructors)",
+        );
+    };
+    let began = matches!(run.observations.first(), Some(Observation::Begin));
+    let body: Vec<Observation> = run
+        .observations
+        .iter()
+        .skip(usize::from(began))
+        .filter(|o| !matches!(o, Observation::End))
+        .cloned()
+        .collect();
+    let ended = began && matches!(run.observations.last(), Some(Observation::End));
+    match compare(ctx, expected, &body) {
+        Comparison::Wrong(v) => v,
+        Comparison::Complete if ended && run.ended == Ended::Exited(0) => {
+            verdict(Status::Passed, "")
+        }
+        Comparison::Complete if ended => explain_ending(ctx, run),
+        _ if !began && run.ended == Ended::Exited(0) => verdict(
+            Status::ExitedEarly,
+            "the process exited with status 0 before the check started (did the code call `std::process::exit`?)",
+        ),
+        _ => explain_ending(ctx, run),
+    }
+}
+
+/// Why a check that did not pass stopped: from how the process ended and what it printed.
+fn explain_ending(ctx: &Context, run: &RunOutput) -> Verdict {
+    let output = &run.output;
+    match run.ended {
+        Ended::Signal(sig) => {
+            let why = if output.contains("has overflowed its stack") {
+                "stack overflow: a recursion that never reaches its base case?".to_owned()
+            } else if sig == 6 {
+                "the process aborted (SIGABRT), e.g. `std::process::abort()` or a panic while panicking".to_owned()
+            } else if sig == 25 {
+                "the process wrote a file larger than the sandbox allows (SIGXFSZ)".to_owned()
+            } else {
+                format!("the process was killed by signal {sig}")
+            };
+            return verdict(Status::Crashed, why);
+        }
+        Ended::Exited(0) => {
+            return verdict(
+                Status::ExitedEarly,
+                "the process exited with status 0 before the check finished (did the code call `std::process::exit`?)",
+            );
+        }
+        _ => {}
+    }
+    let Some((location, message)) = panic_of(output) else {
+        return verdict(
+            Status::Crashed,
+            "the check process failed without reporting a result (exit code set by the code under test?)",
+        );
+    };
+    if message.starts_with("not yet implemented") {
+        return match todo_function(&message) {
+            Some(f) => verdict(
+                Status::NotStarted,
+                format!("implement `{f}` next ({})", strip_col(&location)),
+            ),
+            None => verdict(
+                Status::NotStarted,
+                format!("still `todo!()` at {}", strip_col(&location)),
+            ),
+        };
+    }
+    if location.contains(ctx.student_src) {
+        return verdict(
+            Status::Panicked,
+            format!(
+                "panicked at {}: {}",
+                strip_col(&location),
+                first_lines(&message, 6)
+            ),
+        );
+    }
+    if location.contains("/tests/") || location.starts_with("tests/") {
+        return verdict(Status::Wrong, message);
+    }
+    verdict(
+        Status::Panicked,
+        format!(
+            "panicked at {}: {}",
+            strip_col(&location),
+            first_lines(&message, 6)
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    const SRC: &str = "exercises/lesson02-split-heads/src";
+
+    fn run(ended: Ended, output: &str, observations: Vec<Observation>) -> RunOutput {
+        RunOutput {
+            ended,
+            output: output.to_owned(),
+            observations,
+            duration: Duration::ZERO,
+        }
+    }
+
+    fn assert_obs(label: &str, passed: bool) -> Observation {
+        Observation::Assert {
+            label: label.into(),
+            passed,
+            message: if passed { String::new() } else { "no".into() },
+        }
+    }
+
+    fn snap(text: &str) -> Observation {
+        Observation::Snapshot {
+            name: "l__checks__s".into(),
+            text: text.into(),
+            exact: false,
+        }
+    }
+
+    fn with<R>(f: impl FnOnce(&Context) -> R) -> R {
+        let expected = vec![
+            Expect::Assert("x == 1".into()),
+            Expect::Snapshot {
+                name: "l__checks__s".into(),
+                exact: false,
+            },
+        ];
+        let mut snapshots = HashMap::new();
+        snapshots.insert(
+            "l__checks__s".to_owned(),
+            "shape (2,)\n[] 1.0000 2.0000\n".to_owned(),
+        );
+        let ctx = Context {
+            expected: Some(&expected),
+            snapshots: &snapshots,
+            student_src: SRC,
+        };
+        f(&ctx)
+    }
+
+    fn good() -> Vec<Observation> {
+        vec![
+            Observation::Begin,
+            assert_obs("x == 1", true),
+            snap("shape (2,)\n[] 1.0000 2.0001\n"),
+            Observation::End,
+        ]
+    }
+
+    #[test]
+    fn only_the_right_observations_and_a_clean_exit_pass() {
+        with(|ctx| {
+            assert_eq!(
+                judge(ctx, &run(Ended::Exited(0), "", good())).status,
+                Status::Passed
+            );
+            // The same observations with another ending are not a pass.
+            assert_ne!(
+                judge(ctx, &run(Ended::Exited(1), "", good())).status,
+                Status::Passed
+            );
+            assert_eq!(
+                judge(ctx, &run(Ended::Signal(6), "", good())).status,
+                Status::Crashed
+            );
+            // A forged harness transcript without observations is not a pass.
+            let forged = "test result: ok. 1 passed; 0 failed;\n";
+            assert_eq!(
+                judge(ctx, &run(Ended::Exited(0), forged, vec![])).status,
+                Status::ExitedEarly
+            );
+            // Forged observations with a wrong value are wrong.
+            let mut wrong = good();
+            wrong[2] = snap("shape (2,)\n[] 1.0000 2.5000\n");
+            let v = judge(ctx, &run(Ended::Exited(0), "", wrong));
+            assert_eq!(v.status, Status::Wrong);
+            assert!(
+                v.message.contains("expected 2.0000, got 2.5000"),
+                "{}",
+                v.message
+            );
+            // Skipping an assertion, or claiming an unknown one, is wrong.
+            let mut skipped = good();
+            skipped.remove(1);
+            assert_eq!(
+                judge(ctx, &run(Ended::Exited(0), "", skipped)).status,
+                Status::Wrong
+            );
+            let mut extra = good();
+            extra.insert(3, assert_obs("y", true));
+            assert_eq!(
+                judge(ctx, &run(Ended::Exited(0), "", extra)).status,
+                Status::Wrong
+            );
+        });
+    }
+
+    #[test]
+    fn failures_are_explained() {
+        with(|ctx| {
+            let failed = vec![Observation::Begin, assert_obs("x == 1", false)];
+            let v = judge(ctx, &run(Ended::Exited(101), "", failed));
+            assert_eq!((v.status, v.message.as_str()), (Status::Wrong, "no"));
+
+            let todo = format!(
+                "thread 'checks::c' panicked at {SRC}/exercises.rs:31:5:\nnot yet implemented: split_heads: reshape\nnote: x"
+            );
+            let v = judge(
+                ctx,
+                &run(Ended::Exited(101), &todo, vec![Observation::Begin]),
+            );
+            assert_eq!(v.status, Status::NotStarted);
+            assert_eq!(
+                v.message,
+                format!("implement `split_heads` next ({SRC}/exercises.rs:31)")
+            );
+
+            let panic =
+                format!("thread 'c' panicked at {SRC}/exercises.rs:40:9:\nindex out of bounds\n");
+            let v = judge(
+                ctx,
+                &run(Ended::Exited(101), &panic, vec![Observation::Begin]),
+            );
+            assert_eq!(v.status, Status::Panicked);
+
+            assert_eq!(
+                judge(ctx, &run(Ended::TimedOut, "", vec![])).status,
+                Status::TimedOut
+            );
+            let overflow = "thread 'x' has overflowed its stack\n";
+            let v = judge(
+                ctx,
+                &run(Ended::Signal(6), overflow, vec![Observation::Begin]),
+            );
+            assert!(v.message.starts_with("stack overflow"));
+            let v = judge(ctx, &run(Ended::Exited(0), "", vec![Observation::Begin]));
+            assert_eq!(v.status, Status::ExitedEarly);
+        });
+    }
+}

@@ -1,0 +1,346 @@
+//! Stage 4 of grading, **run**: every check in its own sandboxed process (see [`crate::sandbox`]),
+//! as many at once as there are cores. A run only *collects* what happened (how the process
+//! ended, its output, its observations); judging is [`crate::judge`]'s job.
+
+use crate::sandbox::{Ended, Policy};
+use course_check::observe::{self as protocol, Observation};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Output kept per stream; the rest is dropped with a note.
+pub const OUTPUT_CAP: usize = 1 << 20;
+/// Observations read per check at most.
+pub const OBSERVATIONS_CAP: u64 = 8 << 20;
+/// Time allowed after the limit for the sandbox to report before it is killed from outside.
+const GRACE: Duration = Duration::from_secs(3);
+
+/// The environment of every check process: nothing inherited, nothing that could change how the
+/// harness or insta behave, only what the check needs.
+#[derive(Debug, Clone)]
+pub struct CheckEnv {
+    /// The check's private directory: working directory, `HOME` and `TMPDIR`.
+    pub private_dir: PathBuf,
+    /// Where the check writes its observations.
+    pub observations: PathBuf,
+}
+
+impl CheckEnv {
+    /// Applies the environment to `cmd` (cleared first).
+    pub fn apply(&self, cmd: &mut Command) {
+        cmd.env_clear()
+            .current_dir(&self.private_dir)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", &self.private_dir)
+            .env("TMPDIR", &self.private_dir)
+            .env("RUST_BACKTRACE", "0")
+            .env("NO_COLOR", "1")
+            .env("CLICOLOR", "0")
+            .env(protocol::OBSERVE_ENV, &self.observations);
+    }
+}
+
+/// One check to run.
+#[derive(Debug, Clone)]
+pub struct CheckRun {
+    /// The test executable.
+    pub exe: PathBuf,
+    /// The full harness name, e.g. `checks::split_heads_moves_data`.
+    pub test_name: String,
+    /// Time limit.
+    pub timeout: Duration,
+}
+
+/// What one check process did.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    /// How it ended.
+    pub ended: Ended,
+    /// Its standard output then its standard error, capped.
+    pub output: String,
+    /// Its observations, in order.
+    pub observations: Vec<Observation>,
+    /// Wall time.
+    pub duration: Duration,
+}
+
+/// Runs checks in sandboxes under a scratch directory of its own.
+#[derive(Debug)]
+pub struct Runner {
+    scratch: tempfile::TempDir,
+    count: AtomicUsize,
+    /// Refuse to run a check whose sandbox cannot be enforced (official grading).
+    pub require_sandbox: bool,
+    /// Run checks in the sandbox (official grading); local grading starts them directly, in a
+    /// process group of their own, which is about ten times faster.
+    pub sandboxed: bool,
+}
+
+impl Runner {
+    /// A runner with a fresh scratch directory under the system's temporary directory.
+    pub fn new(sandboxed: bool, require_sandbox: bool) -> std::io::Result<Self> {
+        Ok(Self {
+            scratch: crate::fsutil::scratch_dir("run")?,
+            count: AtomicUsize::new(0),
+            require_sandbox,
+            sandboxed,
+        })
+    }
+
+    /// The command for `exe args`: through the sandbox's supervisor, or directly in a process
+    /// group of its own.
+    fn command(&self, policy: &Policy, exe: &Path, args: &[String]) -> std::io::Result<Command> {
+        if self.sandboxed {
+            return policy.command(exe, args);
+        }
+        let mut cmd = Command::new(exe);
+        cmd.args(args);
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        Ok(cmd)
+    }
+
+    /// Runs one check in its sandbox.
+    pub fn run(&self, job: &CheckRun) -> RunOutput {
+        let start = Instant::now();
+        let n = self.count.fetch_add(1, Ordering::SeqCst);
+        let dir = self.scratch.path().join(format!("check-{n}"));
+        let private = dir.join("tmp");
+        let env = CheckEnv {
+            observations: private.join(".observations"),
+            private_dir: private.clone(),
+        };
+        let failed = |why: String| RunOutput {
+            ended: Ended::SetupFailed,
+            output: why,
+            observations: Vec::new(),
+            duration: start.elapsed(),
+        };
+        if let Err(e) = std::fs::create_dir_all(&private) {
+            return failed(format!("cannot create {}: {e}", private.display()));
+        }
+        let policy = Policy {
+            read: vec![job.exe.clone()],
+            write: vec![private.clone()],
+            timeout: job.timeout,
+            status_file: dir.join("status"),
+            require: self.require_sandbox,
+            network: false,
+            check_limits: true,
+        };
+        let args = vec![
+            job.test_name.clone(),
+            "--exact".into(),
+            "--test-threads=1".into(),
+        ];
+        let mut cmd = match self.command(&policy, &job.exe, &args) {
+            Ok(cmd) => cmd,
+            Err(e) => return failed(format!("cannot find the grader's own executable: {e}")),
+        };
+        env.apply(&mut cmd);
+        let (status, output) = match run_capped(cmd, job.timeout + GRACE) {
+            Ok(done) => done,
+            Err(e) => return failed(format!("could not start {}: {e}", job.exe.display())),
+        };
+        let ended = std::fs::read_to_string(&policy.status_file)
+            .ok()
+            .and_then(|t| Ended::parse(&t))
+            .unwrap_or(match status {
+                None => Ended::TimedOut,
+                Some(_) if self.sandboxed => Ended::SetupFailed,
+                Some(status) => ended_of(status),
+            });
+        let mut text = String::new();
+        if let Ok(file) = std::fs::File::open(&env.observations) {
+            let _ = file.take(OBSERVATIONS_CAP).read_to_string(&mut text);
+        }
+        let observations = protocol::parse(&text);
+        let _ = std::fs::remove_dir_all(&dir);
+        RunOutput {
+            ended,
+            output,
+            observations,
+            duration: start.elapsed(),
+        }
+    }
+
+    /// Runs every job, `workers` at a time; `on_done(done, total)` is called after each.
+    pub fn run_all(
+        &self,
+        jobs: &[CheckRun],
+        workers: usize,
+        on_done: &(dyn Fn(usize, usize) + Sync),
+    ) -> Vec<RunOutput> {
+        let next = AtomicUsize::new(0);
+        let done = AtomicUsize::new(0);
+        let results: Mutex<Vec<Option<RunOutput>>> = Mutex::new(vec![None; jobs.len()]);
+        std::thread::scope(|s| {
+            for _ in 0..workers.max(1).min(jobs.len().max(1)) {
+                s.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(job) = jobs.get(i) else { break };
+                        let out = self.run(job);
+                        results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(out);
+                        on_done(done.fetch_add(1, Ordering::SeqCst) + 1, jobs.len());
+                    }
+                });
+            }
+        });
+        results
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .into_iter()
+            .map(|o| o.expect("every job ran"))
+            .collect()
+    }
+}
+
+/// How a process started without the sandbox ended.
+fn ended_of(status: std::process::ExitStatus) -> Ended {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return Ended::Signal(sig);
+        }
+    }
+    Ended::Exited(status.code().unwrap_or(1))
+}
+
+/// Reads at most [`OUTPUT_CAP`] bytes of `stream`, then drains and drops the rest.
+fn read_capped(mut stream: impl Read) -> (Vec<u8>, usize) {
+    let mut kept = Vec::new();
+    let mut dropped = 0usize;
+    let mut buf = [0u8; 64 * 1024];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let room = OUTPUT_CAP.saturating_sub(kept.len());
+                kept.extend_from_slice(&buf[..n.min(room)]);
+                dropped += n.saturating_sub(room);
+            }
+        }
+    }
+    (kept, dropped)
+}
+
+/// Runs `cmd` with piped, capped output until it exits or `limit` passes (then it and its process
+/// group are killed). Reading never outlasts the limit: a grandchild that keeps the pipes open
+/// after the process ended is not waited for. Returns the exit status (`None`: killed at the
+/// limit) and the output.
+pub fn run_capped(
+    mut cmd: Command,
+    limit: Duration,
+) -> std::io::Result<(Option<std::process::ExitStatus>, String)> {
+    let start = Instant::now();
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn()?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    for (i, stream) in [
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if let Some(stream) = stream {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                let _ = tx.send((i, read_capped(stream)));
+            });
+        }
+    }
+    drop(tx);
+    let deadline = start + limit;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() >= deadline => {
+                kill_group(child.id());
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(_) => break None,
+        }
+    };
+    kill_group(child.id());
+    let mut parts: [(Vec<u8>, usize); 2] = Default::default();
+    let wait_until = Instant::now() + Duration::from_millis(500);
+    for _ in 0..2 {
+        let left = wait_until.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok((i, part)) => parts[i] = part,
+            Err(_) => break,
+        }
+    }
+    let mut output = String::new();
+    for (i, (bytes, dropped)) in parts.iter().enumerate() {
+        output.push_str(&String::from_utf8_lossy(bytes));
+        if *dropped > 0 {
+            let which = if i == 0 { "output" } else { "error output" };
+            output.push_str(&format!(
+                "\n[grader: {dropped} more bytes of {which} dropped]\n"
+            ));
+        }
+    }
+    Ok((status, output))
+}
+
+/// Kills the process group led by `pid` (the sandbox supervisor starts one).
+fn kill_group(pid: u32) {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::sys::signal::{Signal, killpg};
+        let _ = killpg(nix::unistd::Pid::from_raw(pid as i32), Signal::SIGKILL);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = pid;
+}
+
+/// Lists the tests in a check executable (`checks::name` for each), in a sandbox like a check.
+pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<String>, String> {
+    let n = runner.count.fetch_add(1, Ordering::SeqCst);
+    let dir = runner.scratch.path().join(format!("list-{n}"));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let policy = Policy {
+        read: vec![exe.to_path_buf()],
+        write: vec![dir.clone()],
+        timeout: Duration::from_secs(20),
+        status_file: runner.scratch.path().join(format!("list-{n}.status")),
+        require: runner.require_sandbox,
+        network: false,
+        check_limits: true,
+    };
+    let args = vec!["--list".to_owned(), "--format".into(), "terse".into()];
+    let mut cmd = runner
+        .command(&policy, exe, &args)
+        .map_err(|e| format!("cannot find the grader's own executable: {e}"))?;
+    CheckEnv {
+        private_dir: dir.clone(),
+        observations: dir.join(".observations"),
+    }
+    .apply(&mut cmd);
+    let (_, output) = run_capped(cmd, policy.timeout + GRACE)
+        .map_err(|e| format!("could not list the checks in {}: {e}", exe.display()))?;
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(output
+        .lines()
+        .filter_map(|l| l.strip_suffix(": test"))
+        .map(str::to_owned)
+        .collect())
+}

@@ -1,0 +1,446 @@
+//! The sandbox every check process runs in.
+//!
+//! The grader never runs a check binary directly. It starts this program again as a *supervisor*
+//! (`xtask __sandbox …`), which
+//!
+//! 1. starts a new session, so the grader can kill the supervisor's process group as a whole;
+//! 2. on Linux, enters new user and PID namespaces when the kernel allows it, so the next process
+//!    is PID 1 of its own namespace: when it ends, the kernel kills every process left inside
+//!    (a grandchild that holds the output pipes, fifty leftover children, a fork loop);
+//! 3. starts the *inner* stage (`xtask __sandbox --inner …`, PID 1 there), which sets rlimits
+//!    (file size, open files, address space, processes, no core files), enters a Landlock domain
+//!    (read and execute only the system's libraries and the check's own executable, write only a
+//!    private directory, no TCP, no signals or abstract sockets outside the domain) and only then
+//!    starts the check, as its own session;
+//! 4. waits for the check under the time limit, kills the whole namespace on time-out, and writes
+//!    how the check ended to a status file the check cannot reach.
+//!
+//! Nothing here decides a verdict: that happens in the grader, from the check's observations.
+//! Where the kernel has no Landlock (or on another OS) checks still run, without isolation, and
+//! the report says `"isolation": "none"`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// Exit code of the inner stage when the sandbox cannot be set up.
+pub const SETUP_FAILED: i32 = 97;
+
+/// What a sandboxed process may touch, and for how long it may run.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    /// Files and directories it may read (and execute), besides the system's.
+    pub read: Vec<PathBuf>,
+    /// Directories it may read and write.
+    pub write: Vec<PathBuf>,
+    /// Time limit, enforced by the supervisor.
+    pub timeout: Duration,
+    /// Where the supervisor writes how the process ended.
+    pub status_file: PathBuf,
+    /// Refuse to run when the Landlock rules cannot be enforced.
+    pub require: bool,
+    /// The process may use the network (a sandboxed `cargo build --offline` does not need it).
+    pub network: bool,
+    /// Limits for a check process (not for a build).
+    pub check_limits: bool,
+}
+
+impl Policy {
+    /// The supervisor's command line: `xtask __sandbox [policy] -- program args…`.
+    pub fn command(&self, program: &Path, args: &[String]) -> std::io::Result<Command> {
+        let mut cmd = Command::new(std::env::current_exe()?);
+        cmd.arg("__sandbox");
+        cmd.arg("--timeout-ms")
+            .arg(self.timeout.as_millis().to_string());
+        cmd.arg("--status").arg(&self.status_file);
+        self.push_rules(&mut cmd);
+        cmd.arg("--").arg(program).args(args);
+        Ok(cmd)
+    }
+
+    fn push_rules(&self, cmd: &mut Command) {
+        for p in &self.read {
+            cmd.arg("--read").arg(p);
+        }
+        for p in &self.write {
+            cmd.arg("--write").arg(p);
+        }
+        if self.require {
+            cmd.arg("--require");
+        }
+        if self.network {
+            cmd.arg("--network");
+        }
+        if self.check_limits {
+            cmd.arg("--check-limits");
+        }
+    }
+}
+
+/// The arguments of the hidden `__sandbox` command.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SandboxArgs {
+    /// Run as the inner stage (inside the namespaces).
+    #[arg(long)]
+    pub inner: bool,
+    /// Only report the isolation this machine gives (`landlock-abi-N` or `none`) and exit.
+    #[arg(long)]
+    pub probe: bool,
+    /// Time limit in milliseconds (supervisor).
+    #[arg(long, default_value_t = 10_000)]
+    pub timeout_ms: u64,
+    /// Status file (supervisor).
+    #[arg(long)]
+    pub status: Option<PathBuf>,
+    /// Readable paths.
+    #[arg(long)]
+    pub read: Vec<PathBuf>,
+    /// Writable directories.
+    #[arg(long)]
+    pub write: Vec<PathBuf>,
+    /// Fail when the rules cannot be enforced.
+    #[arg(long)]
+    pub require: bool,
+    /// Allow the network.
+    #[arg(long)]
+    pub network: bool,
+    /// Apply the limits meant for check processes.
+    #[arg(long)]
+    pub check_limits: bool,
+    /// The program and its arguments.
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+/// How a sandboxed process ended, as the supervisor saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// Exit code.
+    Exited(i32),
+    /// Killed by this signal.
+    Signal(i32),
+    /// Stopped at the time limit.
+    TimedOut,
+    /// The sandbox could not be set up.
+    SetupFailed,
+}
+
+impl Ended {
+    /// The status file's text.
+    pub fn to_line(self) -> String {
+        match self {
+            Ended::Exited(c) => format!("exited {c}"),
+            Ended::Signal(s) => format!("signal {s}"),
+            Ended::TimedOut => "timed-out".into(),
+            Ended::SetupFailed => "setup-failed".into(),
+        }
+    }
+
+    /// Reads a status file's text.
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut words = text.split_whitespace();
+        match (words.next()?, words.next()) {
+            ("exited", Some(c)) => c.parse().ok().map(Ended::Exited),
+            ("signal", Some(s)) => s.parse().ok().map(Ended::Signal),
+            ("timed-out", None) => Some(Ended::TimedOut),
+            ("setup-failed", None) => Some(Ended::SetupFailed),
+            _ => None,
+        }
+    }
+}
+
+/// Runs the hidden `__sandbox` command; returns the process exit code.
+pub fn main(args: SandboxArgs) -> i32 {
+    if args.probe {
+        println!("{}", imp::probe());
+        return 0;
+    }
+    if args.inner {
+        imp::inner(&args)
+    } else {
+        imp::supervise(&args)
+    }
+}
+
+/// The isolation this machine gives check processes: `landlock-abi-N`, or `none`. Probed once per
+/// grading run by starting the sandbox for real.
+pub fn isolation() -> String {
+    let Ok(exe) = std::env::current_exe() else {
+        return "none".into();
+    };
+    Command::new(exe)
+        .args(["__sandbox", "--probe"])
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "none".into())
+}
+
+#[cfg(target_os = "linux")]
+mod imp {
+    use super::{Ended, SETUP_FAILED, SandboxArgs};
+    use landlock::{
+        ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, RulesetAttr,
+        RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
+    };
+    use nix::sys::resource::{Resource, setrlimit};
+    use nix::sys::signal::{Signal, kill, killpg};
+    use nix::unistd::Pid;
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::path::PathBuf;
+    use std::process::{Command, ExitStatus};
+    use std::time::{Duration, Instant};
+
+    /// Paths every process needs to read and execute: the dynamic loader, libc, the system's
+    /// programs (a build runs `cc`), configuration, devices and `/proc` (its other processes are
+    /// off limits to a Landlock domain anyway: no ptrace or `/proc/<pid>/mem` outside it).
+    const SYSTEM: &[&str] = &[
+        "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/proc", "/sys", "/dev",
+        "/opt",
+    ];
+
+    fn status_of(status: ExitStatus) -> Ended {
+        match (status.code(), status.signal()) {
+            (Some(c), _) => Ended::Exited(c),
+            (None, Some(s)) => Ended::Signal(s),
+            _ => Ended::Signal(0),
+        }
+    }
+
+    /// The supervisor: session, namespaces, inner stage, time limit, status file.
+    pub fn supervise(args: &SandboxArgs) -> i32 {
+        let _ = nix::unistd::setsid();
+        // New user + PID namespaces: the inner stage becomes PID 1, and everything started under
+        // it dies with it. Not available everywhere (then the process groups are killed instead).
+        let _ = nix::sched::unshare(
+            nix::sched::CloneFlags::CLONE_NEWUSER | nix::sched::CloneFlags::CLONE_NEWPID,
+        );
+        let Ok(me) = std::env::current_exe() else {
+            return SETUP_FAILED;
+        };
+        let mut cmd = Command::new(me);
+        cmd.arg("__sandbox").arg("--inner");
+        for p in &args.read {
+            cmd.arg("--read").arg(p);
+        }
+        for p in &args.write {
+            cmd.arg("--write").arg(p);
+        }
+        for (flag, on) in [
+            ("--require", args.require),
+            ("--network", args.network),
+            ("--check-limits", args.check_limits),
+        ] {
+            if on {
+                cmd.arg(flag);
+            }
+        }
+        cmd.arg("--").args(&args.command);
+        let ended = match cmd.spawn() {
+            Err(_) => Ended::SetupFailed,
+            Ok(mut child) => {
+                let pid = Pid::from_raw(child.id() as i32);
+                let deadline = Instant::now() + Duration::from_millis(args.timeout_ms);
+                let ended = loop {
+                    match child.try_wait() {
+                        Ok(Some(status)) => break status_of(status),
+                        Ok(None) if Instant::now() >= deadline => break Ended::TimedOut,
+                        Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+                        Err(_) => break Ended::Signal(0),
+                    }
+                };
+                // The inner stage's group, then the inner stage itself (PID 1: the namespace goes).
+                let _ = killpg(pid, Signal::SIGKILL);
+                let _ = kill(pid, Signal::SIGKILL);
+                let _ = child.wait();
+                match ended {
+                    Ended::Exited(SETUP_FAILED) => Ended::SetupFailed,
+                    // The inner stage reports a check killed by signal n as 128 + n.
+                    Ended::Exited(c) if (129..=192).contains(&c) => Ended::Signal(c - 128),
+                    other => other,
+                }
+            }
+        };
+        if let Some(path) = &args.status {
+            let _ = std::fs::write(path, ended.to_line());
+        }
+        match ended {
+            Ended::Exited(c) => c,
+            Ended::SetupFailed => SETUP_FAILED,
+            _ => 1,
+        }
+    }
+
+    fn limits(check: bool) -> nix::Result<()> {
+        const MIB: u64 = 1 << 20;
+        setrlimit(Resource::RLIMIT_CORE, 0, 0)?;
+        if check {
+            // A check writes at most small files; it never needs many processes or files.
+            setrlimit(Resource::RLIMIT_FSIZE, 16 * MIB, 16 * MIB)?;
+            setrlimit(Resource::RLIMIT_NOFILE, 256, 256)?;
+            setrlimit(Resource::RLIMIT_AS, 8192 * MIB, 8192 * MIB)?;
+            // Counted per user; root is exempt, which is what the PID namespace is for.
+            setrlimit(Resource::RLIMIT_NPROC, 256, 256)?;
+        }
+        Ok(())
+    }
+
+    /// The Landlock domain: returns the ABI it was enforced at, or why not.
+    fn restrict(read: &[PathBuf], write: &[PathBuf], network: bool) -> Result<ABI, String> {
+        let abi = ABI::V6;
+        let fs_read = AccessFs::from_read(abi);
+        let mut ruleset = landlock::Ruleset::default()
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(AccessFs::from_all(abi))
+            .map_err(|e| e.to_string())?;
+        if !network {
+            ruleset = ruleset
+                .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
+                .map_err(|e| e.to_string())?;
+        }
+        let status = ruleset
+            .scope(Scope::Signal | Scope::AbstractUnixSocket)
+            .map_err(|e| e.to_string())?
+            .create()
+            .map_err(|e| e.to_string())?
+            .add_rules(path_beneath_rules(
+                super::existing(SYSTEM.iter().map(PathBuf::from)),
+                fs_read,
+            ))
+            .map_err(|e| e.to_string())?
+            .add_rules(path_beneath_rules(
+                super::existing(read.iter().cloned()),
+                fs_read,
+            ))
+            .map_err(|e| e.to_string())?
+            .add_rules(path_beneath_rules(
+                super::existing(write.iter().cloned()),
+                AccessFs::from_all(abi),
+            ))
+            .map_err(|e| e.to_string())?
+            .restrict_self()
+            .map_err(|e| e.to_string())?;
+        match (status.ruleset, status.landlock) {
+            (RulesetStatus::NotEnforced, _) => Err("Landlock is not enforced".into()),
+            (_, LandlockStatus::Available { effective_abi, .. }) => Ok(effective_abi),
+            _ => Err("Landlock is not available".into()),
+        }
+    }
+
+    /// The inner stage: limits, Landlock, then the program in its own session; waits for it and
+    /// exits like it (a signal n as 128 + n).
+    pub fn inner(args: &SandboxArgs) -> i32 {
+        if let Err(e) = limits(args.check_limits) {
+            eprintln!("sandbox: cannot set limits: {e}");
+            return SETUP_FAILED;
+        }
+        if let Err(why) = restrict(&args.read, &args.write, args.network)
+            && args.require
+        {
+            eprintln!("sandbox: {why}");
+            return SETUP_FAILED;
+        }
+        let Some((program, rest)) = args.command.split_first() else {
+            return SETUP_FAILED;
+        };
+        let mut cmd = Command::new(program);
+        cmd.args(rest).process_group(0);
+        match cmd.status() {
+            Ok(status) => match status_of(status) {
+                Ended::Exited(c) => c,
+                Ended::Signal(s) => 128 + s,
+                _ => 1,
+            },
+            Err(e) => {
+                eprintln!("sandbox: cannot start {program}: {e}");
+                SETUP_FAILED
+            }
+        }
+    }
+
+    /// Restricts this process for real and says what it got.
+    pub fn probe() -> String {
+        let tmp = std::env::temp_dir();
+        match restrict(&[], &[tmp], false) {
+            Ok(abi) => format!("landlock-abi-{}", abi as i32),
+            Err(_) => "none".into(),
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod imp {
+    use super::{Ended, SETUP_FAILED, SandboxArgs};
+    use std::process::Command;
+    use std::time::{Duration, Instant};
+
+    /// Without Linux there is no sandbox: the program runs under the time limit only.
+    pub fn supervise(args: &SandboxArgs) -> i32 {
+        if args.require {
+            return SETUP_FAILED;
+        }
+        let Some((program, rest)) = args.command.split_first() else {
+            return SETUP_FAILED;
+        };
+        let ended = match Command::new(program).args(rest).spawn() {
+            Err(_) => Ended::SetupFailed,
+            Ok(mut child) => {
+                let deadline = Instant::now() + Duration::from_millis(args.timeout_ms);
+                loop {
+                    match child.try_wait() {
+                        Ok(Some(s)) => break Ended::Exited(s.code().unwrap_or(1)),
+                        Ok(None) if Instant::now() >= deadline => {
+                            let _ = child.kill();
+                            break Ended::TimedOut;
+                        }
+                        Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+                        Err(_) => break Ended::Signal(0),
+                    }
+                }
+            }
+        };
+        if let Some(path) = &args.status {
+            let _ = std::fs::write(path, ended.to_line());
+        }
+        0
+    }
+
+    pub fn inner(_: &SandboxArgs) -> i32 {
+        SETUP_FAILED
+    }
+
+    pub fn probe() -> String {
+        "none".into()
+    }
+}
+
+/// The paths of `paths` that exist (Landlock rules need an open file descriptor).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn existing(paths: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
+    paths.filter(|p| p.exists()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ended;
+
+    #[test]
+    fn status_lines_round_trip() {
+        for e in [
+            Ended::Exited(0),
+            Ended::Exited(101),
+            Ended::Signal(9),
+            Ended::TimedOut,
+            Ended::SetupFailed,
+        ] {
+            assert_eq!(Ended::parse(&e.to_line()), Some(e));
+        }
+        assert_eq!(Ended::parse("exited"), None);
+        assert_eq!(Ended::parse("nonsense 1"), None);
+    }
+}
