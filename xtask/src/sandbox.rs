@@ -318,6 +318,12 @@ mod imp {
                 fs_read,
             ))
             .map_err(|e| e.to_string())?
+            // Programs send output they do not want to /dev/null.
+            .add_rules(path_beneath_rules(
+                super::existing(std::iter::once(PathBuf::from("/dev/null"))),
+                AccessFs::from_file(abi),
+            ))
+            .map_err(|e| e.to_string())?
             .add_rules(path_beneath_rules(
                 super::existing(write.iter().cloned()),
                 AccessFs::from_all(abi),
