@@ -45,6 +45,29 @@ pub struct Lesson {
     /// The exercises, in the order students meet them.
     #[serde(default)]
     pub exercises: Vec<Exercise>,
+    /// The lesson's catalogue of classic wrong answers (`[[lessons.misconceptions]]`), each a real
+    /// wrong implementation in `solutions/<dir>/src/misconceptions.rs`, planted into the reference
+    /// solution by its cargo feature `misconception-<id>`.
+    #[serde(default)]
+    pub misconceptions: Vec<Misconception>,
+}
+
+/// One named misconception: a classic wrong implementation of one exercise, the checks that
+/// catch it, and the words that explain it to a student whose output matches it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Misconception {
+    /// Kebab-case id, e.g. `split-without-transpose`; the solution crate's feature is
+    /// `misconception-<id>`.
+    pub id: String,
+    /// The exercise (function) the wrong implementation replaces.
+    pub exercise: String,
+    /// One line naming the mistake.
+    pub title: String,
+    /// Two or three sentences that teach what is wrong and how to fix it.
+    pub explanation: String,
+    /// The checks that fail when the misconception is planted (each a check of this lesson).
+    pub checks: Vec<String>,
 }
 
 /// One exercise: a function the student implements, graded by its checks.
@@ -74,6 +97,11 @@ pub struct Check {
     /// grading (in the instructors' workspace or `grade --submission`) runs it.
     #[serde(default)]
     pub hidden: bool,
+    /// Exercises this check relies on besides its own (e.g. a `merge_heads` check that calls
+    /// `split_heads`): each an exercise of the same or an earlier lesson. A failing check whose
+    /// prerequisite is not passing is blamed on the prerequisite.
+    #[serde(default)]
+    pub needs: Vec<String>,
 }
 
 impl Course {
@@ -90,10 +118,14 @@ impl Course {
 
     fn validate(&self) -> Result<(), String> {
         let mut seen = std::collections::HashSet::new();
+        // Exercises of this lesson and every earlier one: what a check's `needs` may name.
+        let mut known_exercises = std::collections::HashSet::new();
+        let mut misconception_ids = std::collections::HashSet::new();
         for lesson in &self.lessons {
             if !seen.insert(lesson.id.as_str()) {
                 return Err(format!("course.toml: lesson `{}` appears twice", lesson.id));
             }
+            known_exercises.extend(lesson.exercises.iter().map(|e| e.name.as_str()));
             let mut names = std::collections::HashSet::new();
             for ex in &lesson.exercises {
                 for check in &ex.checks {
@@ -103,6 +135,47 @@ impl Course {
                             check.name, lesson.id
                         ));
                     }
+                    for need in &check.needs {
+                        if need == &ex.name || !known_exercises.contains(need.as_str()) {
+                            return Err(format!(
+                                "course.toml: check `{}` needs `{need}`, which is not another \
+                                 exercise of {} or an earlier lesson",
+                                check.name, lesson.id
+                            ));
+                        }
+                    }
+                }
+            }
+            for m in &lesson.misconceptions {
+                if !misconception_ids.insert(m.id.as_str()) {
+                    return Err(format!(
+                        "course.toml: misconception `{}` appears twice",
+                        m.id
+                    ));
+                }
+                if !lesson.exercises.iter().any(|e| e.name == m.exercise) {
+                    return Err(format!(
+                        "course.toml: misconception `{}` names `{}`, not an exercise of {}",
+                        m.id, m.exercise, lesson.id
+                    ));
+                }
+                if m.title.trim().is_empty() || m.explanation.trim().is_empty() {
+                    return Err(format!(
+                        "course.toml: misconception `{}` needs a title and an explanation",
+                        m.id
+                    ));
+                }
+                if m.checks.is_empty() {
+                    return Err(format!(
+                        "course.toml: misconception `{}` lists no check that catches it",
+                        m.id
+                    ));
+                }
+                if let Some(c) = m.checks.iter().find(|c| !names.contains(c.as_str())) {
+                    return Err(format!(
+                        "course.toml: misconception `{}` lists `{c}`, not a check of {}",
+                        m.id, lesson.id
+                    ));
                 }
             }
         }
@@ -228,6 +301,98 @@ mod tests {
         assert_eq!(c.lessons[0].max_points(), 5);
         assert_eq!(c.course.default_timeout_secs, 10.0);
         assert!(c.find_exercise("split_heads").is_some());
+    }
+
+    #[test]
+    fn needs_must_name_an_exercise_of_this_or_an_earlier_lesson() {
+        let text = r#"
+            [course]
+            title = "t"
+            [[lessons]]
+            id = "lesson01"
+            dir = "lesson01-a"
+            title = "A"
+            [[lessons.exercises]]
+            name = "head_size"
+            checks = [{ name = "a1", points = 1 }]
+            [[lessons]]
+            id = "lesson02"
+            dir = "lesson02-b"
+            title = "B"
+            [[lessons.exercises]]
+            name = "split_heads"
+            checks = [{ name = "b1", points = 1, needs = ["head_size"] }]
+            [[lessons.exercises]]
+            name = "merge_heads"
+            checks = [{ name = "b2", points = 1, needs = ["NEED"] }]
+        "#;
+        let parse = |need: &str| -> Course { toml::from_str(&text.replace("NEED", need)).unwrap() };
+        assert!(parse("split_heads").validate().is_ok());
+        assert_eq!(
+            parse("split_heads").lessons[1].exercises[0].checks[0].needs,
+            ["head_size"]
+        );
+        for bad in ["merge_heads", "fold_heads"] {
+            let err = parse(bad).validate().unwrap_err();
+            assert!(err.contains(&format!("needs `{bad}`")), "{err}");
+        }
+        // A later lesson's exercise is not a prerequisite.
+        let later = text.replace(r#"needs = ["head_size"]"#, r#"needs = ["merge_heads"]"#);
+        let c: Course = toml::from_str(&later.replace("NEED", "split_heads")).unwrap();
+        assert!(c.validate().is_ok(), "same lesson is fine");
+        let early: Course = toml::from_str(&text.replace("NEED", "split_heads").replace(
+            r#"name = "a1", points = 1"#,
+            r#"name = "a1", points = 1, needs = ["split_heads"]"#,
+        ))
+        .unwrap();
+        assert!(
+            early
+                .validate()
+                .unwrap_err()
+                .contains("needs `split_heads`")
+        );
+    }
+
+    #[test]
+    fn misconceptions_must_name_the_lessons_exercise_and_checks() {
+        let text = r#"
+            [course]
+            title = "t"
+            [[lessons]]
+            id = "lesson02"
+            dir = "lesson02-b"
+            title = "B"
+            [[lessons.exercises]]
+            name = "split_heads"
+            checks = [{ name = "split_moves", points = 1 }]
+            [[lessons.misconceptions]]
+            id = "split-without-transpose"
+            exercise = "EXERCISE"
+            title = "Reshaped straight to (B, h, T, hs)"
+            explanation = "The head axis never moved."
+            checks = ["CHECK"]
+        "#;
+        let parse = |ex: &str, check: &str| -> Course {
+            toml::from_str(&text.replace("EXERCISE", ex).replace("CHECK", check)).unwrap()
+        };
+        let ok = parse("split_heads", "split_moves");
+        assert!(ok.validate().is_ok());
+        assert_eq!(
+            ok.lessons[0].misconceptions[0].id,
+            "split-without-transpose"
+        );
+        assert!(
+            parse("merge_heads", "split_moves")
+                .validate()
+                .unwrap_err()
+                .contains("not an exercise")
+        );
+        assert!(
+            parse("split_heads", "nope")
+                .validate()
+                .unwrap_err()
+                .contains("not a check")
+        );
     }
 
     #[test]

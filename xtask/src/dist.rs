@@ -7,7 +7,11 @@
 //!   fixtures hold partly correct exercises), `.git/`, `target/`, insta's pending files,
 //! * the hidden checks' test targets in `exercises/<dir>/Cargo.toml` (a target whose file is
 //!   missing would break the workspace), the hidden checks in `course.toml`, `solutions/*` in the
-//!   root `Cargo.toml`'s `members` and `default-members`, and the README's instructor section.
+//!   root `Cargo.toml`'s `members` and `default-members`, the instructors' guide
+//!   (`docs/instructors.md`) and the README's pointer to it.
+//!
+//! It adds a pristine copy of each lesson's stub, `exercises/<dir>/.stubs/exercises.rs`, which
+//! `cargo xtask reset` restores from.
 //!
 //! `Cargo.lock` is the instructors' lock with the solution packages pruned (every dependency keeps
 //! its version), and `checks.sha256` is regenerated for the shipped checks and snapshots, so
@@ -18,10 +22,18 @@ use crate::fsutil;
 use std::path::Path;
 
 /// Paths (relative to the course root) never shipped to students.
-pub const INSTRUCTOR_ONLY: &[&str] = &[".git", "target", "solutions", ".ci", "xtask/tests"];
+pub const INSTRUCTOR_ONLY: &[&str] = &[
+    ".git",
+    "target",
+    "solutions",
+    ".ci",
+    "xtask/tests",
+    "docs/instructors.md",
+];
 
-/// The README section left out of the handout.
-pub const INSTRUCTOR_SECTION: &str = "## Instructor workflow";
+/// The README section left out of the handout (its pointer to `docs/instructors.md`, which is not
+/// shipped either).
+pub const INSTRUCTOR_SECTION: &str = "## For instructors";
 
 /// What `dist` wrote.
 #[derive(Debug, Clone)]
@@ -233,7 +245,14 @@ pub fn make(root: &Path, course: &Course, out: &Path) -> Result<Summary, String>
             }
         }
     }
-    // course.toml loses its hidden checks; the README its instructor section.
+    // A pristine copy of each lesson's stub file, for `cargo xtask reset` without git.
+    for lesson in &course.lessons {
+        let stub = crate::reset::exercise_path(root, lesson);
+        if stub.is_file() {
+            fsutil::write(&crate::reset::stub_path(out, lesson), &fsutil::read(&stub)?)?;
+        }
+    }
+    // course.toml loses its hidden checks; the README its pointer to the instructors' guide.
     let course_file = out.join("course.toml");
     fsutil::write(
         &course_file,
@@ -317,6 +336,7 @@ mod tests {
             "xtask/tests/a.rs",
             "exercises/x/target",
             "a.snap.new",
+            "docs/instructors.md",
         ] {
             assert!(instructor_only(p), "{p}");
         }
@@ -328,7 +348,7 @@ mod tests {
         ] {
             assert!(!instructor_only(p), "{p}");
         }
-        let readme = "# T\n## A\na\n## Instructor workflow\nsecret\n## Layout\nl\n";
+        let readme = "# T\n## A\na\n## For instructors\nsecret\n## Layout\nl\n";
         assert_eq!(
             strip_section(readme, INSTRUCTOR_SECTION),
             "# T\n## A\na\n## Layout\nl\n"

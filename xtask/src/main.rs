@@ -7,6 +7,9 @@
 //! - a check lists itself in its binary (libtest `--list`), runs in `run.rs`, is judged in
 //!   `judge.rs`, and is reported by `report/{human,json,gradescope,junit}`.
 
+mod archive;
+mod autograder;
+mod batch;
 mod bless;
 mod build;
 mod check;
@@ -20,13 +23,17 @@ mod hint;
 mod judge;
 mod manifest;
 mod plan;
+mod progress;
 mod report;
+mod reset;
 mod run;
 mod sandbox;
 mod scaffold;
 mod style;
 mod submission;
+mod suggest;
 mod verdict;
+mod watch;
 mod workspace;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -100,6 +107,17 @@ enum Cmd {
         /// checks. DIR is never modified (instructors).
         #[arg(long, value_name = "DIR", conflicts_with = "solutions")]
         submission: Option<PathBuf>,
+        /// Grade a whole class officially (instructors): every entry of DIR is one student's
+        /// handout, exercises/ folder, .zip or .tar.gz. `-j` is then the number of submissions
+        /// graded at once.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["solutions", "submission"])]
+        submissions: Option<PathBuf>,
+        /// With --submissions: write the gradebook CSV to FILE (default: standard output).
+        #[arg(long, value_name = "FILE", requires = "submissions")]
+        gradebook: Option<PathBuf>,
+        /// With --submissions: write one JSON report per student (`<id>.json`) in DIR.
+        #[arg(long, value_name = "DIR", requires = "submissions")]
+        reports: Option<PathBuf>,
     },
     /// Regenerate snapshots from the reference solutions, delete orphans, update checks.sha256
     /// (instructors).
@@ -148,6 +166,18 @@ enum Cmd {
         /// Run it with the reference solution.
         #[arg(long)]
         solutions: bool,
+        /// Draw each of your heads next to the reference solution's (not in a student handout,
+        /// which has no reference).
+        #[arg(long, conflicts_with = "solutions")]
+        compare: bool,
+        /// Also write every figure (per-head weights, head averages, masks) as an SVG file in DIR.
+        #[arg(long, value_name = "DIR")]
+        svg: Option<PathBuf>,
+    },
+    /// Autograder set-ups for Gradescope and GitHub Classroom (instructors).
+    Autograder {
+        #[command(subcommand)]
+        platform: autograder::Platform,
     },
     /// Show the next hint for an exercise (one level per call).
     Hint {
@@ -160,8 +190,29 @@ enum Cmd {
         #[arg(long)]
         reset: bool,
     },
-    /// List the lessons and exercises with their points.
+    /// List the lessons and exercises with their points, and your progress at the last grade
+    /// (done, in progress, not started) with the course total.
     List,
+    /// Grade a lesson again each time you save one of its files (Ctrl-C to stop).
+    ///
+    /// One grade at a time; a newer save stops the grade in progress. Without LESSON every lesson
+    /// is watched and the one you changed is graded.
+    Watch {
+        /// Only this lesson: `lesson01`, `1` or its directory name.
+        lesson: Option<String>,
+        /// Also run the lesson's worked example (`cargo xtask demo`) before its table.
+        #[arg(long)]
+        demo: bool,
+    },
+    /// Put one exercise's function (or a whole lesson's src/exercises.rs) back to the handed-out
+    /// stub; your version is kept as a backup under target/xtask/backups/.
+    Reset {
+        /// An exercise (function) name, e.g. `split_heads`, or a lesson: `lesson01`, `1`.
+        what: String,
+        /// Do not ask before overwriting.
+        #[arg(long)]
+        yes: bool,
+    },
     /// Rewrite checks.sha256 from the current checks and snapshots (instructors).
     Manifest,
     /// The sandbox a check process runs in (used by the grader itself).
@@ -218,6 +269,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             submission,
             allow_unsandboxed,
             keep,
+            submissions,
+            gradebook,
+            reports,
         } => {
             if let Some(path) = &output {
                 let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
@@ -241,6 +295,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 expected_root: None,
                 sandboxed_build: false,
             };
+            if let Some(dir) = submissions {
+                let batch = batch::options(opts, jobs.map(usize::from), gradebook, reports);
+                return Ok(exit(batch::run(&root, &course, &dir, &batch)?));
+            }
             let report = match &submission {
                 Some(dir) => submission::grade(
                     &root,
@@ -271,7 +329,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 Format::Human => report::human::render(&report, &style::Style::stdout()),
                 Format::Json => report.to_json(),
                 Format::Gradescope => report::gradescope::render(&report),
-                Format::Junit => report::junit::render(&report),
+                Format::Junit => report::junit::render(&report, &course),
             };
             match output {
                 Some(path) => {
@@ -288,7 +346,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 }
                 None => print!("{rendered}"),
             }
-            let full = report.score == report.max_score;
+            progress::record(&root, &report)?;
+            // An unofficial grade (modified checks or snapshots) never counts as full marks.
+            let full = report.score == report.max_score && report.official;
             Ok(if full {
                 ExitCode::SUCCESS
             } else {
@@ -328,11 +388,21 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             println!("{} lists the shipped checks and snapshots.", manifest::FILE);
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Demo { lesson, solutions } => {
+        Cmd::Demo {
+            lesson,
+            solutions,
+            compare,
+            svg,
+        } => {
             let l = course
                 .find_lesson(&lesson)
                 .ok_or_else(|| format!("no lesson `{lesson}` in course.toml"))?;
-            let code = demo::run(&root, l, solutions)?;
+            let opts = demo::Options {
+                solutions,
+                compare,
+                svg,
+            };
+            let code = demo::run_with(&root, l, &opts)?;
             Ok(ExitCode::from(code.clamp(0, 255) as u8))
         }
         Cmd::Hint {
@@ -344,20 +414,19 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Cmd::List => {
-            for l in &course.lessons {
-                println!("{} · {} ({} points)", l.id, l.title, l.max_points());
-                for e in &l.exercises {
-                    let pts: u32 = e.checks.iter().map(|c| c.points).sum();
-                    println!(
-                        "  {:24} {:>2} points, {} checks",
-                        e.name,
-                        pts,
-                        e.checks.len()
-                    );
-                }
-            }
+            print!(
+                "{}",
+                progress::list(&root, &course, &style::Style::stdout())
+            );
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Watch { lesson, demo } => Ok(ExitCode::from(watch::run(
+            &root,
+            &course,
+            &watch::Options { lesson, demo },
+        )?)),
+        Cmd::Reset { what, yes } => Ok(ExitCode::from(reset::run(&root, &course, &what, yes)?)),
+        Cmd::Autograder { platform } => autograder::run(&root, &course, platform),
         Cmd::Sandbox(_) => unreachable!("handled before the course is read"),
         Cmd::Manifest => {
             std::fs::write(

@@ -119,7 +119,7 @@ fn hostile_exercises_each_get_their_own_verdict() {
 
     // Lesson 2: a forged "test result: ok" line, a wrong shape, a panic, slightly wrong numbers.
     assert_eq!(status("head_size_divides_width"), "exited_early");
-    assert!(message("head_size_divides_width").contains("did not reach its end"));
+    assert!(message("head_size_divides_width").contains("before the check finished"));
     assert_eq!(status("split_heads_moves_data"), "wrong");
     assert_eq!(
         message("split_heads_moves_data"),

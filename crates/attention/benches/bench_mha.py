@@ -18,7 +18,9 @@ over all timed calls of the clean rounds.
         python3 crates/attention/benches/bench_mha.py --batch 8 --seq 256 --width 512 --heads 8
 
 `--causal` benchmarks the causal variant on both sides; `--no-rust` times NumPy alone;
-`--rust-exe PATH` runs a prebuilt example instead of `cargo run --release`.
+`--rust-exe PATH` runs a prebuilt example instead of `cargo run --release`; `--kernel K`
+(auto, avx512, avx2 or portable; repeatable) times each named Rust kernel in every round, next to
+the same NumPy round (default: auto). Each kernel's output is checked against NumPy's.
 """
 
 import argparse
@@ -110,14 +112,15 @@ def time_numpy(x, w_qkv, w_o, heads, causal, runs):
     return times
 
 
-def run_rust(a, out_path):
+def run_rust(a, kernel, out_path):
     if a.rust_exe:
         cmd = [a.rust_exe]
     else:
         cmd = ["cargo", "run", "--quiet", "--release", "-p", "attention", "--example",
                "bench_mha", "--"]
     cmd += ["--batch", str(a.batch), "--seq", str(a.seq), "--width", str(a.width),
-            "--heads", str(a.heads), "--runs", str(a.runs), "--warmup", str(a.warmup)]
+            "--heads", str(a.heads), "--runs", str(a.runs), "--warmup", str(a.warmup),
+            "--kernel", kernel]
     if a.causal:
         cmd.append("--causal")
     if out_path:
@@ -126,7 +129,9 @@ def run_rust(a, out_path):
     if res.returncode != 0:
         sys.stderr.write(res.stdout + res.stderr)
         sys.exit(res.returncode)
-    summary = next(line for line in res.stdout.splitlines() if line.startswith("rust:"))
+    summary = next(line for line in res.stdout.splitlines() if line.startswith("rust"))
+    summary = next(line for line in res.stdout.splitlines() if line.startswith("kernel:")) + \
+        "\n" + summary
     times = [float(v) for v in re.search(r"times_ms: (.*)", res.stdout).group(1).split()]
     return summary, times
 
@@ -146,6 +151,8 @@ def main():
     ap.add_argument("--causal", action="store_true")
     ap.add_argument("--no-rust", action="store_true", help="time NumPy only")
     ap.add_argument("--rust-exe", help="a prebuilt bench_mha example to run instead of `cargo run`")
+    ap.add_argument("--kernel", action="append", choices=["auto", "avx512", "avx2", "portable"],
+                    help="Rust kernel to time (repeatable; default auto)")
     a = ap.parse_args()
 
     b, t, d, h = a.batch, a.seq, a.width, a.heads
@@ -157,53 +164,67 @@ def main():
     print(f"B={b} T={t} D={d} h={h} causal={a.causal}; {flops / 1e9:.2f} GFLOP full-work count "
           f"(causal skip counted as full work); {a.rounds} rounds x {a.runs} runs per side")
 
+    kernels = [] if a.no_rust else (a.kernel or ["auto"])
     for _ in range(a.warmup):
         y, _w = mha_forward(x, w_qkv, w_o, h, a.causal)
-    np_times, rust_times, all_np, all_rust = [], [], [], []
+    # Per side ("numpy" or a kernel): timed calls of the clean rounds, of all rounds, and the
+    # per-round medians of the clean rounds.
+    sides = ["numpy"] + kernels
+    clean_times = {s: [] for s in sides}
+    all_times = {s: [] for s in sides}
+    round_medians = {s: [] for s in sides}
+    y_rust = {}
     clean = 0
     with tempfile.TemporaryDirectory() as tmp:
-        out_path = os.path.join(tmp, "out.f64")
         for r in range(a.max_rounds):
             if clean >= a.rounds:
                 break
-            np_round, np_foreign = foreign_share(
+            rounds = {}
+            rounds["numpy"], foreign = foreign_share(
                 lambda: time_numpy(x, w_qkv, w_o, h, a.causal, a.runs))
-            foreign = np_foreign
-            line = f"round {r + 1}: numpy median {statistics.median(np_round):.2f} ms"
-            if not a.no_rust:
-                (summary, rust_round), rust_foreign = foreign_share(
-                    lambda: run_rust(a, out_path if r == 0 else None))
+            for kernel in kernels:
+                out_path = os.path.join(tmp, f"out-{kernel}.f64") if r == 0 else None
+                (summary, times), rust_foreign = foreign_share(
+                    lambda: run_rust(a, kernel, out_path))
+                rounds[kernel] = times
                 foreign = max(foreign, rust_foreign)
-                line += f", rust median {statistics.median(rust_round):.2f} ms"
                 if r == 0:
                     print(summary)
-                    y_rust = np.fromfile(out_path, dtype="<f8").reshape(b, t, d)
+                    y_rust[kernel] = np.fromfile(out_path, dtype="<f8").reshape(b, t, d)
             ok = foreign <= a.max_foreign
+            line = f"round {r + 1}: " + ", ".join(
+                f"{s} median {statistics.median(rounds[s]):.2f} ms" for s in sides)
             line += f"; other processes used {100 * foreign:.0f}% of the cores"
             print(line + ("" if ok else " -> left out"))
-            all_np += np_round
-            all_rust += [] if a.no_rust else rust_round
-            if ok:
-                clean += 1
-                np_times += np_round
-                rust_times += [] if a.no_rust else rust_round
+            for s in sides:
+                all_times[s] += rounds[s]
+                if ok:
+                    clean_times[s] += rounds[s]
+                    round_medians[s].append(statistics.median(rounds[s]))
+            clean += ok
     if clean < a.rounds:
         print(f"WARNING: only {clean} clean rounds in {a.max_rounds}; medians over all rounds")
-        np_times, rust_times = all_np, all_rust
+        clean_times = all_times
 
-    np_ms = statistics.median(np_times)
-    print(f"numpy: median {np_ms:.2f} ms (min {min(np_times):.2f}) "
-          f"{flops / (np_ms * 1e6):.1f} GFLOP/s")
-    if a.no_rust:
-        return 0
-    rust_ms = statistics.median(rust_times)
-    print(f"rust:  median {rust_ms:.2f} ms (min {min(rust_times):.2f}) "
-          f"{flops / (rust_ms * 1e6):.1f} GFLOP/s")
-    err = float(np.max(np.abs(y_rust - y)))
-    ok = err <= 1e-9
-    print(f"max |rust - numpy| = {err:.3e} ({'OK' if ok else 'MISMATCH'}, tolerance 1e-9)")
-    print(f"ratio rust / numpy = {rust_ms / np_ms:.3f}")
-    return 0 if ok else 1
+    np_ms = statistics.median(clean_times["numpy"])
+    status = 0
+    for s in sides:
+        ms = statistics.median(clean_times[s])
+        rm = round_medians[s]
+        spread = f"; round medians {min(rm):.2f}-{max(rm):.2f}" if rm else ""
+        print(f"{s:>8}: median {ms:.2f} ms over {len(clean_times[s])} calls "
+              f"(min {min(clean_times[s]):.2f}, max {max(clean_times[s]):.2f}{spread}) "
+              f"{flops / (ms * 1e6):.1f} GFLOP/s")
+    for kernel in kernels:
+        ms = statistics.median(clean_times[kernel])
+        err = float(np.max(np.abs(y_rust[kernel] - y)))
+        ok = err <= 1e-9
+        status |= not ok
+        ratios = [rk / rn for rk, rn in zip(round_medians[kernel], round_medians["numpy"])]
+        spread = f" (per round {min(ratios):.3f}-{max(ratios):.3f})" if ratios else ""
+        print(f"{kernel}: max |rust - numpy| = {err:.3e} ({'OK' if ok else 'MISMATCH'}, "
+              f"tolerance 1e-9); ratio rust / numpy = {ms / np_ms:.3f}{spread}")
+    return status
 
 
 if __name__ == "__main__":

@@ -5,13 +5,17 @@
 //! ```
 //!
 //! Options: `--batch B --seq T --width D --heads h --runs N (10) --warmup W (2) --causal
-//! --write-output PATH` (the `(B, T, D)` output as raw little-endian `f64`, C order).
+//! --kernel auto|avx512|avx2|portable (auto) --write-output PATH` (the `(B, T, D)` output as raw
+//! little-endian `f64`, C order).
+//!
+//! The first line printed names the kernel that ran (`kernel: avx2`, or
+//! `kernel: avx2 (asked for avx512, which this CPU lacks)`).
 //!
 //! Inputs come from `RandomState::new(0)` in this order, as in
 //! `crates/attention/benches/bench_mha.py`: `x = randn(B, T, D)`,
 //! `w_qkv = randn(D, 3D) / √D`, `w_o = randn(D, D) / √D`.
 
-use attention::fast::mha_forward;
+use attention::fast::{Kernel, MhaConfig, mha_forward};
 use attention::rng::RandomState;
 use std::time::Instant;
 
@@ -23,6 +27,7 @@ struct Args {
     runs: usize,
     warmup: usize,
     causal: bool,
+    kernel: Kernel,
     write_output: Option<String>,
 }
 
@@ -35,6 +40,7 @@ fn parse_args() -> Result<Args, String> {
         runs: 10,
         warmup: 2,
         causal: false,
+        kernel: Kernel::Auto,
         write_output: None,
     };
     let mut it = std::env::args().skip(1);
@@ -56,6 +62,7 @@ fn parse_args() -> Result<Args, String> {
             "--heads" => a.heads = number()?,
             "--runs" => a.runs = number()?.max(1),
             "--warmup" => a.warmup = number()?,
+            "--kernel" => a.kernel = value.parse().map_err(|e| format!("--kernel: {e}"))?,
             "--write-output" => a.write_output = Some(value),
             _ => return Err(format!("unknown option {flag}")),
         }
@@ -67,7 +74,8 @@ fn main() {
     let a = parse_args().unwrap_or_else(|e| {
         eprintln!(
             "bench_mha: {e}\nusage: bench_mha [--batch B] [--seq T] [--width D] [--heads h] \
-             [--runs N] [--warmup W] [--causal] [--write-output PATH]"
+             [--runs N] [--warmup W] [--causal] [--kernel auto|avx512|avx2|portable] \
+             [--write-output PATH]"
         );
         std::process::exit(2);
     });
@@ -78,7 +86,19 @@ fn main() {
     let w_qkv = rs.randn((d, 3 * d)) * scale;
     let w_o = rs.randn((d, d)) * scale;
 
-    let run = || mha_forward(x.view(), w_qkv.view(), w_o.view(), h, a.causal);
+    let config = MhaConfig::new(h)
+        .with_causal(a.causal)
+        .with_kernel(a.kernel);
+    let run = || mha_forward(x.view(), w_qkv.view(), w_o.view(), config);
+    let ran = a.kernel.resolve();
+    if ran == a.kernel || a.kernel == Kernel::Auto {
+        println!("kernel: {ran}");
+    } else {
+        println!(
+            "kernel: {ran} (asked for {}, which this CPU lacks)",
+            a.kernel
+        );
+    }
     for _ in 0..a.warmup {
         run().unwrap_or_else(|e| panic!("{e}"));
     }
@@ -86,10 +106,11 @@ fn main() {
     let mut out = None;
     for _ in 0..a.runs {
         let start = Instant::now();
-        let (y, w) = run().unwrap_or_else(|e| panic!("{e}"));
+        let result = run().unwrap_or_else(|e| panic!("{e}"));
         times.push(start.elapsed().as_secs_f64() * 1e3);
-        drop(w);
-        out = Some(y);
+        assert_eq!(result.kernel, ran, "the forward ran another kernel");
+        drop(result.weights);
+        out = Some(result.output);
     }
     times.sort_by(f64::total_cmp);
     let median = if a.runs % 2 == 1 {
@@ -105,7 +126,7 @@ fn main() {
         ""
     };
     println!(
-        "rust: B={b} T={t} D={d} h={h} causal={}: median {median:.2} ms over {} runs \
+        "rust ({ran}): B={b} T={t} D={d} h={h} causal={}: median {median:.2} ms over {} runs \
          (min {:.2}, max {:.2}); {:.1} GFLOP/s ({:.2} GFLOP full-work count{causal_note})",
         a.causal,
         a.runs,

@@ -16,47 +16,90 @@
 //!   cache (this measured faster than one `(B·T, D) @ (D, 3D)` product through a `(B·T, 3D)`
 //!   buffer); otherwise each phase is split: rows of the `(B·T, D)` products, `(batch, head)`
 //!   pairs of the attention;
-//! * matrix products use a packed GEMM with an AVX-512 micro-kernel (see `fast/gemm.rs`,
-//!   written with `pulp`'s safe SIMD types; about 70 GFLOP/s per core on the benchmark machine,
-//!   twice `matrixmultiply`'s), with the weight matrices packed once per call and shared by the
-//!   threads. Without AVX-512 they fall back to [`ndarray::linalg::general_mat_mul`];
+//! * matrix products use a packed GEMM with a micro-kernel for the CPU's SIMD level, picked at
+//!   run time (see `fast/gemm.rs`, written with `pulp`'s safe SIMD types): AVX-512 (`8 × 16`
+//!   blocks, about 70 GFLOP/s per core on the benchmark machine, twice `matrixmultiply`'s) or
+//!   AVX2 + FMA (`6 × 8` blocks), with the weight matrices packed once per call and shared by
+//!   the threads. Without either (or with [`Kernel::Portable`] asked for) they fall back to
+//!   [`ndarray::linalg::general_mat_mul`] and `f64::exp`. [`MhaConfig::kernel`] picks a kernel,
+//!   [`MhaOutput::kernel`] says which one ran;
 //! * packed weights and scratch buffers come from a small process-wide pool (at most sixteen
 //!   buffers, about 17 MiB at `B = 8, T = 256, D = 512`) so that repeated calls do not fault in
 //!   fresh pages; only the two returned arrays are new memory.
 
 use crate::error::{Result, ShapeError};
 use gemm::PackedB;
+use kernel::Isa;
+pub use kernel::Kernel;
 use ndarray::{Array3, Array4, ArrayView2, ArrayView3, ArrayViewMut2, Axis, s};
 use softmax::softmax_rows;
 
 mod gemm;
+mod kernel;
 mod pool;
 mod softmax;
 
-/// Set by [`force_portable_kernels`]: skip the AVX-512 kernels even where the CPU has them.
-static PORTABLE_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Makes every later [`mha_forward`] in this process use the portable kernels
-/// (`general_mat_mul`, `f64::exp`) even on a CPU with AVX-512, or (`false`) lets it pick again.
+/// The settings of one [`mha_forward`]: number of heads, causal mask, kernel.
 ///
-/// For tests and comparisons: the portable path is what runs on machines without AVX-512, and
-/// this is how a machine with it exercises that path too.
-pub fn force_portable_kernels(on: bool) {
-    PORTABLE_ONLY.store(on, std::sync::atomic::Ordering::SeqCst);
+/// ```
+/// use attention::fast::{Kernel, MhaConfig};
+///
+/// let config = MhaConfig::new(8).with_causal(true);
+/// assert_eq!((config.heads, config.causal, config.kernel), (8, true, Kernel::Auto));
+/// assert_eq!(config.with_kernel(Kernel::Avx2).kernel, Kernel::Avx2);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MhaConfig {
+    /// Number of heads `h`; the width `D` must be divisible by it, head size `hs = D / h`.
+    pub heads: usize,
+    /// When `true`, query `i` attends to keys `0..=i` only.
+    pub causal: bool,
+    /// The SIMD kernels to use ([`Kernel::Auto`]: the fastest this CPU has).
+    pub kernel: Kernel,
 }
 
-/// The AVX-512 token when the CPU has it and the portable kernels are not forced.
-#[cfg(target_arch = "x86_64")]
-fn avx512() -> Option<pulp::x86::V4> {
-    if PORTABLE_ONLY.load(std::sync::atomic::Ordering::SeqCst) {
-        None
-    } else {
-        pulp::x86::V4::try_new()
+impl MhaConfig {
+    /// `heads` heads, no mask, [`Kernel::Auto`].
+    pub fn new(heads: usize) -> Self {
+        Self {
+            heads,
+            causal: false,
+            kernel: Kernel::Auto,
+        }
+    }
+
+    /// The same settings with the causal mask on or off.
+    pub fn with_causal(self, causal: bool) -> Self {
+        Self { causal, ..self }
+    }
+
+    /// The same settings asking for `kernel` (see [`Kernel::resolve`] for a CPU that lacks it).
+    pub fn with_kernel(self, kernel: Kernel) -> Self {
+        Self { kernel, ..self }
     }
 }
 
+/// What [`mha_forward`] returns.
+#[derive(Clone, Debug)]
+pub struct MhaOutput {
+    /// `(B, T, D)`: `merge_heads(weights @ v) @ w_o`.
+    pub output: Array3<f64>,
+    /// `(B, h, T, T)`: `weights[b, i] = softmax(q_i k_iᵀ / √hs)`, masked entries exactly `0.0`.
+    pub weights: Array4<f64>,
+    /// The kernel that ran: [`MhaConfig::kernel`] if the CPU has it, else the one it fell back
+    /// to ([`Kernel::resolve`]); never [`Kernel::Auto`].
+    pub kernel: Kernel,
+}
+
 /// Query rows per block in the causal path: a block of queries `r0..r1` scores only keys `0..r1`.
-const CAUSAL_BLOCK: usize = 64;
+/// A multiple of the micro-kernel's rows (8 with AVX-512, 6 with AVX2) and of its columns (16, 8).
+fn causal_block(isa: Isa) -> usize {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2(_) => 48,
+        _ => 64,
+    }
+}
 
 /// Below this many floating-point operations the forward runs on the calling thread only.
 const MIN_PARALLEL_FLOPS: usize = 1 << 22;
@@ -67,39 +110,43 @@ const MIN_PARALLEL_FLOPS: usize = 1 << 22;
 /// * `w_qkv`: `(D, 3D)` fused projection; columns `0..D` give the queries, `D..2D` the keys,
 ///   `2D..3D` the values.
 /// * `w_o`: `(D, D)` output projection.
-/// * `heads`: number of heads `h`; `D` must be divisible by it, head size `hs = D / h`.
-/// * `causal`: when `true`, query `i` attends to keys `0..=i` only.
+/// * `config`: heads `h` (`D` divisible by it, head size `hs = D / h`), causal mask, kernel.
 ///
-/// Returns `(output (B, T, D), weights (B, h, T, T))`, where
+/// Returns an [`MhaOutput`]: `output (B, T, D)`, `weights (B, h, T, T)` with
 /// `weights[b, i] = softmax(q_i kᵢᵀ / √hs)` (masked entries exactly `0.0`) and
-/// `output = merge_heads(weights @ v) @ w_o`.
+/// `output = merge_heads(weights @ v) @ w_o`, and the kernel that ran.
 ///
 /// Fails with a [`ShapeError`] when `heads == 0`, `D % heads != 0`, `w_qkv` is not `(D, 3D)` or
 /// `w_o` is not `(D, D)`.
 ///
 /// ```
-/// use attention::fast::mha_forward;
+/// use attention::fast::{MhaConfig, mha_forward};
 /// use ndarray::{Array2, Array3};
 ///
 /// let x = Array3::<f64>::ones((2, 3, 4)); // (B, T, D)
+/// let config = MhaConfig::new(2).with_causal(true);
 /// let w_qkv = Array2::<f64>::eye(4).to_shape((2, 8)).unwrap().to_owned(); // wrong shape
-/// assert!(mha_forward(x.view(), w_qkv.view(), Array2::eye(4).view(), 2, true).is_err());
+/// assert!(mha_forward(x.view(), w_qkv.view(), Array2::eye(4).view(), config).is_err());
 ///
 /// let w_qkv = ndarray::concatenate![ndarray::Axis(1), Array2::eye(4), Array2::eye(4), Array2::eye(4)];
-/// let (y, w) = mha_forward(x.view(), w_qkv.view(), Array2::eye(4).view(), 2, true).unwrap();
-/// assert_eq!(y.dim(), (2, 3, 4));
-/// assert_eq!(w.dim(), (2, 2, 3, 3)); // (B, h, T, T)
-/// assert_eq!(w[[0, 0, 0, 1]], 0.0); // query 0 cannot see key 1
-/// assert!((w[[0, 0, 2, 0]] - 1.0 / 3.0).abs() < 1e-15); // equal scores: uniform over 0..=2
+/// let out = mha_forward(x.view(), w_qkv.view(), Array2::eye(4).view(), config).unwrap();
+/// assert_eq!(out.output.dim(), (2, 3, 4)); // (B, T, D)
+/// assert_eq!(out.weights.dim(), (2, 2, 3, 3)); // (B, h, T, T)
+/// assert_eq!(out.weights[[0, 0, 0, 1]], 0.0); // query 0 cannot see key 1
+/// assert!((out.weights[[0, 0, 2, 0]] - 1.0 / 3.0).abs() < 1e-15); // equal scores: uniform over 0..=2
 /// ```
 pub fn mha_forward(
     x: ArrayView3<f64>,
     w_qkv: ArrayView2<f64>,
     w_o: ArrayView2<f64>,
-    heads: usize,
-    causal: bool,
-) -> Result<(Array3<f64>, Array4<f64>)> {
+    config: MhaConfig,
+) -> Result<MhaOutput> {
     let op = "mha_forward";
+    let MhaConfig {
+        heads,
+        causal,
+        kernel,
+    } = config;
     let (b, t, d) = x.dim();
     if heads == 0 || d % heads != 0 {
         return Err(ShapeError::with_got(
@@ -129,11 +176,21 @@ pub fn mha_forward(
     } else {
         std::thread::available_parallelism().map_or(1, usize::from)
     };
-    let shape = Shape { t, d, hs, causal };
+    let isa = Isa::new(kernel);
+    let shape = Shape {
+        t,
+        d,
+        hs,
+        causal,
+        isa,
+    };
     let mut out = Array3::<f64>::zeros((b, t, d));
     let mut weights = Array4::<f64>::zeros((b, heads, t, t));
     // The weight matrices are packed for the GEMM kernel once, then shared by all threads.
-    let (w_qkv, w_o) = (PackedB::new(w_qkv, threads), PackedB::new(w_o, threads));
+    let (w_qkv, w_o) = (
+        PackedB::new(w_qkv, threads, isa),
+        PackedB::new(w_o, threads, isa),
+    );
     if b >= threads {
         // Whole batches per thread: projections, attention and output for one batch element
         // stay in per-thread scratch buffers of (T, 3D) and (T, D).
@@ -203,7 +260,11 @@ pub fn mha_forward(
             .expect("standard layout");
         par_matmul(merged.view(), &w_o, out2, threads);
     }
-    Ok((out, weights))
+    Ok(MhaOutput {
+        output: out,
+        weights,
+        kernel: isa.kernel(),
+    })
 }
 
 /// A thread's `(T, 3D)` and `(T, D)` scratch buffers, given back to the pool when dropped.
@@ -223,6 +284,8 @@ struct Shape {
     d: usize,
     hs: usize,
     causal: bool,
+    /// The kernels to run.
+    isa: Isa,
 }
 
 impl Shape {
@@ -269,19 +332,22 @@ impl Head<'_> {
         let t = self.q.nrows();
         let scale = 1.0 / (shape.hs as f64).sqrt();
         // Keys (as kᵀ) and values are packed once per head; the causal blocks use prefixes.
-        let (kt, v) = (PackedB::new(self.k.t(), 1), PackedB::new(self.v, 1));
+        let (kt, v) = (
+            PackedB::new(self.k.t(), 1, shape.isa),
+            PackedB::new(self.v, 1, shape.isa),
+        );
         if !shape.causal {
             kt.matmul(scale, self.q, self.w.view_mut());
-            softmax_rows(self.w.view_mut(), None);
+            softmax_rows(self.w.view_mut(), None, shape.isa);
             v.matmul(1.0, self.w.view(), self.o.view_mut());
             return;
         }
         let mut r0 = 0;
         while r0 < t {
-            let r1 = (r0 + CAUSAL_BLOCK).min(t);
+            let r1 = (r0 + causal_block(shape.isa)).min(t);
             let mut wb = self.w.slice_mut(s![r0..r1, ..r1]);
             kt.matmul_prefix(scale, self.q.slice(s![r0..r1, ..]), wb.view_mut());
-            softmax_rows(wb.view_mut(), Some(r0));
+            softmax_rows(wb.view_mut(), Some(r0), shape.isa);
             v.matmul_prefix(1.0, wb.view(), self.o.slice_mut(s![r0..r1, ..]));
             r0 = r1;
         }

@@ -1,8 +1,10 @@
 //! `attention::fast::mha_forward` against a plain composition of the reference pieces:
-//! `project`, per-head column slices, `scaled_dot_product` (with the causal mask), merge, `project`.
+//! `project`, per-head column slices, `scaled_dot_product` (with the causal mask), merge, `project`,
+//! with the kernels picked automatically. `fast_kernels.rs` runs the same checks with each kernel
+//! forced.
 
 use attention::attend::{project, scaled_dot_product};
-use attention::fast::mha_forward;
+use attention::fast::{Kernel, MhaConfig, MhaOutput, mha_forward};
 use attention::mask::causal;
 use attention::rng::RandomState;
 use ndarray::{Array2, Array3, Array4, s};
@@ -54,13 +56,32 @@ fn max_abs_diff<D: ndarray::Dimension>(
     a.iter().zip(b).fold(0.0, |m, (x, y)| m.max((x - y).abs()))
 }
 
-pub(crate) fn check(seed: u32, b: usize, t: usize, d: usize, heads: usize) {
+/// Checks the forward with `kernel` asked for on random `(b, t, d)` inputs, with and without
+/// the causal mask, against [`reference`]; returns the kernel that ran.
+pub(crate) fn check_with(
+    kernel: Kernel,
+    seed: u32,
+    b: usize,
+    t: usize,
+    d: usize,
+    heads: usize,
+) -> Kernel {
     let (x, w_qkv, w_o) = inputs(seed, b, t, d);
+    let mut ran = Kernel::Auto;
     for is_causal in [false, true] {
-        let (y, w) = mha_forward(x.view(), w_qkv.view(), w_o.view(), heads, is_causal).unwrap();
+        let config = MhaConfig::new(heads)
+            .with_causal(is_causal)
+            .with_kernel(kernel);
+        let MhaOutput {
+            output: y,
+            weights: w,
+            kernel: used,
+        } = mha_forward(x.view(), w_qkv.view(), w_o.view(), config).unwrap();
+        assert_eq!(used, kernel.resolve(), "asked for {kernel:?}");
+        ran = used;
         let (y_ref, w_ref) = reference(&x, &w_qkv, &w_o, heads, is_causal);
         let (ey, ew) = (max_abs_diff(&y, &y_ref), max_abs_diff(&w, &w_ref));
-        let case = format!("B={b} T={t} D={d} h={heads} causal={is_causal}");
+        let case = format!("{used:?}: B={b} T={t} D={d} h={heads} causal={is_causal}");
         assert!(
             ey < 1e-12 && ew < 1e-12,
             "{case}: output diff {ey:e}, weights diff {ew:e}"
@@ -74,6 +95,13 @@ pub(crate) fn check(seed: u32, b: usize, t: usize, d: usize, heads: usize) {
             }
         }
     }
+    ran
+}
+
+/// [`check_with`] with [`Kernel::Auto`].
+#[allow(dead_code)] // `fast_kernels.rs`, which includes this file, forces each kernel instead
+pub(crate) fn check(seed: u32, b: usize, t: usize, d: usize, heads: usize) {
+    check_with(Kernel::Auto, seed, b, t, d, heads);
 }
 
 #[test]
@@ -95,7 +123,10 @@ fn larger_inputs_cover_blocking_and_threads() {
 fn transposed_input_is_accepted() {
     let (x, w_qkv, w_o) = inputs(5, 4, 3, 8);
     let xt = x.view().permuted_axes([1, 0, 2]); // (3, 4, 8), not in standard layout
-    let (y, _) = mha_forward(xt, w_qkv.view(), w_o.view(), 2, true).unwrap();
+    let config = MhaConfig::new(2).with_causal(true);
+    let y = mha_forward(xt, w_qkv.view(), w_o.view(), config)
+        .unwrap()
+        .output;
     let (y_ref, _) = reference(&xt.to_owned(), &w_qkv, &w_o, 2, true);
     assert!(max_abs_diff(&y, &y_ref) < 1e-12);
 }
@@ -109,9 +140,13 @@ fn empty_sizes_give_empty_results() {
             Array2::<f64>::zeros((d, d)),
         );
         for is_causal in [false, true] {
-            let (y, w) = mha_forward(x.view(), w_qkv.view(), w_o.view(), heads, is_causal).unwrap();
-            assert_eq!((y.dim(), w.dim()), ((b, t, d), (b, heads, t, t)));
-            assert!(y.iter().all(|v| *v == 0.0));
+            let config = MhaConfig::new(heads).with_causal(is_causal);
+            let out = mha_forward(x.view(), w_qkv.view(), w_o.view(), config).unwrap();
+            assert_eq!(
+                (out.output.dim(), out.weights.dim()),
+                ((b, t, d), (b, heads, t, t))
+            );
+            assert!(out.output.iter().all(|v| *v == 0.0));
         }
     }
 }
@@ -120,7 +155,7 @@ fn empty_sizes_give_empty_results() {
 fn shape_errors() {
     let (x, w_qkv, w_o) = inputs(0, 2, 5, 8);
     let err = |heads, wq: &Array2<f64>, wo: &Array2<f64>| {
-        mha_forward(x.view(), wq.view(), wo.view(), heads, false)
+        mha_forward(x.view(), wq.view(), wo.view(), MhaConfig::new(heads))
             .unwrap_err()
             .to_string()
     };

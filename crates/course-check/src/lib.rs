@@ -23,7 +23,9 @@ pub mod observe;
 mod proof;
 mod render;
 
-pub use compare::{TOLERANCE, Tolerant, explain_difference, max_abs_diff};
+pub use compare::{
+    Encoding, TOLERANCE, Tolerant, explain_difference, explain_labelled, max_abs_diff,
+};
 pub use observe::{OBSERVE_ENV, Observation};
 pub use proof::{Proof, proof};
 pub use render::{Rendering, render, render_exact};

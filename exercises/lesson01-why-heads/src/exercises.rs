@@ -62,3 +62,18 @@ pub fn draw_head(rng: &mut RandomState, c: usize, hs: usize, scale: f64) -> Head
 pub fn row_sums(weights: ArrayView3<f64>) -> Array2<f64> {
     todo!("row_sums: sum over the last axis")
 }
+
+/// One head's output: its weights mix the values. `weights` `(B, T, S)` from
+/// [`attention_weights`], `x` `(B, S, C)` the sequence the keys came from, `wv` `(C, hs)` the
+/// head's value projection: `V = X Wv` is `(B, S, hs)`, and the output `weights @ V` is
+/// `(B, T, hs)`, one `hs`-wide vector per query position (the lesson's `outA`, `(1, 8, 8)`).
+///
+/// Errors when `x` is not 3-D, when `wv` does not have `x`'s `C` rows, or when `weights` does not
+/// have `x`'s batch size and `S` columns.
+pub fn head_output(
+    weights: ArrayView3<f64>,
+    x: ArrayView3<f64>,
+    wv: ArrayView2<f64>,
+) -> Result<Array3<f64>> {
+    todo!("head_output: V = X Wv, then weights @ V for every batch row")
+}

@@ -12,6 +12,10 @@
 //! each `(16, 8)` and scaled by 0.3. With correct code the two `(1, 8, 8)` weight matrices differ
 //! by at most 0.2617 in a single cell, and their top-focus words disagree on 7 of 8 rows.
 //!
+//! A head's weights are half of its work: its output mixes the values `V = X Wv` with them,
+//! `out = weights @ V` ([`exercises::head_output`]). Head A's output `outA` is `(1, 8, 8)`: one
+//! `hs = 8` vector per word, each a weighted average of the eight words' values.
+//!
 //! Run `cargo xtask demo lesson01` to print the example with your code, and
 //! `cargo xtask grade lesson01` to grade it.
 //!
@@ -21,6 +25,6 @@ pub mod exercises;
 pub mod setup;
 
 pub use exercises::{
-    attention_weights, disagreements, draw_head, max_abs_diff, row_sums, top_focus,
+    attention_weights, disagreements, draw_head, head_output, max_abs_diff, row_sums, top_focus,
 };
 pub use setup::{Head, Sentence, WorkedExample, worked_example};

@@ -67,6 +67,41 @@ fn attention_weights_rejects_bad_shapes() {
     );
 }
 
+#[test]
+fn attention_weights_rejects_bad_wv() {
+    let _proof = course_check::proof();
+    // Wv is not used by the weights, but a head whose Wv does not fit is still a broken head.
+    let ex = worked_example(DEMO_SCALE);
+    let h = &ex.head_a;
+    for bad in [(C, HS + 1), (C + 1, HS), (HS, C)] {
+        let wv = Array2::<f64>::zeros(bad);
+        assert!(
+            attention_weights(ex.x.view(), h.wq.view(), h.wk.view(), wv.view()).is_err(),
+            "Wv {bad:?} does not have the shape of Wq ({C}, {HS}): it must be refused"
+        );
+    }
+}
+
+#[test]
+fn attention_weights_large_scores_stay_finite() {
+    let _proof = course_check::proof();
+    // With Wq = Wk = I the scores are x_i . x_j / sqrt(2): about 700 to 725, past exp's range
+    // (exp(710) is already infinite). A softmax shifted by each row's maximum stays finite.
+    let x = array![[[32.0, 1.0], [32.0, 0.0], [31.0, 2.0]]];
+    let eye = Array2::<f64>::eye(2);
+    let w = attention_weights(x.view(), eye.view(), eye.view(), eye.view()).unwrap();
+    assert!(
+        w.iter().all(|v| v.is_finite()),
+        "scores near 720 must give finite weights (subtract each row's maximum before exp), got {w}"
+    );
+    let x2 = x.index_axis(Axis(0), 0);
+    let scores = x2.dot(&x2.t()) / 2f64.sqrt();
+    let expected = attention::softmax::softmax(&scores);
+    let d = course_check::max_abs_diff(w.index_axis(Axis(0), 0), expected.view());
+    assert!(d < 1e-12, "the weights are off by {d:e}");
+    assert_close_snapshot!("large_scores", w);
+}
+
 // ---- max_abs_diff ------------------------------------------------------------------------------
 
 #[test]
@@ -235,4 +270,47 @@ fn rows_of_both_heads_sum_to_one() {
             assert!((s - 1.0).abs() < 1e-12, "a row sums to {s}, not 1");
         }
     }
+}
+
+// ---- head_output -------------------------------------------------------------------------------
+
+#[test]
+fn head_output_of_head_a() {
+    let _proof = course_check::proof();
+    // The text's `outA, wA = attention(X, WqA, WkA, WvA)`: weights and output from the core crate,
+    // then your head_output from those weights must give the same (1, 8, 8) output.
+    let ex = worked_example(DEMO_SCALE);
+    let h = &ex.head_a;
+    let q = attention::attend::project(ex.x.view(), h.wq.view()).unwrap();
+    let k = attention::attend::project(ex.x.view(), h.wk.view()).unwrap();
+    let v = attention::attend::project(ex.x.view(), h.wv.view()).unwrap();
+    let (expected, w) =
+        attention::attend::scaled_dot_product::<ndarray::Ix2>(q.view(), k.view(), v.view(), None)
+            .unwrap();
+    let out = head_output(w.view(), ex.x.view(), h.wv.view()).unwrap();
+    assert_eq!(out.shape(), &[1, 8, 8], "outA shape: (1, 8, 8)");
+    let d = course_check::max_abs_diff(&out, &expected);
+    assert!(d < 1e-12, "outA differs from weights @ (X Wv) by {d:e}");
+    assert_close_snapshot!("head_a_output", out);
+}
+
+#[test]
+fn head_output_small_case() {
+    let _proof = course_check::proof();
+    // Row 0 averages the two values, row 1 takes the first: V = X Wv = [[2], [4]].
+    let weights = array![[[0.5, 0.5], [1.0, 0.0]]];
+    let x = array![[[1.0, 0.0], [0.0, 1.0]]];
+    let wv = array![[2.0], [4.0]];
+    let out = head_output(weights.view(), x.view(), wv.view()).unwrap();
+    assert_eq!(out, array![[[3.0], [2.0]]]);
+    let three_keys = Array3::<f64>::zeros((1, 2, 3));
+    assert!(
+        head_output(three_keys.view(), x.view(), wv.view()).is_err(),
+        "weights over S = 3 keys for a sequence of 2 must be refused"
+    );
+    let wv_tall = Array2::<f64>::zeros((3, 1));
+    assert!(
+        head_output(weights.view(), x.view(), wv_tall.view()).is_err(),
+        "Wv with 3 rows for C = 2 must be refused"
+    );
 }

@@ -49,6 +49,17 @@ fn split_heads_moves_data() {
 }
 
 #[test]
+fn split_heads_batch_and_heads_differ() {
+    let _proof = course_check::proof();
+    // (B, T, C) = (3, 4, 6) with h = 2 (hs = 3): B, h, T and hs all differ, so no two axes can
+    // be swapped unnoticed. out[b, i, t, j] must be x[b, t, i * hs + j].
+    let x = labelled(3, 4, 6);
+    let heads = split_heads(x.view(), 2).unwrap();
+    assert_eq!(heads.shape(), &[3, 2, 4, 3], "(B, h, T, hs)");
+    assert_exact_snapshot!("split_batch_and_heads_differ", heads);
+}
+
+#[test]
 fn split_heads_refuses_uneven() {
     let _proof = course_check::proof();
     let q = worked_example().q();
@@ -84,6 +95,18 @@ fn merge_heads_moves_data() {
         (b * 1000 + i * 100 + t * 10 + j) as f64
     });
     assert_exact_snapshot!("merge_moves_data", merge_heads(heads.view()));
+}
+
+#[test]
+fn merge_heads_batch_and_heads_differ() {
+    let _proof = course_check::proof();
+    // (B, h, T, hs) = (3, 2, 4, 3): every value encodes b, i, t, j as b*1000 + i*100 + t*10 + j.
+    let heads = Array4::from_shape_fn((3, 2, 4, 3), |(b, i, t, j)| {
+        (b * 1000 + i * 100 + t * 10 + j) as f64
+    });
+    let merged = merge_heads(heads.view());
+    assert_eq!(merged.shape(), &[3, 4, 6], "(B, T, h * hs)");
+    assert_exact_snapshot!("merge_batch_and_heads_differ", merged);
 }
 
 #[test]
@@ -164,5 +187,71 @@ fn keys_and_values_split_the_same_way() {
             max < 1e-12,
             "the last head of a key/value split differs from its slice by {max}"
         );
+    }
+}
+
+// ---- the texts' other examples -----------------------------------------------------------------
+
+#[test]
+fn head_size_of_gpt2_small() {
+    let _proof = course_check::proof();
+    assert_eq!(
+        head_size(768, 12).unwrap(),
+        64,
+        "GPT-2 small: 12 heads of 64 numbers make a width of 768"
+    );
+    assert_eq!(
+        head_size(24, 6).unwrap(),
+        4,
+        "the practice item: d = 24, h = 6"
+    );
+    assert_eq!(head_size(12, 3).unwrap(), 4, "T = 5, d = 12, h = 3");
+}
+
+#[test]
+fn split_heads_by_hand() {
+    let _proof = course_check::proof();
+    // x = arange(12).reshape(1, 3, 4): token 0 = [0, 1, 2, 3], token 1 = [4, 5, 6, 7], ...
+    let x = ndarray::Array::range(0.0, 12.0, 1.0)
+        .into_shape_with_order((1, 3, 4))
+        .unwrap();
+    let heads = split_heads(x.view(), 2).unwrap();
+    assert_eq!(heads.shape(), &[1, 2, 3, 2], "split shape: (1, 2, 3, 2)");
+    assert_eq!(
+        heads.slice(s![0, 0, .., ..]),
+        ndarray::array![[0.0, 1.0], [4.0, 5.0], [8.0, 9.0]],
+        "head 0 sees the first two features of every token"
+    );
+    assert_eq!(
+        heads.slice(s![0, 1, .., ..]),
+        ndarray::array![[2.0, 3.0], [6.0, 7.0], [10.0, 11.0]],
+        "head 1 sees the last two features of every token"
+    );
+    assert_exact_snapshot!("arange_12_two_heads", heads);
+}
+
+#[test]
+fn split_heads_shape_drills() {
+    let _proof = course_check::proof();
+    // Heads split features, not the sentence: every head holds all T positions.
+    for (b, t, d, h) in [(1, 3, 8, 2), (2, 7, 24, 6), (1, 5, 12, 3)] {
+        let x = labelled(b, t, d);
+        let heads = split_heads(x.view(), h).unwrap();
+        let hs = d / h;
+        assert_eq!(
+            heads.shape(),
+            &[b, h, t, hs],
+            "B = {b}, T = {t}, d = {d}, h = {h}: (B, h, T, d / h)"
+        );
+        for r in 0..h {
+            assert_eq!(
+                heads.slice(s![.., r, .., ..]),
+                x.slice(s![.., .., r * hs..(r + 1) * hs]),
+                "B = {b}, T = {t}, d = {d}, h = {h}: head {r} must hold features \
+                 {}..{} of all {t} positions",
+                r * hs,
+                (r + 1) * hs
+            );
+        }
     }
 }

@@ -96,6 +96,17 @@ fn fold_heads_accepts_views() {
     assert_eq!(fold_heads(view)[[0, 0, 1]], 31.0);
 }
 
+#[test]
+fn fold_heads_batch_and_heads_differ() {
+    let _proof = course_check::proof();
+    // (B, h, T, n) = (3, 2, 2, 2): folding as (h, B) instead of (B, h) puts the heads in
+    // another order, which a B = h example cannot show.
+    let x = labelled(3, 2, 2, 2);
+    let folded = fold_heads(x.view());
+    assert_eq!(folded.shape(), &[6, 2, 2], "(B·h, T, n)");
+    assert_exact_snapshot!("fold_batch_and_heads_differ", folded);
+}
+
 // ---- attention_scores --------------------------------------------------------------------------
 
 #[test]
@@ -151,6 +162,48 @@ fn attention_scores_refuses_mismatched_inputs() {
         assert!(
             attention_scores(q.view(), k.view()).is_err(),
             "keys {bad:?} do not fit queries (2, 2, 4, 4): B, h and hs must agree"
+        );
+    }
+}
+
+#[test]
+fn attention_scores_batch_and_heads_differ() {
+    let _proof = course_check::proof();
+    // B = 3 sequences, h = 2 heads, T = 4 queries, S = 5 keys, hs = 3: unfolding the folded
+    // (B·h) axis with the wrong count, or as (h, B), gives another shape or pairs the wrong heads.
+    let mut rng = RandomState::new(31);
+    let q: Array4<f64> = rng.randn((3, 2, 4, 3));
+    let k: Array4<f64> = rng.randn((3, 2, 5, 3));
+    let scores = attention_scores(q.view(), k.view()).unwrap();
+    assert_eq!(scores.shape(), &[3, 2, 4, 5], "(B, h, T, S)");
+    for b in 0..3usize {
+        for i in 0..2usize {
+            let (qh, kh) = (q.slice(s![b, i, .., ..]), k.slice(s![b, i, .., ..]));
+            let expected = qh.dot(&kh.t()) / 3f64.sqrt();
+            let d = max_abs_diff(scores.slice(s![b, i, .., ..]), expected.view());
+            assert!(
+                d < 1e-12,
+                "sequence {b}, head {i}: the scores must be q[{b}, {i}] k[{b}, {i}]ᵀ / √hs (off by {d:e})"
+            );
+        }
+    }
+    assert_close_snapshot!("scores_batch_and_heads_differ", scores);
+}
+
+#[test]
+fn attention_scores_refuses_swapped_batch_and_heads() {
+    let _proof = course_check::proof();
+    // Each pair has as many (B·h) rows on both sides, so a batched product alone would run.
+    for (q_shape, k_shape) in [
+        ((2, 3, 4, 4), (3, 2, 6, 4)),
+        ((1, 4, 4, 4), (2, 2, 6, 4)),
+        ((2, 2, 4, 4), (1, 4, 6, 4)),
+    ] {
+        let q = Array4::<f64>::zeros(q_shape);
+        let k = Array4::<f64>::zeros(k_shape);
+        assert!(
+            attention_scores(q.view(), k.view()).is_err(),
+            "keys {k_shape:?} for queries {q_shape:?}: the batch size and the head count must each agree"
         );
     }
 }
@@ -324,6 +377,40 @@ fn parallel_attention_matches_head_loop() {
         assert!(
             d_out < 1e-12 && d_w < 1e-12,
             "{name}: the batched result differs from the head-by-head loop (output by {d_out:e}, weights by {d_w:e})"
+        );
+    }
+}
+
+#[test]
+fn parallel_attention_batch_and_heads_differ() {
+    let _proof = course_check::proof();
+    // B = 3, h = 2 with a padding mask, then B = 1, h = 3 unmasked: against the head-by-head loop.
+    let mut rng = RandomState::new(32);
+    for (b, h, lengths) in [(3, 2, vec![5, 2, 4]), (1, 3, vec![5])] {
+        let q: Array4<f64> = rng.randn((b, h, 4, 3));
+        let k: Array4<f64> = rng.randn((b, h, 5, 3));
+        let v: Array4<f64> = rng.randn((b, h, 5, 2));
+        let pad = padding_mask(&lengths, 5);
+        let mask = (b > 1).then(|| pad.view());
+        let (out, w) = parallel_attention(q.view(), k.view(), v.view(), mask).unwrap();
+        assert_eq!(
+            out.shape(),
+            &[b, h, 4, 2],
+            "output (B, h, T, hv) for B = {b}, h = {h}"
+        );
+        assert_eq!(
+            w.shape(),
+            &[b, h, 4, 5],
+            "weights (B, h, T, S) for B = {b}, h = {h}"
+        );
+        let (ref_out, ref_w) = head_by_head(q.view(), k.view(), v.view(), mask);
+        let (d_out, d_w) = (
+            max_abs_diff(out.view(), ref_out.view()),
+            max_abs_diff(w.view(), ref_w.view()),
+        );
+        assert!(
+            d_out < 1e-12 && d_w < 1e-12,
+            "B = {b}, h = {h}: the batched result differs from the head-by-head loop (output by {d_out:e}, weights by {d_w:e})"
         );
     }
 }

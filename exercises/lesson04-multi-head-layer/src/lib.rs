@@ -42,6 +42,25 @@
 //! `3 · 32 · 8 = 768` per head, `3072` for four, plus `1024` for `W_O` makes `4096`, and 1, 2 or
 //! 8 heads give `4096` too. More heads buy more separate softmaxes, not more weights.
 //!
+//! ## Weights read from PyTorch
+//!
+//! This course multiplies `x @ W` with every weight stored `(in_features, out_features)`.
+//! PyTorch's `nn.Linear` stores its weight the other way round, `(out_features, in_features)`,
+//! and computes `x @ W.T`. Loading a PyTorch layer into this one therefore takes one transposed
+//! copy per projection. The layer's weights are square `(D, D)`, so forgetting the transpose
+//! raises no shape error: the layer runs and computes something else (a check shows it).
+//! Non-square weights, such as grouped-query attention's `Wk` in lesson 6, `(D, H_kv · hs)` here
+//! and `(H_kv · hs, D)` in PyTorch, at least fail loudly.
+//!
+//! ## Model width in, model width out
+//!
+//! Text 5's drills, all through this layer: `T = 3, D = 8, h = 2` gives per-head `q, k, v` of
+//! `(3, 4)`, per-head weights `(3, 3)` and outputs `(3, 4)`, concatenated to `(3, 8)`; with
+//! `B = 2, T = 7, D = 24, h = 6` the split queries are `(2, 6, 7, 4)` and each head's score matrix
+//! is `(7, 7)`; with `T = 5, D = 12, h = 3` one head receives all 5 positions, 4 features each.
+//! `W_O` returns width `D` because the output is added back to the layer's input (the residual
+//! stream), which is `D` wide.
+//!
 //! ## Initialisation
 //!
 //! `MultiHead::new(width, heads, seed)` draws `wq`, `wk`, `wv`, `wo` in that order from

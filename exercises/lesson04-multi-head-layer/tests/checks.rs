@@ -4,7 +4,7 @@
 //! core's fused `attention::fast::mha_forward`.
 
 use attention::attend::{project, scaled_dot_product};
-use attention::fast::mha_forward;
+use attention::fast::{MhaConfig, mha_forward};
 use attention::rng::RandomState;
 use course_check::{assert, assert_eq};
 use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff};
@@ -214,6 +214,46 @@ fn new_holds_4096_parameters_for_any_head_count() {
     );
 }
 
+#[test]
+fn init_multi_head_counts_its_own_weights() {
+    let _proof = course_check::proof();
+    // Count the weights the layer really holds: every one of the 4 · 32 · 32 = 4096 entries is
+    // its own randn draw, so all 4096 values differ, and the head count does not change them.
+    let d = MODULE_WIDTH;
+    let first = init_multi_head(d, 1, 0).unwrap();
+    for h in [1, 2, 4, 8] {
+        let layer = init_multi_head(d, h, 0).unwrap();
+        let matrices = [&layer.wq, &layer.wk, &layer.wv, &layer.wo];
+        for (name, w) in ["wq", "wk", "wv", "wo"].iter().zip(matrices) {
+            assert_eq!(
+                w.shape(),
+                &[d, d],
+                "h = {h}: {name} must be (D, D) = ({d}, {d})"
+            );
+        }
+        let distinct: std::collections::HashSet<u64> = matrices
+            .iter()
+            .flat_map(|w| w.iter())
+            .map(|v| v.to_bits())
+            .collect();
+        assert_eq!(
+            distinct.len(),
+            4096,
+            "h = {h}: the layer must hold 4096 separately drawn weights (4 (D, D) draws), it holds {} distinct values",
+            distinct.len()
+        );
+        assert_eq!(
+            (layer.heads, layer.head_size),
+            (h, d / h),
+            "h = {h}: (heads, head_size)"
+        );
+        assert!(
+            layer.wq == first.wq && layer.wo == first.wo,
+            "h = {h}: the head count cuts the same weights differently, it does not draw others"
+        );
+    }
+}
+
 // ---- multi_head_forward ------------------------------------------------------------------------
 
 #[test]
@@ -295,14 +335,14 @@ fn forward_causal_self_attention() {
             );
         }
     }
-    let (fast_y, fast_w) = mha_forward(
+    let fast = mha_forward(
         x.view(),
         fused_weight(&layer).view(),
         layer.wo.view(),
-        layer.heads,
-        true,
+        MhaConfig::new(layer.heads).with_causal(true),
     )
     .unwrap();
+    let (fast_y, fast_w) = (fast.output, fast.weights);
     let (dy, dw) = (
         max_abs_diff(y.view(), fast_y.view()),
         max_abs_diff(w.view(), fast_w.view()),
@@ -397,14 +437,14 @@ fn fused_path_matches_core_fast_path() {
     )
     .unwrap();
     let y = project(merge_heads(heads.view()).view(), layer.wo.view()).unwrap();
-    let (fast_y, fast_w) = mha_forward(
+    let fast = mha_forward(
         x.view(),
         fused_weight(&layer).view(),
         layer.wo.view(),
-        h,
-        true,
+        MhaConfig::new(h).with_causal(true),
     )
     .unwrap();
+    let (fast_y, fast_w) = (fast.output, fast.weights);
     let (dy, dw) = (
         max_abs_diff(y.view(), fast_y.view()),
         max_abs_diff(w.view(), fast_w.view()),
@@ -459,6 +499,18 @@ fn average_hides_head_differences() {
 }
 
 #[test]
+fn average_over_heads_batch_and_heads_differ() {
+    let _proof = course_check::proof();
+    // (B, h, T, S) = (3, 2, 2, 4): the mean runs over the head axis (1), never the batch axis (0).
+    let w = Array4::from_shape_fn((3, 2, 2, 4), |(b, i, t, s)| {
+        (b * 1000 + i * 100 + t * 10 + s) as f64
+    });
+    let avg = average_over_heads(w.view()).unwrap();
+    assert_eq!(avg.shape(), &[3, 2, 4], "(B, T, S): the head axis is gone");
+    assert_exact_snapshot!("average_batch_and_heads_differ", avg);
+}
+
+#[test]
 fn averaged_weights_are_not_the_layer_output() {
     let _proof = course_check::proof();
     // Mixing the full-width values with the averaged weights, then W_O, is another computation.
@@ -483,4 +535,77 @@ fn averaged_weights_are_not_the_layer_output() {
         "the layer's output must not be what averaged weights give (gap {gap})"
     );
     course_check::assert_text_snapshot!("average_output_gap", format!("{gap:.4}"));
+}
+
+// ---- the texts' other examples -----------------------------------------------------------------
+
+#[test]
+fn forward_returns_model_width_for_the_residual() {
+    let _proof = course_check::proof();
+    // The shape drills: T = 3, d = 8, h = 2; the practice item B = 2, T = 7, d = 24, h = 6; the
+    // retrieval question T = 5, d = 12, h = 3. Every head reads all T positions, and W_O brings
+    // the concatenated heads back to width D, so the output can be added to the input.
+    for (b, t, d, h) in [(1, 3, 8, 2), (2, 7, 24, 6), (1, 5, 12, 3)] {
+        let layer = test_layer(d, h, 40 + d as u32);
+        let mut rng = RandomState::new(d as u32);
+        let x: Array3<f64> = rng.randn((b, t, d));
+        let (out, w) = multi_head_forward(&layer, x.view(), x.view(), None).unwrap();
+        assert_eq!(
+            out.shape(),
+            x.shape(),
+            "B = {b}, T = {t}, D = {d}, h = {h}: the output must be (B, T, D) to add it back"
+        );
+        assert_eq!(
+            w.shape(),
+            &[b, h, t, t],
+            "B = {b}, T = {t}, D = {d}, h = {h}: one (T, T) score matrix per head"
+        );
+        let residual = &x + &out;
+        assert_eq!(residual.shape(), &[b, t, d]);
+    }
+}
+
+#[test]
+fn forward_with_pytorch_layout_weights() {
+    let _proof = course_check::proof();
+    // PyTorch's nn.Linear stores its weight as (out_features, in_features) and computes x @ W.T;
+    // this course multiplies x @ W with W as (in_features, out_features). Weights read from a
+    // PyTorch layer must be transposed once, as the text's init copies `w.T`.
+    let layer = test_layer(8, 2, 9);
+    let torch: Vec<Array2<f64>> = [&layer.wq, &layer.wk, &layer.wv, &layer.wo]
+        .iter()
+        .map(|w| w.t().to_owned())
+        .collect();
+    let transposed = |w: &Array2<f64>| w.t().to_owned();
+    let from_torch = MultiHead::from_weights(
+        2,
+        transposed(&torch[0]),
+        transposed(&torch[1]),
+        transposed(&torch[2]),
+        transposed(&torch[3]),
+    )
+    .unwrap();
+    let untransposed = MultiHead::from_weights(
+        2,
+        torch[0].clone(),
+        torch[1].clone(),
+        torch[2].clone(),
+        torch[3].clone(),
+    )
+    .unwrap();
+    let mut rng = RandomState::new(8);
+    let x: Array3<f64> = rng.randn((2, 4, 8));
+    let (y, _) = multi_head_forward(&layer, x.view(), x.view(), None).unwrap();
+    let (y_torch, _) = multi_head_forward(&from_torch, x.view(), x.view(), None).unwrap();
+    let (y_wrong, _) = multi_head_forward(&untransposed, x.view(), x.view(), None).unwrap();
+    assert_eq!(y_torch, y, "the transposed copy is the same layer");
+    assert_eq!(
+        y_wrong.shape(),
+        y.shape(),
+        "(D, D) weights fit either way round"
+    );
+    assert!(
+        max_abs_diff(&y_wrong, &y) > 1e-3,
+        "square weights used without the transpose must give another layer"
+    );
 }

@@ -111,6 +111,28 @@ fn causal_weights_future_is_exactly_zero() {
 }
 
 #[test]
+fn causal_weights_large_scores_stay_finite() {
+    let _proof = course_check::proof();
+    // Unscaled scores q . k near 1000: exp(1000) is infinite, so only a softmax that subtracts each
+    // row's maximum first gives finite weights.
+    let q = array![[10.0, 0.0], [0.0, 10.0], [10.0, 10.0], [5.0, 5.0]];
+    let k = array![[100.0, 1.0], [99.0, 2.0], [50.0, 50.0], [101.0, 100.0]];
+    let w = causal_weights(q.view(), k.view()).unwrap();
+    assert!(
+        w.iter().all(|x| x.is_finite()),
+        "scores near 1000 must give finite weights (subtract each row's maximum before exp), got {w}"
+    );
+    for (i, row) in w.rows().into_iter().enumerate() {
+        assert!(
+            (row.sum() - 1.0).abs() < 1e-12,
+            "row {i} sums to {}",
+            row.sum()
+        );
+    }
+    assert_close_snapshot!("causal_large_scores", w);
+}
+
+#[test]
 fn causal_weights_refuses_bad_shapes() {
     let _proof = course_check::proof();
     let q = ramp(4, 3, 0.5, 0);

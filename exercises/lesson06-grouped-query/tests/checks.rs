@@ -9,7 +9,7 @@ use course_check::{assert, assert_eq};
 use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff};
 use lesson06::setup::{GIB, H, H_KV, HS, LLAMA2_70B, T, labelled_heads, split_heads};
 use lesson06::*;
-use ndarray::{Array2, Array3, Array4, ArrayView4, Axis, Ix2, array, s};
+use ndarray::{Array1, Array2, Array3, Array4, ArrayView4, Axis, Ix2, array, s};
 
 /// Multi-head attention, head by head with the core crate, where query head `i` is given the
 /// key/value head `kv_of(i)`. Returns `(output (B, H, T, hs), weights (B, H, T, S))`.
@@ -207,6 +207,27 @@ fn grouped_attention_rows_and_mask() {
 }
 
 #[test]
+fn grouped_attention_large_scores_stay_finite() {
+    let _proof = course_check::proof();
+    // Queries and keys of size 30 in head size 4: scores q . k / 2 near 1000, past exp's range.
+    // Only a softmax shifted by each row's maximum stays finite.
+    let mut rng = RandomState::new(17);
+    let q = random_heads(&mut rng, (1, 4, 3, 4)).mapv(|x| 30.0 + x);
+    let kv = random_heads(&mut rng, (1, 2, 3, 4)).mapv(|x| 15.0 + x);
+    let (out, w) = grouped_attention(q.view(), kv.view(), kv.view(), false).unwrap();
+    assert!(
+        out.iter().chain(w.iter()).all(|x| x.is_finite()),
+        "scores near 1000 must give finite weights and outputs (subtract each row's maximum before exp)"
+    );
+    let (ref_out, ref_w) = mha_reference(q.view(), kv.view(), kv.view(), |i| i / 2, false);
+    let (dw, dout) = (max_abs_diff(&w, &ref_w), max_abs_diff(&out, &ref_out));
+    assert!(
+        dw < 1e-9 && dout < 1e-9,
+        "differs from multi-head attention on the repeated keys and values by {dw:e} (weights) and {dout:e} (output)"
+    );
+}
+
+#[test]
 fn grouped_attention_refuses_bad_heads() {
     let _proof = course_check::proof();
     let mut rng = RandomState::new(5);
@@ -287,6 +308,29 @@ fn merge_and_project_token_major() {
         "merge_token_major",
         merge_and_project(heads.view(), Array2::eye(6).view()).unwrap()
     );
+}
+
+#[test]
+fn merge_and_project_several_tokens() {
+    let _proof = course_check::proof();
+    // (B, H, T, hs) = (2, 3, 4, 2) through a random W_O (6, 5): token t of sequence b reads
+    // [head 0 at t | head 1 at t | head 2 at t] · W_O.
+    let mut rng = RandomState::new(23);
+    let heads = random_heads(&mut rng, (2, 3, 4, 2));
+    let wo: Array2<f64> = rng.randn((6, 5));
+    let out = merge_and_project(heads.view(), wo.view()).unwrap();
+    assert_eq!(out.shape(), &[2, 4, 5], "(B, T, D)");
+    for b in 0..2 {
+        for t in 0..4 {
+            let concat = Array1::from_shape_fn(6, |c| heads[[b, c / 2, t, c % 2]]);
+            let expected = concat.dot(&wo);
+            let d = max_abs_diff(out.slice(s![b, t, ..]), expected.view());
+            assert!(
+                d < 1e-12,
+                "sequence {b}, token {t}: expected its heads' outputs concatenated, then W_O (off by {d:e})"
+            );
+        }
+    }
 }
 
 #[test]

@@ -4,6 +4,6 @@ extern crate lesson01_solution as lesson01;
 #[path = "../../../exercises/lesson01-why-heads/examples/demo.rs"]
 mod demo;
 
-fn main() -> Result<(), attention::ShapeError> {
+fn main() -> std::process::ExitCode {
     demo::main()
 }

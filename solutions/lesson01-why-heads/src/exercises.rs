@@ -2,7 +2,7 @@
 
 use crate::setup::Head;
 use attention::Result;
-use attention::attend::project;
+use attention::attend::{batched_matmul, project};
 use attention::error::{ShapeError, expect_ndim, shape_string};
 use attention::rng::RandomState;
 use attention::softmax::softmax_inplace;
@@ -110,4 +110,25 @@ pub fn draw_head(rng: &mut RandomState, c: usize, hs: usize, scale: f64) -> Head
 /// Sums over the last axis: `(B, T, S) -> (B, T)`.
 pub fn row_sums(weights: ArrayView3<f64>) -> Array2<f64> {
     weights.sum_axis(Axis(2))
+}
+
+/// One head's output, `weights @ (X Wv)`: `(B, T, S), (B, S, C), (C, hs) -> (B, T, hs)`.
+pub fn head_output(
+    weights: ArrayView3<f64>,
+    x: ArrayView3<f64>,
+    wv: ArrayView2<f64>,
+) -> Result<Array3<f64>> {
+    let op = "head_output";
+    expect_ndim(op, "(B, S, C)", x.shape(), 3)?;
+    let (b, s, _) = x.dim();
+    let (wb, _, ws) = weights.dim();
+    if wb != b || ws != s {
+        return Err(ShapeError::new(
+            op,
+            format!("weights (B, T, S) with B = {b}, S = {s}"),
+            weights.shape(),
+        ));
+    }
+    let v = project(x, wv)?;
+    batched_matmul(weights, v.view())
 }

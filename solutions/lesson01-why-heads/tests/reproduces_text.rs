@@ -1,5 +1,5 @@
 //! The reference solution reproduces what lesson 1's source text prints, character for character:
-//! both attention matrices at `precision=2, suppress=True`, the 0.2617 gap, the focus words and
+//! the output and weight shapes, both attention matrices at `precision=2, suppress=True`, the 0.2617 gap, the focus words and
 //! the 7-of-8 disagreement count.
 
 use attention::print::{PrintOptions, format_array};
@@ -36,6 +36,15 @@ fn worked_example_prints_the_lesson_text() {
     let w =
         |h: &Head| attention_weights(ex.x.view(), h.wq.view(), h.wk.view(), h.wv.view()).unwrap();
     let (wa, wb) = (w(&ex.head_a), w(&ex.head_b));
+    let out_a = head_output(wa.view(), ex.x.view(), ex.head_a.wv.view()).unwrap();
+    assert_eq!(
+        format!(
+            "outA shape: {} | wA shape: {}",
+            attention::error::shape_string(out_a.shape()),
+            attention::error::shape_string(wa.shape())
+        ),
+        "outA shape: (1, 8, 8) | wA shape: (1, 8, 8)"
+    );
     let (a0, b0) = (wa.index_axis(Axis(0), 0), wb.index_axis(Axis(0), 0));
     assert_eq!(format_array(&a0, PrintOptions::LESSON), HEAD_A);
     assert_eq!(format_array(&b0, PrintOptions::LESSON), HEAD_B);

@@ -4,6 +4,6 @@ extern crate lesson02_solution as lesson02;
 #[path = "../../../exercises/lesson02-split-heads/examples/demo.rs"]
 mod demo;
 
-fn main() -> Result<(), attention::ShapeError> {
+fn main() -> std::process::ExitCode {
     demo::main()
 }

@@ -4,6 +4,6 @@ extern crate lesson04_solution as lesson04;
 #[path = "../../../exercises/lesson04-multi-head-layer/examples/demo.rs"]
 mod demo;
 
-fn main() -> Result<(), attention::ShapeError> {
+fn main() -> std::process::ExitCode {
     demo::main()
 }

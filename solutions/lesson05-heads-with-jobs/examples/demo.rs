@@ -5,6 +5,6 @@ extern crate lesson05_solution as lesson05;
 #[path = "../../../exercises/lesson05-heads-with-jobs/examples/demo.rs"]
 mod demo;
 
-fn main() {
-    demo::main();
+fn main() -> std::process::ExitCode {
+    demo::main()
 }

@@ -5,6 +5,6 @@ extern crate lesson06_solution as lesson06;
 #[path = "../../../exercises/lesson06-grouped-query/examples/demo.rs"]
 mod demo;
 
-fn main() {
-    demo::main();
+fn main() -> std::process::ExitCode {
+    demo::main()
 }

@@ -1,4 +1,11 @@
-//! Gradescope's `results.json`: one test per check.
+//! Gradescope's `results.json`: one test per check, and one per lesson that does not compile.
+//!
+//! Follows Gradescope's autograder specification: `output_format` (top level),
+//! `test_output_format` and every test's `output_format` are `text`, so messages are never
+//! rendered as HTML; `visibility` is one of Gradescope's values (`hidden`, `after_due_date`,
+//! `after_published`, `visible`): checks the student can see are `visible`, hidden checks
+//! `after_published`; a lesson's build failure is its own `visible` failing test (0 points) with
+//! the compiler's error as its output.
 
 use super::Report;
 use crate::verdict::Status;
@@ -8,18 +15,39 @@ use serde_json::{Value, json};
 pub fn render(report: &Report) -> String {
     let mut tests: Vec<Value> = Vec::new();
     for lesson in &report.lessons {
+        if let Some(err) = &lesson.compiler_output {
+            tests.push(json!({
+                "name": format!("{} / build", lesson.id),
+                "name_format": "text",
+                "score": 0,
+                "max_score": 0,
+                "status": "failed",
+                "output": format!("The lesson's crate does not compile, so none of its checks ran:\n{err}"),
+                "output_format": "text",
+                "tags": [lesson.id],
+                "visibility": "visible",
+            }));
+        }
         for ex in &lesson.exercises {
             for check in &ex.checks {
-                let mut output = format!("{}: {}", check.status, check.message);
-                if let (Status::CompileError, Some(c)) = (check.status, &lesson.compiler_output) {
-                    output = format!("compile_error:\n{c}");
-                }
+                let output = match check.status {
+                    Status::CompileError => {
+                        "compile_error: the lesson's crate does not compile (see its build test)"
+                            .to_owned()
+                    }
+                    Status::Passed if check.message.is_empty() => "passed".to_owned(),
+                    s if check.message.is_empty() => s.to_string(),
+                    s => format!("{}: {}", s, check.message),
+                };
                 tests.push(json!({
                     "name": format!("{} / {} / {}", lesson.id, ex.name, check.name),
+                    "name_format": "text",
                     "score": check.points,
                     "max_score": check.max_points,
                     "status": if check.status == Status::Passed { "passed" } else { "failed" },
-                    "output": output.trim_end_matches(": "),
+                    "output": output,
+                    "output_format": "text",
+                    "tags": [lesson.id, ex.name],
                     "visibility": if check.hidden { "after_published" } else { "visible" },
                 }));
             }
@@ -31,11 +59,21 @@ pub fn render(report: &Report) -> String {
             "\nUNOFFICIAL: these course files differ from the instructors' copy: {}",
             report.modified_files.join(", ")
         ));
+    } else if !report.modified_files.is_empty() {
+        output.push_str(&format!(
+            "\nFiles you changed outside exercises/*/src were not used: {}",
+            report.modified_files.join(", ")
+        ));
     }
     let v = json!({
         "score": report.score,
-        "execution_time": report.execution_time,
+        "execution_time": report.execution_time.round() as u64,
         "output": output,
+        "output_format": "text",
+        "test_output_format": "text",
+        "test_name_format": "text",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
         "tests": tests,
     });
     serde_json::to_string_pretty(&v).expect("json")

@@ -134,8 +134,13 @@ pub fn render(report: &Report, style: &Style) -> String {
             "Next: work on `{}`; stuck? `cargo xtask hint {}`",
             ex.name, ex.name
         );
-    } else if report.max_score > 0 {
+    } else if report.max_score > 0 && report.official {
         let _ = writeln!(out, "{}", style.green("Full marks."));
+    } else if report.max_score > 0 {
+        let _ = writeln!(
+            out,
+            "Every check passes, but against modified course files: not full marks."
+        );
     }
     out
 }

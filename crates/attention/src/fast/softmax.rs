@@ -1,28 +1,30 @@
 //! Row softmax with a vectorised `exp`, same contract as [`crate::softmax::softmax_row`].
 //!
-//! With AVX-512 the row runs through a polynomial `exp` (range reduction by `ln 2`, degree-13
-//! Taylor polynomial, exponent bits set directly) that LLVM turns into 8-lane code; it is within
-//! a few ulp of `f64::exp`. Elsewhere this is the reference softmax with `f64::exp`.
+//! With a SIMD level (AVX-512 or AVX2 + FMA) the row runs through a polynomial `exp` (range
+//! reduction by `ln 2`, degree-13 Taylor polynomial, exponent bits set directly) that LLVM turns
+//! into 8- or 4-lane code; it is within a few ulp of `f64::exp`. With the portable kernels this
+//! is the reference softmax with `f64::exp`.
 
+use super::kernel::Isa;
 use ndarray::ArrayViewMut2;
 
-/// Softmax of every row of `rows`, in place; a row that is all `-inf` becomes all zeros.
+/// Softmax of every row of `rows`, in place, with the kernels of `isa`; a row that is all `-inf`
+/// becomes all zeros.
 ///
 /// With `causal = Some(r0)`, `rows` holds the scores of queries `r0, r0 + 1, ...` against keys
 /// `0..`: row `i` (query `r0 + i`) is soft-maxed over its first `r0 + i + 1` entries and the
 /// rest of it is set to zero.
-pub(crate) fn softmax_rows(rows: ArrayViewMut2<f64>, causal: Option<usize>) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if let Some(simd) = super::avx512() {
-            simd.vectorize(Rows { rows, causal });
-            return;
-        }
+pub(crate) fn softmax_rows(rows: ArrayViewMut2<f64>, causal: Option<usize>, isa: Isa) {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512(simd) => simd.vectorize(Rows { rows, causal }),
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2(simd) => simd.vectorize(Rows { rows, causal }),
+        Isa::Portable => softmax_rows_impl::<false>(rows, causal),
     }
-    softmax_rows_impl::<false>(rows, causal);
 }
 
-/// All the rows, run inside `vectorize` so that the loops are compiled for AVX-512.
+/// All the rows, run inside `vectorize` so that the loops are compiled for the SIMD level.
 #[cfg(target_arch = "x86_64")]
 struct Rows<'a> {
     rows: ArrayViewMut2<'a, f64>,
@@ -178,27 +180,36 @@ mod tests {
     }
 
     #[test]
-    fn matches_the_reference_softmax() {
-        let mut row: Vec<f64> = (0..37).map(|i| ((i * 7 % 11) as f64 - 5.0) * 1.3).collect();
-        let mut want = row.clone();
-        crate::softmax::softmax_row(&mut want);
-        softmax_rows(ArrayViewMut2::from_shape((1, 37), &mut row).unwrap(), None);
-        for (a, b) in row.iter().zip(&want) {
-            assert!((a - b).abs() < 1e-15);
+    fn every_level_matches_the_reference_softmax() {
+        for asked in crate::fast::Kernel::ALL {
+            let isa = Isa::new(asked);
+            let mut row: Vec<f64> = (0..37).map(|i| ((i * 7 % 11) as f64 - 5.0) * 1.3).collect();
+            let mut want = row.clone();
+            crate::softmax::softmax_row(&mut want);
+            softmax_rows(
+                ArrayViewMut2::from_shape((1, 37), &mut row).unwrap(),
+                None,
+                isa,
+            );
+            for (a, b) in row.iter().zip(&want) {
+                assert!((a - b).abs() < 1e-15, "{asked:?}: {a} against {b}");
+            }
+            let mut masked = [f64::NEG_INFINITY; 3];
+            softmax_rows(
+                ArrayViewMut2::from_shape((1, 3), &mut masked).unwrap(),
+                None,
+                isa,
+            );
+            assert_eq!(masked, [0.0; 3]);
+            // Causal rows from query 1 on: row 0 sees keys 0..=1, row 1 keys 0..=2.
+            let mut two = [0.0, 0.0, 5.0, 1.0, 1.0, 1.0];
+            softmax_rows(
+                ArrayViewMut2::from_shape((2, 3), &mut two).unwrap(),
+                Some(1),
+                isa,
+            );
+            assert_eq!(two[..3], [0.5, 0.5, 0.0]);
+            assert!(two[3..].iter().all(|v| (v - 1.0 / 3.0).abs() < 1e-15));
         }
-        let mut masked = [f64::NEG_INFINITY; 3];
-        softmax_rows(
-            ArrayViewMut2::from_shape((1, 3), &mut masked).unwrap(),
-            None,
-        );
-        assert_eq!(masked, [0.0; 3]);
-        // Causal rows from query 1 on: row 0 sees keys 0..=1, row 1 keys 0..=2.
-        let mut two = [0.0, 0.0, 5.0, 1.0, 1.0, 1.0];
-        softmax_rows(
-            ArrayViewMut2::from_shape((2, 3), &mut two).unwrap(),
-            Some(1),
-        );
-        assert_eq!(two[..3], [0.5, 0.5, 0.0]);
-        assert!(two[3..].iter().all(|v| (v - 1.0 / 3.0).abs() < 1e-15));
     }
 }

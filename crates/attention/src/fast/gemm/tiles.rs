@@ -1,0 +1,447 @@
+//! The packed GEMM itself, generic over the vector width: [`Tiles`] with an `MR × NR` register
+//! block (`NR = NV` vectors of [`Lanes::W`] lanes), instantiated for AVX-512 and AVX2+FMA.
+//!
+//! Everything here runs inside `pulp`'s `vectorize` (see [`Lanes::vectorize`]) and is reached
+//! through `#[inline(always)]` calls only, never a closure, so that it is compiled for the
+//! level's instruction set.
+
+use ndarray::{ArrayView2, ArrayViewMut2, s};
+use pulp::NullaryFnOnce;
+use pulp::bytemuck::{Pod, cast_slice};
+use std::cell::RefCell;
+use std::marker::PhantomData;
+
+/// One SIMD level as the kernel sees it: a vector of `W` `f64` lanes, a splat and a fused
+/// multiply-add, plus the cache blocking that suits it.
+pub(crate) trait Lanes: Copy {
+    /// `W` lanes of `f64`.
+    type V: Copy + Pod;
+    /// Lanes per vector.
+    const W: usize;
+    /// Depth of one packed block.
+    const KC: usize;
+    /// Rows of `a` per packed block (`MC × KC` values stay in the L2 cache).
+    const MC: usize;
+    /// `[x; W]`.
+    fn splat(self, x: f64) -> Self::V;
+    /// `a · b + c`, fused.
+    fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// Runs `f` compiled with this level's target features.
+    fn vectorize<F: NullaryFnOnce>(self, f: F) -> F::Output;
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Lanes for pulp::x86::V4 {
+    type V = pulp::f64x8;
+    const W: usize = 8;
+    // 512 measured a little faster than 256 for the `D = 512` projections: one pass over `c`.
+    const KC: usize = 512;
+    const MC: usize = 256;
+    #[inline(always)]
+    fn splat(self, x: f64) -> Self::V {
+        self.splat_f64x8(x)
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
+        self.mul_add_f64x8(a, b, c)
+    }
+    fn vectorize<F: NullaryFnOnce>(self, f: F) -> F::Output {
+        pulp::x86::V4::vectorize(self, f)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Lanes for pulp::x86::V3 {
+    type V = pulp::f64x4;
+    const W: usize = 4;
+    // One depth block for `D = 512`, as with AVX-512: with two, the second pass adds into a
+    // `(T, 3D)` block of `c` that has left the L2 cache (that read-modify-write cost ~10% of the
+    // forward). The `MC × KC` block of `a` (384 KiB) fits a 512 KiB L2 cache; a smaller `MC`
+    // only streams the packed `b` (read sequentially) once more per block.
+    const KC: usize = 512;
+    const MC: usize = 96;
+    #[inline(always)]
+    fn splat(self, x: f64) -> Self::V {
+        self.splat_f64x4(x)
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
+        self.mul_add_f64x4(a, b, c)
+    }
+    fn vectorize<F: NullaryFnOnce>(self, f: F) -> F::Output {
+        pulp::x86::V3::vectorize(self, f)
+    }
+}
+
+/// A packed GEMM whose micro-kernel keeps an `MR × NR` block of `c` in `MR · NV` vector
+/// registers (`NR = NV · W`).
+pub(crate) struct Tiles<S, const MR: usize, const NV: usize, const NR: usize>(PhantomData<S>);
+
+thread_local! {
+    /// Per-thread packing buffer for `a`, reused across calls.
+    static APACK: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Whether the packed path applies: a non-empty depth and contiguous rows of `c`.
+pub(crate) fn fits(a: ArrayView2<f64>, c: ArrayView2<f64>) -> bool {
+    a.ncols() > 0 && (c.ncols() <= 1 || c.strides()[1] == 1)
+}
+
+impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize> Tiles<S, MR, NV, NR> {
+    /// Checked at compile time for every instantiation.
+    const SHAPE_OK: () = assert!(NR == NV * S::W && MR > 0 && NV > 0);
+    /// Widest product whose left operand is read in place rather than packed (`weights @ v`
+    /// with heads of up to 64 values).
+    const UNPACKED_A_MAX_N: usize = 64;
+
+    /// Length in `f64` of `b` `(k, n)` once packed: `ceil(n / NR)` panels of `k × NR`.
+    pub(crate) fn packed_len(k: usize, n: usize) -> usize {
+        n.div_ceil(NR) * NR * k
+    }
+
+    /// Packs a whole right operand `b` `(k, n)`, one block of panels per `KC` rows in order, the
+    /// panels of each block shared out over `threads` threads. Returns the buffer and the offset
+    /// of the (64-byte aligned) packed data in it.
+    pub(crate) fn pack_all(b: ArrayView2<f64>, threads: usize) -> (Vec<f64>, usize) {
+        let () = Self::SHAPE_OK;
+        let (k, n) = b.dim();
+        let panels = n.div_ceil(NR);
+        let len = Self::packed_len(k, n);
+        let mut buf = crate::fast::pool::take(len + 8);
+        let off = buf.as_ptr().align_offset(64);
+        let mut rest = &mut buf[off..off + len];
+        let per_task = panels.div_ceil(threads.max(1)).max(1);
+        let mut tasks = Vec::new();
+        for pc in (0..k).step_by(S::KC) {
+            let kc = S::KC.min(k - pc);
+            let (block, tail) = std::mem::take(&mut rest).split_at_mut(Self::packed_len(kc, n));
+            rest = tail;
+            for (t, part) in block.chunks_mut(per_task * NR * kc).enumerate() {
+                let j0 = t * per_task * NR;
+                let j1 = (j0 + per_task * NR).min(n);
+                tasks.push((b.slice(s![pc..pc + kc, j0..j1]), part));
+            }
+        }
+        crate::fast::run_split_with(
+            tasks,
+            threads,
+            || (),
+            |(), (bb, part)| Self::pack_b(bb, part),
+        );
+        (buf, off)
+    }
+
+    /// `c = alpha · a @ b[..k, ..n]` where `panels` holds the whole packed `b` `(k_all, n_all)`,
+    /// `a` is `(m, k)` and `c` `(m, n)` (overwritten). The caller checked [`fits`].
+    pub(crate) fn matmul(
+        simd: S,
+        alpha: f64,
+        a: ArrayView2<f64>,
+        panels: &[f64],
+        (k_all, n_all): (usize, usize),
+        c: ArrayViewMut2<f64>,
+    ) {
+        APACK.with(|apack| {
+            simd.vectorize(Gemm::<S, MR, NV, NR> {
+                simd,
+                alpha,
+                a,
+                panels,
+                k_all,
+                n_all,
+                c,
+                apack: &mut apack.borrow_mut(),
+            })
+        });
+    }
+
+    /// `c (+)= alpha · a @ b` for one depth block: `a` is `(m, kc)`, `bpack` holds `b`'s panels
+    /// of `stride >= kc` rows each (only the first `kc` are used), at least `ceil(n / NR)` of
+    /// them.
+    ///
+    /// A narrow product whose left operand has contiguous rows reads them in place (`MR` row
+    /// streams); otherwise `a` is packed too.
+    #[inline(always)]
+    fn block(
+        simd: S,
+        alpha: f64,
+        a: ArrayView2<f64>,
+        (bpack, stride): (&[S::V], usize),
+        mut c: ArrayViewMut2<f64>,
+        accumulate: bool,
+        apack: &mut Vec<f64>,
+    ) {
+        let (m, kc) = a.dim();
+        let n = c.ncols();
+        let b_panels = bpack
+            .chunks_exact(NV * stride)
+            .map(|panel| &panel[..NV * kc])
+            .take(n.div_ceil(NR));
+        let mut c_rows: Vec<&mut [f64]> = c
+            .rows_mut()
+            .into_iter()
+            .map(|row| row.into_slice().expect("c rows are contiguous"))
+            .collect();
+        // Packing `a` pays off when each of its panels meets many panels of `b`; a narrow
+        // product (`weights @ v`) reads contiguous rows of `a` in place instead.
+        if n <= Self::UNPACKED_A_MAX_N && (a.strides()[1] == 1 || kc == 1) {
+            let a_rows: Vec<&[f64]> = a
+                .rows()
+                .into_iter()
+                .map(|row| row.to_slice().expect("a rows are contiguous"))
+                .collect();
+            for (jp, bpanel) in b_panels.clone().enumerate() {
+                let j0 = jp * NR;
+                let w = NR.min(n - j0);
+                for i0 in (0..m).step_by(MR) {
+                    // Rows past the end repeat the last row; their results are not stored.
+                    let rows: [&[f64]; MR] =
+                        std::array::from_fn(|i| &a_rows[(i0 + i).min(m - 1)][..kc]);
+                    let acc = Self::kernel_rows(simd, rows, bpanel);
+                    let end = (i0 + MR).min(m);
+                    Self::store(alpha, &acc, &mut c_rows[i0..end], j0, w, accumulate);
+                }
+            }
+            return;
+        }
+        for ic in (0..m).step_by(S::MC) {
+            let mc = S::MC.min(m - ic);
+            apack.resize(mc.div_ceil(MR) * kc * MR, 0.0);
+            Self::pack_a(a.slice(s![ic..ic + mc, ..]), apack);
+            for (jp, bpanel) in b_panels.clone().enumerate() {
+                let j0 = jp * NR;
+                let w = NR.min(n - j0);
+                for (ip, apanel) in apack.chunks_exact(MR * kc).enumerate() {
+                    let i0 = ic + ip * MR;
+                    let acc = Self::kernel(simd, apanel, bpanel);
+                    let end = (i0 + MR).min(ic + mc);
+                    Self::store(alpha, &acc, &mut c_rows[i0..end], j0, w, accumulate);
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn zero() -> S::V {
+        pulp::bytemuck::Zeroable::zeroed()
+    }
+
+    /// `MR × NR` block of `A_panel @ B_panel` over the packed depth.
+    #[inline(always)]
+    fn kernel(simd: S, apanel: &[f64], bpanel: &[S::V]) -> [[S::V; NV]; MR] {
+        let mut acc = [[Self::zero(); NV]; MR];
+        let (ap, _) = apanel.as_chunks::<MR>();
+        let (bp, _) = bpanel.as_chunks::<NV>();
+        for (ap, bv) in ap.iter().zip(bp) {
+            for i in 0..MR {
+                let ai = simd.splat(ap[i]);
+                for v in 0..NV {
+                    acc[i][v] = simd.mul_add(ai, bv[v], acc[i][v]);
+                }
+            }
+        }
+        acc
+    }
+
+    /// Same as [`Self::kernel`], reading `MR` rows of `a` (each of the packed depth) in place.
+    #[inline(always)]
+    fn kernel_rows(simd: S, rows: [&[f64]; MR], bpanel: &[S::V]) -> [[S::V; NV]; MR] {
+        let mut acc = [[Self::zero(); NV]; MR];
+        let (bp, _) = bpanel.as_chunks::<NV>();
+        let kc = bp.len();
+        let rows = rows.map(|row| &row[..kc]);
+        for (p, bv) in bp.iter().enumerate() {
+            for i in 0..MR {
+                let ai = simd.splat(rows[i][p]);
+                for v in 0..NV {
+                    acc[i][v] = simd.mul_add(ai, bv[v], acc[i][v]);
+                }
+            }
+        }
+        acc
+    }
+
+    /// Columns `j0..j0 + w` of `c_rows` (at most `MR` rows) `= alpha · acc`, or `+=` when
+    /// `accumulate`.
+    #[inline(always)]
+    fn store(
+        alpha: f64,
+        acc: &[[S::V; NV]; MR],
+        c_rows: &mut [&mut [f64]],
+        j0: usize,
+        w: usize,
+        accumulate: bool,
+    ) {
+        for (row, acc_row) in c_rows.iter_mut().zip(acc) {
+            let vals: &[f64] = cast_slice(&acc_row[..]);
+            let row = &mut row[j0..j0 + w];
+            if accumulate {
+                for (d, v) in row.iter_mut().zip(vals) {
+                    *d += alpha * v;
+                }
+            } else {
+                for (d, v) in row.iter_mut().zip(vals) {
+                    *d = alpha * v;
+                }
+            }
+        }
+    }
+
+    /// Packs `b` `(kc, n)` into `ceil(n / NR)` panels, each `kc` rows of `NR` values,
+    /// zero-padded on the right. `flat` has exactly that length.
+    fn pack_b(b: ArrayView2<f64>, flat: &mut [f64]) {
+        let (kc, n) = b.dim();
+        if n % NR != 0 {
+            flat[(n / NR) * kc * NR..].fill(0.0);
+        }
+        if b.strides()[1] == 1 || n == 1 {
+            // A few rows at a time, panel by panel: the writes go to a short contiguous run of
+            // each panel, instead of one row across every panel (a page apart for wide `b`).
+            const ROWS: usize = 16;
+            let rows: Vec<&[f64]> = b
+                .rows()
+                .into_iter()
+                .map(|row| row.to_slice().expect("unit column stride"))
+                .collect();
+            for (g, group) in rows.chunks(ROWS).enumerate() {
+                let p0 = g * ROWS;
+                for (jp, j0) in (0..n).step_by(NR).enumerate() {
+                    let w = NR.min(n - j0);
+                    let at = (jp * kc + p0) * NR;
+                    let dst = &mut flat[at..at + group.len() * NR];
+                    let (dst, _) = dst.as_chunks_mut::<NR>();
+                    for (d, row) in dst.iter_mut().zip(group) {
+                        if let Some(full) = row[j0..].first_chunk::<NR>() {
+                            *d = *full;
+                        } else {
+                            d[..w].copy_from_slice(&row[j0..j0 + w]);
+                        }
+                    }
+                }
+            }
+        } else if b.strides()[0] == 1 {
+            let cols: Vec<&[f64]> = b
+                .columns()
+                .into_iter()
+                .map(|col| col.to_slice().expect("unit row stride"))
+                .collect();
+            for (jp, group) in cols.chunks(NR).enumerate() {
+                interleave::<NR>(group, &mut flat[jp * kc * NR..(jp + 1) * kc * NR]);
+            }
+        } else {
+            for ((p, j), &v) in b.indexed_iter() {
+                flat[((j / NR) * kc + p) * NR + j % NR] = v;
+            }
+        }
+    }
+
+    /// Packs `a` `(mc, kc)` into `ceil(mc / MR)` panels, each `kc` columns of `MR` values,
+    /// zero-padded at the bottom. `out` has exactly that length.
+    #[inline(always)]
+    fn pack_a(a: ArrayView2<f64>, out: &mut [f64]) {
+        let (mc, kc) = a.dim();
+        if mc % MR != 0 {
+            out[(mc / MR) * kc * MR..].fill(0.0);
+        }
+        if a.strides()[1] == 1 || kc == 1 {
+            let rows: Vec<&[f64]> = a
+                .rows()
+                .into_iter()
+                .map(|row| row.to_slice().expect("unit column stride"))
+                .collect();
+            for (ip, group) in rows.chunks(MR).enumerate() {
+                interleave::<MR>(group, &mut out[ip * kc * MR..(ip + 1) * kc * MR]);
+            }
+        } else if a.strides()[0] == 1 {
+            for (p, col) in a.columns().into_iter().enumerate() {
+                let col = col.to_slice().expect("unit row stride");
+                let (full, tail) = col.as_chunks::<MR>();
+                for (ip, chunk) in full.iter().enumerate() {
+                    let at = (ip * kc + p) * MR;
+                    out[at..at + MR].copy_from_slice(chunk);
+                }
+                if !tail.is_empty() {
+                    let at = (full.len() * kc + p) * MR;
+                    out[at..at + tail.len()].copy_from_slice(tail);
+                }
+            }
+        } else {
+            for ((i, p), &v) in a.indexed_iter() {
+                out[((i / MR) * kc + p) * MR + i % MR] = v;
+            }
+        }
+    }
+}
+
+/// The whole product, run inside [`Lanes::vectorize`] so the kernel is compiled for the level.
+struct Gemm<'a, S, const MR: usize, const NV: usize, const NR: usize> {
+    simd: S,
+    alpha: f64,
+    a: ArrayView2<'a, f64>,
+    /// The panels of the whole right operand `(k_all, n_all)`.
+    panels: &'a [f64],
+    k_all: usize,
+    n_all: usize,
+    c: ArrayViewMut2<'a, f64>,
+    apack: &'a mut Vec<f64>,
+}
+
+impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize> NullaryFnOnce
+    for Gemm<'_, S, MR, NV, NR>
+{
+    type Output = ();
+
+    #[inline(always)]
+    fn call(self) {
+        let Gemm {
+            simd,
+            alpha,
+            a,
+            panels,
+            k_all,
+            n_all,
+            mut c,
+            apack,
+        } = self;
+        // Only the first `k` rows and `c.ncols()` columns of the operand are used: whole depth
+        // blocks, then a prefix of the last one, of the leading panels.
+        let k = a.ncols();
+        let per_row = Tiles::<S, MR, NV, NR>::packed_len(1, n_all);
+        for pc in (0..k).step_by(S::KC) {
+            let stride = S::KC.min(k_all - pc);
+            let kc = S::KC.min(k - pc);
+            let bb = &panels[pc * per_row..(pc + stride) * per_row];
+            Tiles::<S, MR, NV, NR>::block(
+                simd,
+                alpha,
+                a.slice(s![.., pc..pc + kc]),
+                (cast_slice(bb), stride),
+                c.view_mut(),
+                pc > 0,
+                apack,
+            );
+        }
+    }
+}
+
+/// Interleaves up to `W` equally long lines into `dst` (`len · W` values):
+/// `dst[p · W + r] = lines[r][p]`. Lanes past the last line are left as they are.
+#[inline(always)]
+fn interleave<const W: usize>(lines: &[&[f64]], dst: &mut [f64]) {
+    let (dst, _) = dst.as_chunks_mut::<W>();
+    let len = dst.len();
+    if let Ok(lines) = <&[&[f64]; W]>::try_from(lines) {
+        let lines: [&[f64]; W] = std::array::from_fn(|r| &lines[r][..len]);
+        for (p, d) in dst.iter_mut().enumerate() {
+            for r in 0..W {
+                d[r] = lines[r][p];
+            }
+        }
+    } else {
+        for (r, line) in lines.iter().enumerate() {
+            for (d, &v) in dst.iter_mut().zip(line.iter()) {
+                d[r] = v;
+            }
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! Classic wrong answers to lesson 5's exercises, one submodule per misconception (see
+//! `[[lessons.misconceptions]]` in `course.toml`). Each is planted into the reference solution by
+//! the cargo feature `misconception-<id>`, which re-exports its function in place of the right
+//! one; the checks listed for it must fail.
+
+use attention::Result;
+use attention::error::ShapeError;
+use attention::mask::{apply_mask, causal};
+use attention::softmax::softmax_inplace;
+use ndarray::{Array2, ArrayView2, Axis};
+
+fn scores(q: ArrayView2<f64>, k: ArrayView2<f64>) -> Result<Array2<f64>> {
+    if q.dim() != k.dim() {
+        return Err(ShapeError::new(
+            "causal_weights",
+            "keys shaped like the queries",
+            k.shape(),
+        ));
+    }
+    Ok(q.dot(&k.t()))
+}
+
+/// `causal-scores-scaled`: the scores divided by `√d` although this lesson's heads set their
+/// scale with their gains.
+pub mod causal_scores_scaled {
+    use super::*;
+
+    /// `(T, d), (T, d) -> (T, T)`: causal `softmax(Q Kᵀ / √d)`.
+    pub fn causal_weights(q: ArrayView2<f64>, k: ArrayView2<f64>) -> Result<Array2<f64>> {
+        let mut s = scores(q, k)? / (q.ncols() as f64).sqrt();
+        apply_mask(&mut s, &causal(q.nrows(), q.nrows()).view())?;
+        softmax_inplace(&mut s);
+        Ok(s)
+    }
+}
+
+/// `causal-softmax-without-max-shift`: `exp(s) / Σ exp(s)` without subtracting the row's maximum.
+pub mod causal_softmax_without_max_shift {
+    use super::*;
+
+    /// `(T, d), (T, d) -> (T, T)`, overflowing to NaN on scores past 709.
+    pub fn causal_weights(q: ArrayView2<f64>, k: ArrayView2<f64>) -> Result<Array2<f64>> {
+        let mut s = scores(q, k)?;
+        apply_mask(&mut s, &causal(q.nrows(), q.nrows()).view())?;
+        s.mapv_inplace(f64::exp);
+        for mut row in s.lanes_mut(Axis(1)) {
+            let sum = row.sum();
+            row /= sum;
+        }
+        Ok(s)
+    }
+}
+
+/// `mask-with-zero-scores`: the future's scores set to 0 instead of -inf, so after the softmax
+/// the future still gets weight `exp(0) / Σ`.
+pub mod mask_with_zero_scores {
+    use super::*;
+
+    /// `(T, d), (T, d) -> (T, T)` whose future weights are not 0.
+    pub fn causal_weights(q: ArrayView2<f64>, k: ArrayView2<f64>) -> Result<Array2<f64>> {
+        let mut s = scores(q, k)?;
+        for ((i, j), x) in s.indexed_iter_mut() {
+            if j > i {
+                *x = 0.0;
+            }
+        }
+        softmax_inplace(&mut s);
+        Ok(s)
+    }
+}

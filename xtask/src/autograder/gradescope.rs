@@ -1,0 +1,177 @@
+//! The Gradescope autograder bundle: `setup.sh`, `run_autograder` and the instructors' course.
+//!
+//! Gradescope unpacks the zip into `/autograder/source`, runs `setup.sh` once when it builds the
+//! image, and `run_autograder` for every submission, with the student's files in
+//! `/autograder/submission`; whatever `/autograder/results/results.json` holds afterwards is the
+//! grade. `run_autograder` grades with `grade --submission … --format gradescope`, and writes a
+//! valid zero-score `results.json` with the error as its `output` whenever grading cannot run
+//! (the grader does not build, the submission is not a course, the grader stops with an error).
+//!
+//! Environment variables the scripts read (for local runs and the grader's tests):
+//!
+//! * `AUTOGRADER_ROOT`: the root instead of `/autograder`.
+//! * `AUTOGRADER_SKIP_SETUP=1`: `setup.sh` does nothing (the toolchain is already installed;
+//!   `run_autograder` then builds the grader on its first run).
+//! * `AUTOGRADER_GRADER`: a grader binary to use instead of building `xtask`.
+//! * `CARGO_TARGET_DIR`: where to build (default `$AUTOGRADER_ROOT/source/target`).
+
+use crate::course::Course;
+use crate::fsutil;
+use std::io::Write;
+use std::path::Path;
+
+/// The folder of the bundle holding the course.
+pub const COURSE_DIR: &str = "course";
+
+/// True for course files that stay out of the bundle: build output, git, CI, the grader's tests,
+/// insta's pending files.
+fn left_out(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name == "target"
+        || name == ".git"
+        || rel == ".ci"
+        || rel == "xtask/tests"
+        || rel.starts_with("target-")
+        || fsutil::is_scratch_file(rel)
+}
+
+/// `setup.sh`: installs the pinned toolchain with rustup, then builds the grader and the
+/// dependencies (by grading the pristine handout once) into the target directory
+/// `run_autograder` uses.
+pub fn setup_script(toolchain: &str) -> String {
+    format!(
+        r#"#!/usr/bin/env bash
+# Gradescope runs this once, when it builds the autograder image.
+# AUTOGRADER_SKIP_SETUP=1 skips it (the toolchain is already installed, e.g. in the grader's tests).
+set -euo pipefail
+if [ "${{AUTOGRADER_SKIP_SETUP:-0}}" = "1" ]; then
+  echo "setup.sh: skipped (AUTOGRADER_SKIP_SETUP=1)"
+  exit 0
+fi
+ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+COURSE="$ROOT/source/{COURSE_DIR}"
+export CARGO_TARGET_DIR="${{CARGO_TARGET_DIR:-$ROOT/source/target}}"
+
+if command -v apt-get >/dev/null; then
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends curl ca-certificates build-essential
+fi
+if ! command -v rustup >/dev/null && [ ! -x "$HOME/.cargo/bin/rustup" ]; then
+  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal --default-toolchain {toolchain}
+fi
+. "$HOME/.cargo/env"
+rustup toolchain install {toolchain} --profile minimal
+rustup default {toolchain}
+
+cd "$COURSE"
+cargo fetch --locked
+cargo build --locked -p xtask
+# Grade the pristine handout once: every dependency of the check crates is then built.
+HANDOUT="$(mktemp -d)/handout"
+"$CARGO_TARGET_DIR/debug/xtask" dist "$HANDOUT"
+"$CARGO_TARGET_DIR/debug/xtask" grade --submission "$HANDOUT" --format json --output /dev/null || true
+rm -rf "$(dirname "$HANDOUT")"
+"#
+    )
+}
+
+/// `run_autograder`: grades `/autograder/submission` (or the only folder inside it) and always
+/// leaves a valid `results.json`.
+pub fn run_script(lesson_dirs: &[&str]) -> String {
+    let patterns: Vec<String> = lesson_dirs
+        .iter()
+        .map(|d| format!("\"$1/{d}\" \"$1/exercises/{d}\""))
+        .collect();
+    format!(
+        r#"#!/usr/bin/env bash
+# Gradescope runs this for every submission: official grading of /autograder/submission into
+# /autograder/results/results.json. AUTOGRADER_ROOT overrides /autograder; AUTOGRADER_GRADER names a
+# grader binary to use instead of building one; CARGO_TARGET_DIR overrides the build folder.
+set -uo pipefail
+ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+COURSE="$ROOT/source/{COURSE_DIR}"
+RESULTS="$ROOT/results"
+SUB="$ROOT/submission"
+mkdir -p "$RESULTS"
+rm -f "$RESULTS/results.json"
+LOG="$(mktemp)"
+[ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
+export CARGO_TARGET_DIR="${{CARGO_TARGET_DIR:-$ROOT/source/target}}"
+
+json_escape() {{
+  LC_ALL=C sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/\t/\\t/g' -e 's/\r//g' \
+    | LC_ALL=C tr -d '\000-\010\013\014\016-\037' \
+    | awk 'BEGIN {{ ORS = "" }} NR > 1 {{ print "\\n" }} {{ print }}'
+}}
+
+# A zero-score results.json whose output is the error and the end of the grader's log.
+fail() {{
+  local text
+  text="$( {{ printf 'The autograder could not grade this submission: %s\n\n' "$1"; tail -c 6000 "$LOG"; }} | json_escape)"
+  printf '{{"score": 0, "output": "%s", "output_format": "text", "visibility": "visible", "tests": []}}\n' \
+    "$text" > "$RESULTS/results.json"
+  cat "$LOG"
+  exit 0
+}}
+
+has_lessons() {{
+  for d in {lessons}; do [ -d "$d" ] && return 0; done
+  return 1
+}}
+
+# A submission zipped as a folder: grade the only folder inside it.
+if ! has_lessons "$SUB"; then
+  mapfile -t inner < <(find "$SUB" -mindepth 1 -maxdepth 1 -type d ! -name '.*' ! -name __MACOSX)
+  if [ "${{#inner[@]}}" -eq 1 ] && has_lessons "${{inner[0]}}"; then
+    SUB="${{inner[0]}}"
+  fi
+fi
+
+cd "$COURSE" || fail "the course is missing from the autograder ($COURSE)"
+GRADER="${{AUTOGRADER_GRADER:-}}"
+if [ -z "$GRADER" ]; then
+  cargo build --quiet --locked -p xtask >>"$LOG" 2>&1 || fail "the grader does not build"
+  GRADER="$CARGO_TARGET_DIR/debug/xtask"
+fi
+"$GRADER" grade --submission "$SUB" --format gradescope --output "$RESULTS/results.json" >>"$LOG" 2>&1
+code=$?
+if [ "$code" -gt 1 ] || [ ! -s "$RESULTS/results.json" ]; then
+  fail "grading stopped with exit status $code"
+fi
+cat "$LOG"
+exit 0
+"#,
+        lessons = patterns.join(" ")
+    )
+}
+
+/// Writes the bundle to `out`; returns the number of files in it.
+pub fn bundle(root: &Path, course: &Course, out: &Path) -> Result<usize, String> {
+    crate::bless::require_solutions(root)?;
+    let files = fsutil::files_under(root, root, &|rel, _| left_out(rel));
+    let dirs: Vec<&str> = course.lessons.iter().map(|l| l.dir.as_str()).collect();
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    let file =
+        std::fs::File::create(out).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let mut zip = zip::ZipWriter::new(file);
+    let exe = zip::write::SimpleFileOptions::default().unix_permissions(0o755);
+    let plain = zip::write::SimpleFileOptions::default().unix_permissions(0o644);
+    let err = |e: zip::result::ZipError| format!("cannot write {}: {e}", out.display());
+    let io = |e: std::io::Error| format!("cannot write {}: {e}", out.display());
+    zip.start_file("setup.sh", exe).map_err(err)?;
+    zip.write_all(setup_script(&super::toolchain(root)).as_bytes())
+        .map_err(io)?;
+    zip.start_file("run_autograder", exe).map_err(err)?;
+    zip.write_all(run_script(&dirs).as_bytes()).map_err(io)?;
+    for f in &files {
+        let bytes = std::fs::read(root.join(f)).map_err(|e| format!("cannot read {f}: {e}"))?;
+        zip.start_file(format!("{COURSE_DIR}/{f}"), plain)
+            .map_err(err)?;
+        zip.write_all(&bytes).map_err(io)?;
+    }
+    zip.finish().map_err(err)?;
+    Ok(files.len() + 2)
+}

@@ -1,0 +1,563 @@
+//! `cargo xtask grade --submissions DIR`: a whole class, graded officially, one row per student.
+//!
+//! Every entry of `DIR` is one student: a handout folder, its `exercises/` folder, or a `.zip`,
+//! `.tar.gz` or `.tgz` of either, possibly nested one folder deep. The student's id is the entry's
+//! name without its archive extension. Each submission is graded by the official single-submission
+//! grader ([`crate::submission::grade`]), which only ever reads the student's folder; archives are
+//! unpacked into a scratch folder first ([`crate::archive`]). A submission that cannot be graded
+//! (not a course, a bad archive, a path out of the archive, a symbolic link out of the folder, a
+//! grading error) gets a row with its error and zero points, and the batch goes on.
+//!
+//! Submissions run `jobs` at a time. Each worker builds in its own target directory (worker 0 in
+//! the usual submissions target, worker k in `<target>/batch-worker-k`), because two submissions
+//! built at once in one target directory would overwrite each other's lesson crates. The first
+//! submission is graded alone, so the dependencies are compiled once; its target directory is then
+//! copied (with modification times) to the other workers that do not have one yet.
+
+use crate::archive;
+use crate::course::Course;
+use crate::grade::Options;
+use crate::report::Report;
+use crate::verdict::Status;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// How to grade a class.
+#[derive(Debug, Clone)]
+pub struct BatchOptions {
+    /// The per-submission grading options (lesson filter, timeout, check processes at once).
+    pub grade: Options,
+    /// Submissions graded at once.
+    pub parallel: usize,
+    /// Where to write the gradebook CSV.
+    pub gradebook: Option<PathBuf>,
+    /// Where to write one JSON report per student (`<id>.json`).
+    pub reports: Option<PathBuf>,
+}
+
+/// Submissions graded at once by default: two on a machine with two cores or more (one builds
+/// while the other runs its checks), else one.
+pub fn default_parallel() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(2))
+}
+
+/// The batch options from the command line: `jobs` submissions at once (default
+/// [`default_parallel`]), each running its checks on its share of the cores.
+pub fn options(
+    grade: Options,
+    jobs: Option<usize>,
+    gradebook: Option<PathBuf>,
+    reports: Option<PathBuf>,
+) -> BatchOptions {
+    let parallel = jobs.unwrap_or_else(default_parallel).max(1);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    BatchOptions {
+        grade: Options {
+            jobs: (cores / parallel).max(1),
+            ..grade
+        },
+        parallel,
+        gradebook,
+        reports,
+    }
+}
+
+/// One student's line of the gradebook.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// The student's id (the entry's name without archive extension).
+    pub id: String,
+    /// Points earned (0 when the submission could not be graded).
+    pub score: u32,
+    /// Points available.
+    pub max: u32,
+    /// Per graded lesson id: points earned.
+    pub lessons: BTreeMap<String, u32>,
+    /// The grade is official (no instructors' file differs).
+    pub official: bool,
+    /// Files the student changed outside their sources.
+    pub modified: usize,
+    /// How student code was isolated (the report's `isolation`, else `none`).
+    pub isolation: String,
+    /// Why the submission could not be graded.
+    pub error: Option<String>,
+    /// Wall time of this submission, seconds.
+    pub seconds: f64,
+    /// The full report, when graded.
+    pub report: Option<Report>,
+}
+
+/// A graded class.
+#[derive(Debug, Clone)]
+pub struct Batch {
+    /// The graded lessons, in course order: `(id, max points)`.
+    pub lessons: Vec<(String, u32)>,
+    /// One row per student, sorted by id.
+    pub rows: Vec<Row>,
+    /// Wall time of the first submission (which also builds the dependencies), seconds.
+    pub first_seconds: f64,
+    /// Wall time of the whole batch, seconds.
+    pub total_seconds: f64,
+    /// Submissions graded at once.
+    pub parallel: usize,
+}
+
+impl Batch {
+    /// Wall time per submission after the first: `(total - first) / (n - 1)`.
+    pub fn marginal_seconds(&self) -> Option<f64> {
+        (self.rows.len() > 1)
+            .then(|| (self.total_seconds - self.first_seconds) / (self.rows.len() - 1) as f64)
+    }
+}
+
+/// One entry of the submissions folder.
+#[derive(Debug, Clone)]
+struct Entry {
+    id: String,
+    path: PathBuf,
+}
+
+/// The entries of `dir`, sorted by name; hidden files (`.DS_Store`, …) are skipped.
+fn entries(dir: &Path) -> Result<Vec<Entry>, String> {
+    let read = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read the submissions folder {}: {e}", dir.display()))?;
+    let mut out = Vec::new();
+    for entry in read.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || name == "__MACOSX" {
+            continue;
+        }
+        let id = archive::kind(&name).map_or(name.as_str(), |(_, stem)| stem);
+        out.push(Entry {
+            id: id.to_owned(),
+            path: entry.path(),
+        });
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id).then(a.path.cmp(&b.path)));
+    Ok(out)
+}
+
+/// True when `dir` holds a course handout or its `exercises/` folder.
+fn is_submission(dir: &Path, course: &Course) -> bool {
+    let has_lessons = |d: &Path| course.lessons.iter().any(|l| d.join(&l.dir).is_dir());
+    has_lessons(&dir.join("exercises")) || has_lessons(dir)
+}
+
+/// The folder to grade inside `dir`: `dir` itself, or its only sub-folder (a submission zipped
+/// as a folder).
+pub fn resolve(dir: &Path, course: &Course) -> Result<PathBuf, String> {
+    if let Some(link) = archive::escaping_link(dir) {
+        return Err(link);
+    }
+    // A folder holding only `exercises/` (no handout around it) is graded as that folder, so the
+    // handout files it never had are not reported as deleted.
+    let pick = |d: &Path| {
+        if d.join("exercises").is_dir() && !d.join("Cargo.toml").is_file() {
+            d.join("exercises")
+        } else {
+            d.to_path_buf()
+        }
+    };
+    if is_submission(dir, course) {
+        return Ok(pick(dir));
+    }
+    let subdirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            !name.starts_with('.') && name != "__MACOSX" && e.path().is_dir()
+        })
+        .map(|e| e.path())
+        .collect();
+    if let [only] = subdirs.as_slice()
+        && is_submission(only, course)
+    {
+        return Ok(pick(only));
+    }
+    let dirs: Vec<&str> = course.lessons.iter().map(|l| l.dir.as_str()).collect();
+    Err(format!(
+        "not a submission of this course: no exercises/ folder or lesson folder ({}) at its top or one folder down",
+        dirs.join(", ")
+    ))
+}
+
+/// Unpacks (when needed) and grades one entry with the target directory `target`.
+fn grade_entry(
+    root: &Path,
+    course: &Course,
+    entry: &Entry,
+    opts: &Options,
+    target: &Path,
+) -> Result<Report, String> {
+    let scratch;
+    let dir = match std::fs::metadata(&entry.path) {
+        Ok(m) if m.is_dir() => resolve(&entry.path, course)?,
+        Ok(_) => {
+            let name = entry.path.file_name().unwrap_or_default().to_string_lossy();
+            let (kind, _) = archive::kind(&name).ok_or_else(|| {
+                format!("`{name}` is not a folder, a .zip or a .tar.gz: nothing to grade")
+            })?;
+            scratch = crate::fsutil::scratch_dir("batch-unpacked")
+                .map_err(|e| format!("cannot create a scratch directory: {e}"))?;
+            archive::extract(
+                &entry.path,
+                kind,
+                scratch.path(),
+                archive::Limits::default(),
+            )?;
+            resolve(scratch.path(), course)?
+        }
+        Err(e) => return Err(format!("cannot read {}: {e}", entry.path.display())),
+    };
+    let mut opts = opts.clone();
+    opts.target_dir = Some(target.to_path_buf());
+    opts.progress = false;
+    crate::submission::grade(
+        root,
+        course,
+        &dir,
+        &opts,
+        &crate::submission::SubmissionOptions::default(),
+    )
+}
+
+/// The report's `isolation` field (written by the sandboxed grader), else `none`.
+fn isolation(report: &Report) -> String {
+    report.isolation.clone()
+}
+
+fn row(id: &str, result: Result<Report, String>, max: u32, seconds: f64) -> Row {
+    match result {
+        Ok(report) => Row {
+            id: id.to_owned(),
+            score: report.score,
+            max: report.max_score,
+            lessons: report
+                .lessons
+                .iter()
+                .map(|l| (l.id.clone(), l.score))
+                .collect(),
+            official: report.official,
+            modified: report.modified_files.len(),
+            isolation: isolation(&report),
+            error: None,
+            seconds,
+            report: Some(report),
+        },
+        Err(error) => Row {
+            id: id.to_owned(),
+            score: 0,
+            max,
+            lessons: BTreeMap::new(),
+            official: false,
+            modified: 0,
+            isolation: "none".to_owned(),
+            error: Some(error),
+            seconds,
+            report: None,
+        },
+    }
+}
+
+/// Copies the target directory `from` to `to` (files with their modification times, so cargo sees
+/// the dependencies as fresh), leaving out the other workers' folders.
+fn copy_target(from: &Path, to: &Path) -> Result<(), String> {
+    fn walk(from: &Path, to: &Path, top: bool) -> Result<(), String> {
+        std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+        for entry in std::fs::read_dir(from)
+            .map_err(|e| format!("cannot read {}: {e}", from.display()))?
+            .flatten()
+        {
+            let name = entry.file_name();
+            if top && name.to_string_lossy().starts_with("batch-worker-") {
+                continue;
+            }
+            let (src, dst) = (entry.path(), to.join(&name));
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                walk(&src, &dst, false)?;
+            } else if kind.is_file() {
+                std::fs::copy(&src, &dst)
+                    .map_err(|e| format!("cannot copy {}: {e}", src.display()))?;
+                if let Ok(modified) = entry.metadata().and_then(|m| m.modified()) {
+                    let _ = std::fs::File::options()
+                        .write(true)
+                        .open(&dst)
+                        .and_then(|f| f.set_modified(modified));
+                }
+            }
+        }
+        Ok(())
+    }
+    walk(from, to, true)
+}
+
+/// Grades every submission in `dir`.
+pub fn grade_all(
+    root: &Path,
+    course: &Course,
+    dir: &Path,
+    opts: &BatchOptions,
+) -> Result<Batch, String> {
+    let started = Instant::now();
+    crate::bless::require_solutions(root)?;
+    let selected = crate::plan::select(course, opts.grade.lesson.as_deref())?;
+    let lessons: Vec<(String, u32)> = selected
+        .iter()
+        .map(|l| (l.id.clone(), l.max_points()))
+        .collect();
+    let max: u32 = lessons.iter().map(|(_, m)| m).sum();
+    let list = entries(dir)?;
+    if list.is_empty() {
+        return Err(format!("{} holds no submission", dir.display()));
+    }
+    let base = opts
+        .grade
+        .target_dir
+        .clone()
+        .unwrap_or_else(|| crate::submission::target_dir(root));
+    let parallel = opts.parallel.clamp(1, list.len());
+    let worker_target = |k: usize| {
+        if k == 0 {
+            base.clone()
+        } else {
+            base.join(format!("batch-worker-{k}"))
+        }
+    };
+    let total = list.len();
+    let done = AtomicUsize::new(0);
+    let announce = |r: &Row| {
+        let n = done.fetch_add(1, Ordering::SeqCst) + 1;
+        let what = match &r.error {
+            Some(e) => format!("not graded: {}", e.lines().next().unwrap_or("")),
+            None => format!("{}/{}", r.score, r.max),
+        };
+        eprintln!("[{n}/{total}] {}: {what} ({:.1} s)", r.id, r.seconds);
+    };
+    let mut rows = Vec::with_capacity(total);
+
+    // The first submission alone: it builds the dependencies.
+    let t = Instant::now();
+    let first = row(
+        &list[0].id,
+        grade_entry(root, course, &list[0], &opts.grade, &worker_target(0)),
+        max,
+        0.0,
+    );
+    let first_seconds = t.elapsed().as_secs_f64();
+    let first = Row {
+        seconds: first_seconds,
+        ..first
+    };
+    announce(&first);
+    rows.push(first);
+    for k in 1..parallel {
+        let to = worker_target(k);
+        if !to.exists() && base.is_dir() {
+            copy_target(&base, &to)?;
+        }
+    }
+
+    let next = AtomicUsize::new(1);
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for k in 0..parallel {
+            let (next, results, list, announce) = (&next, &results, &list, &announce);
+            let target = worker_target(k);
+            s.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(entry) = list.get(i) else { break };
+                    let t = Instant::now();
+                    let result = grade_entry(root, course, entry, &opts.grade, &target);
+                    let r = row(&entry.id, result, max, t.elapsed().as_secs_f64());
+                    announce(&r);
+                    results.lock().expect("results").push(r);
+                }
+            });
+        }
+    });
+    rows.extend(results.into_inner().expect("results"));
+    rows.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(Batch {
+        lessons,
+        rows,
+        first_seconds,
+        total_seconds: started.elapsed().as_secs_f64(),
+        parallel,
+    })
+}
+
+/// The gradebook: `id,total,max,<lesson ids…>,official,modified_files,isolation,error`.
+pub fn gradebook_csv(batch: &Batch) -> Result<String, String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header = vec!["id".to_owned(), "total".into(), "max".into()];
+    header.extend(batch.lessons.iter().map(|(id, _)| id.clone()));
+    header.extend(["official", "modified_files", "isolation", "error"].map(String::from));
+    w.write_record(&header).map_err(|e| e.to_string())?;
+    for r in &batch.rows {
+        let mut rec = vec![r.id.clone(), r.score.to_string(), r.max.to_string()];
+        rec.extend(
+            batch
+                .lessons
+                .iter()
+                .map(|(id, _)| r.lessons.get(id).copied().unwrap_or(0).to_string()),
+        );
+        rec.push(r.official.to_string());
+        rec.push(r.modified.to_string());
+        rec.push(r.isolation.clone());
+        rec.push(r.error.clone().unwrap_or_default());
+        w.write_record(&rec).map_err(|e| e.to_string())?;
+    }
+    let bytes = w.into_inner().map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|e| e.to_string())
+}
+
+/// The bin of a score for the histogram: 0, 1–24 %, 25–49 %, 50–74 %, 75–99 %, 100 %.
+fn bin(score: u32, max: u32) -> usize {
+    if max == 0 || score >= max {
+        5
+    } else if score == 0 {
+        0
+    } else {
+        1 + (4 * score / max).min(3) as usize
+    }
+}
+
+/// The end-of-batch summary: a score histogram per lesson, the most common failing checks and the
+/// marginal cost per submission.
+pub fn summary(batch: &Batch) -> String {
+    const BINS: [&str; 6] = ["0", "1-24%", "25-49%", "50-74%", "75-99%", "100%"];
+    let mut out = String::new();
+    let graded: Vec<&Row> = batch.rows.iter().filter(|r| r.error.is_none()).collect();
+    let failed = batch.rows.len() - graded.len();
+    let _ = writeln!(
+        out,
+        "\n{} submission(s): {} graded, {failed} not graded",
+        batch.rows.len(),
+        graded.len()
+    );
+    let _ = writeln!(out, "\nScores per lesson (graded submissions):");
+    for (id, max) in &batch.lessons {
+        let mut counts = [0usize; 6];
+        for r in &graded {
+            counts[bin(r.lessons.get(id).copied().unwrap_or(0), *max)] += 1;
+        }
+        let _ = writeln!(out, "  {id} (max {max})");
+        for (label, n) in BINS.iter().zip(counts) {
+            let _ = writeln!(out, "    {label:>7} {n:>4} {}", "#".repeat(n.min(60)));
+        }
+    }
+    let mut failing: BTreeMap<String, (usize, BTreeMap<String, usize>)> = BTreeMap::new();
+    for r in &graded {
+        let Some(report) = &r.report else { continue };
+        for l in &report.lessons {
+            for e in &l.exercises {
+                for c in &e.checks {
+                    if matches!(
+                        c.status,
+                        Status::Passed | Status::NotStarted | Status::CompileError
+                    ) {
+                        continue;
+                    }
+                    let slot = failing
+                        .entry(format!("{} / {} / {}", l.id, e.name, c.name))
+                        .or_default();
+                    slot.0 += 1;
+                    *slot.1.entry(c.status.to_string()).or_default() += 1;
+                }
+            }
+        }
+    }
+    let mut top: Vec<_> = failing.into_iter().collect();
+    top.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(&b.0)));
+    let _ = writeln!(
+        out,
+        "\nMost common failing checks (not counting not_started and compile_error):"
+    );
+    if top.is_empty() {
+        let _ = writeln!(out, "  none");
+    }
+    for (name, (n, kinds)) in top.iter().take(3) {
+        let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let _ = writeln!(out, "  {n:>4} × {name} ({})", kinds.join(", "));
+    }
+    let _ = writeln!(
+        out,
+        "\nTime: {:.1} s for {} submission(s), {} at once; the first (which builds the dependencies) {:.1} s",
+        batch.total_seconds,
+        batch.rows.len(),
+        batch.parallel,
+        batch.first_seconds
+    );
+    if let Some(m) = batch.marginal_seconds() {
+        let _ = writeln!(
+            out,
+            "Marginal cost: {m:.1} s of wall time per submission after the first"
+        );
+    }
+    out
+}
+
+/// `grade --submissions`: grades, writes the gradebook and the reports, prints the summary.
+/// Returns true when every submission could be graded.
+pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Result<bool, String> {
+    let batch = grade_all(root, course, dir, opts)?;
+    let csv = gradebook_csv(&batch)?;
+    match &opts.gradebook {
+        Some(path) => {
+            crate::fsutil::write(path, &csv)?;
+            println!("gradebook written to {}", path.display());
+        }
+        None => print!("{csv}"),
+    }
+    if let Some(dir) = &opts.reports {
+        for r in &batch.rows {
+            if let Some(report) = &r.report {
+                crate::fsutil::write(&dir.join(format!("{}.json", r.id)), &report.to_json())?;
+            }
+        }
+        println!("reports written to {}", dir.display());
+    }
+    print!("{}", summary(&batch));
+    Ok(batch.rows.iter().all(|r| r.error.is_none()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_fall_in_their_bins() {
+        assert_eq!(bin(0, 20), 0);
+        assert_eq!(bin(1, 20), 1);
+        assert_eq!(bin(5, 20), 2);
+        assert_eq!(bin(19, 20), 4);
+        assert_eq!(bin(20, 20), 5);
+        assert_eq!(bin(0, 0), 5);
+    }
+
+    #[test]
+    fn the_gradebook_quotes_errors_and_zeroes_missing_lessons() {
+        let batch = Batch {
+            lessons: vec![("lesson01".into(), 10), ("lesson02".into(), 5)],
+            rows: vec![row("bob", Err("bad, \"zip\"".into()), 15, 0.1)],
+            first_seconds: 0.1,
+            total_seconds: 0.1,
+            parallel: 1,
+        };
+        let csv = gradebook_csv(&batch).unwrap();
+        assert_eq!(
+            csv,
+            "id,total,max,lesson01,lesson02,official,modified_files,isolation,error\n\
+             bob,0,15,0,0,false,0,none,\"bad, \"\"zip\"\"\"\n"
+        );
+    }
+}

@@ -1,0 +1,821 @@
+//! A whole class: `grade --submissions` row by row, the Gradescope bundle's `run_autograder`
+//! against a scratch `/autograder`, the GitHub Classroom workflow and its points, JUnit against the
+//! Jenkins `junit-10.xsd` and a real JUnit reader, and every JSON report against
+//! `docs/report.schema.json`.
+//!
+//! To keep the suite short, the class is graded on lesson 1 only (`grade --submissions DIR 1`).
+
+mod support;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use support::{OutDir, Scratch, course_root, shared_target, xtask_in};
+
+const HOSTILE_L1: &str = include_str!("fixtures/hostile/lesson01_exercises.rs");
+const L1: &str = "lesson01-why-heads";
+const L3: &str = "lesson03-parallel-attention";
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+/// Every file under `dir`, relative, with `/` separators.
+fn files(dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, p));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `dir` zipped, every entry under `prefix`.
+fn zip_dir(dir: &Path, prefix: &str, out: &Path) {
+    let mut z = zip::ZipWriter::new(std::fs::File::create(out).unwrap());
+    for (rel, p) in files(dir) {
+        z.start_file(
+            format!("{prefix}{rel}"),
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
+        z.write_all(&std::fs::read(p).unwrap()).unwrap();
+    }
+    z.finish().unwrap();
+}
+
+/// `dir` as a gzipped tarball, every entry under `prefix`.
+fn tar_dir(dir: &Path, prefix: &str, out: &Path) {
+    let gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(out).unwrap(),
+        flate2::Compression::fast(),
+    );
+    let mut t = tar::Builder::new(gz);
+    for (rel, p) in files(dir) {
+        t.append_path_with_name(&p, format!("{prefix}{rel}"))
+            .unwrap();
+    }
+    t.into_inner().unwrap().finish().unwrap();
+}
+
+/// A tarball with one entry whose raw name is `name` (the tar crate refuses to write `..`).
+fn evil_tar(name: &str, link_to: Option<&str>, out: &Path) {
+    let gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(out).unwrap(),
+        flate2::Compression::fast(),
+    );
+    let mut t = tar::Builder::new(gz);
+    let mut h = tar::Header::new_gnu();
+    {
+        let raw = h.as_old_mut();
+        raw.name[..name.len()].copy_from_slice(name.as_bytes());
+    }
+    match link_to {
+        Some(target) => {
+            h.set_entry_type(tar::EntryType::Symlink);
+            h.set_link_name(target).unwrap();
+            h.set_size(0);
+            h.set_cksum();
+            t.append(&h, std::io::empty()).unwrap();
+        }
+        None => {
+            h.set_size(4);
+            h.set_mode(0o644);
+            h.set_cksum();
+            t.append(&h, &b"evil"[..]).unwrap();
+        }
+    }
+    t.into_inner().unwrap().finish().unwrap();
+}
+
+/// A student handout of the scratch course (what `dist` makes).
+fn handout(course: &Scratch, out: &Path) {
+    xtask_in(&course.root, &["dist", out.to_str().unwrap()])
+        .assert()
+        .success();
+}
+
+/// The reference solution's sources of lesson 1 copied into a handout's exercise crate.
+fn solve_lesson01(course: &Scratch, exercises: &Path) {
+    let from = course.root.join("solutions").join(L1).join("src");
+    for (rel, p) in files(&from) {
+        let dst = exercises.join(L1).join("src").join(rel);
+        std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
+        std::fs::copy(p, dst).unwrap();
+    }
+}
+
+fn read_csv(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let headers = r.headers().unwrap().clone();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            headers
+                .iter()
+                .zip(rec.iter())
+                .map(|(h, v)| (h.to_owned(), v.to_owned()))
+                .collect()
+        })
+        .collect()
+}
+
+/// Validates `value` against docs/report.schema.json.
+fn assert_valid_report(value: &serde_json::Value, what: &str) {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(course_root().join("docs/report.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{what} breaks the schema: {errors:#?}");
+}
+
+#[test]
+fn a_class_is_graded_row_by_row() {
+    let course = Scratch::new("class");
+    let work = OutDir::new("class");
+    let class = work.path.join("submissions");
+    std::fs::create_dir_all(&class).unwrap();
+    let pristine = work.path.join("pristine");
+    handout(&course, &pristine);
+
+    // Folders: a handout of stubs, an exercises/ folder, full marks, hostile code, a lesson that
+    // does not compile.
+    copy_dir(&pristine, &class.join("stubs"));
+    copy_dir(&pristine.join("exercises"), &class.join("exercises-only"));
+    copy_dir(&pristine, &class.join("full"));
+    solve_lesson01(&course, &class.join("full/exercises"));
+    copy_dir(&pristine, &class.join("hostile"));
+    std::fs::write(
+        class
+            .join("hostile/exercises")
+            .join(L1)
+            .join("src/exercises.rs"),
+        HOSTILE_L1,
+    )
+    .unwrap();
+    copy_dir(&pristine, &class.join("broken"));
+    let f = class
+        .join("broken/exercises")
+        .join(L1)
+        .join("src/exercises.rs");
+    let text = std::fs::read_to_string(&f).unwrap();
+    std::fs::write(&f, format!("{text}\npub fn broken() -> u32 {{ \"no\" }}\n")).unwrap();
+
+    // Archives: a zipped handout, a zipped folder holding the full solution (nested), a nested
+    // tarball of an exercises/ folder.
+    zip_dir(&pristine, "", &class.join("zipped.zip"));
+    let solved = work.path.join("solved");
+    copy_dir(&pristine, &solved);
+    solve_lesson01(&course, &solved.join("exercises"));
+    zip_dir(&solved, "my-work/", &class.join("nested-zip.zip"));
+    tar_dir(
+        &pristine.join("exercises"),
+        "handin/exercises/",
+        &class.join("nested-tar.tar.gz"),
+    );
+
+    // What cannot be graded: path traversal, an absolute path, a link out (in an archive and in
+    // a folder), a corrupt archive, a folder that is no course, a stray file.
+    evil_tar("../../escaped.txt", None, &class.join("traversal.tar.gz"));
+    evil_tar("/tmp/absolute.txt", None, &class.join("absolute.tgz"));
+    evil_tar(
+        "exercises/link",
+        Some("../../../etc"),
+        &class.join("link-tar.tar.gz"),
+    );
+    copy_dir(&pristine.join("exercises"), &class.join("link-folder"));
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(
+        "/etc/passwd",
+        class.join("link-folder").join(L1).join("src/secret.rs"),
+    )
+    .unwrap();
+    std::fs::write(class.join("corrupt.zip"), b"PK\x03\x04 not really a zip").unwrap();
+    std::fs::create_dir_all(class.join("not-a-course/src")).unwrap();
+    std::fs::write(class.join("not-a-course/src/main.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(class.join("notes.txt"), "hello\n").unwrap();
+
+    let gradebook = work.path.join("gradebook.csv");
+    let reports = work.path.join("reports");
+    let out = xtask_in(
+        &course.root,
+        &[
+            "grade",
+            "--submissions",
+            class.to_str().unwrap(),
+            "1",
+            "-j",
+            "2",
+            "--gradebook",
+            gradebook.to_str().unwrap(),
+            "--reports",
+            reports.to_str().unwrap(),
+        ],
+    )
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "some rows have errors\n{stdout}\n{stderr}"
+    );
+    assert!(!Path::new("/tmp/absolute.txt").exists() || !work.path.join("escaped.txt").exists());
+
+    let rows = read_csv(&gradebook);
+    let by_id: BTreeMap<&str, &BTreeMap<String, String>> =
+        rows.iter().map(|r| (r["id"].as_str(), r)).collect();
+    let ids: BTreeSet<&str> = by_id.keys().copied().collect();
+    let expected: BTreeSet<&str> = [
+        "absolute",
+        "broken",
+        "corrupt",
+        "exercises-only",
+        "full",
+        "hostile",
+        "link-folder",
+        "link-tar",
+        "nested-tar",
+        "nested-zip",
+        "not-a-course",
+        "notes.txt",
+        "stubs",
+        "traversal",
+        "zipped",
+    ]
+    .into();
+    assert_eq!(ids, expected, "{stdout}\n{stderr}");
+    let header: Vec<&str> = rows[0].keys().map(String::as_str).collect();
+    for col in [
+        "id",
+        "total",
+        "max",
+        "lesson01",
+        "official",
+        "modified_files",
+        "isolation",
+        "error",
+    ] {
+        assert!(header.contains(&col), "missing column {col}");
+    }
+    let max: u32 = by_id["full"]["max"].parse().unwrap();
+    assert!(max > 0);
+    let num = |id: &str, col: &str| by_id[id][col].parse::<u32>().unwrap();
+    for id in &ids {
+        assert_eq!(num(id, "max"), max, "{id}: every row has the lesson's max");
+        assert!(!by_id[id]["isolation"].is_empty());
+    }
+    // Graded rows.
+    for id in ["stubs", "exercises-only", "zipped", "nested-tar", "broken"] {
+        assert_eq!(by_id[id]["error"], "", "{id}");
+        assert_eq!(num(id, "total"), 0, "{id}");
+    }
+    for id in ["full", "nested-zip"] {
+        assert_eq!(by_id[id]["error"], "", "{id}");
+        assert_eq!(num(id, "total"), max, "{id}");
+        assert_eq!(num(id, "lesson01"), max, "{id}");
+    }
+    let hostile = num("hostile", "total");
+    assert!(hostile > 0 && hostile < max, "hostile scored {hostile}");
+    assert_eq!(by_id["stubs"]["modified_files"], "0");
+    assert_eq!(by_id["exercises-only"]["modified_files"], "0");
+    assert_eq!(by_id["nested-tar"]["modified_files"], "0");
+    // Rows with an error: zero points, the reason.
+    let errors = [
+        ("traversal", "path traversal"),
+        ("absolute", "absolute path"),
+        ("link-tar", "symbolic link out"),
+        ("link-folder", "symbolic link out"),
+        ("corrupt", "not a valid zip"),
+        ("not-a-course", "not a submission of this course"),
+        ("notes.txt", "not a folder"),
+    ];
+    for (id, why) in errors {
+        assert!(
+            by_id[id]["error"].contains(why),
+            "{id}: {}",
+            by_id[id]["error"]
+        );
+        assert_eq!(num(id, "total"), 0, "{id}");
+        assert_eq!(by_id[id]["official"], "false", "{id}");
+    }
+
+    // One report per graded student, each valid against the published schema.
+    let written: BTreeSet<String> = std::fs::read_dir(&reports)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(written.len(), 8, "{written:?}");
+    for name in &written {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(reports.join(name)).unwrap()).unwrap();
+        assert_valid_report(&v, name);
+        assert_eq!(v["graded"], "submission");
+    }
+    let broken: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reports.join("broken.json")).unwrap())
+            .unwrap();
+    assert_eq!(broken["lessons"][0]["build"], "compile_error");
+
+    // The summary.
+    assert!(stdout.contains("Scores per lesson"), "{stdout}");
+    assert!(stdout.contains("Most common failing checks"), "{stdout}");
+    assert!(stdout.contains("Marginal cost:"), "{stdout}");
+
+    // GitHub Classroom's points for a graded report: the sum of the check points.
+    let full = reports.join("full.json");
+    let out = xtask_in(
+        &course.root,
+        &["autograder", "classroom-result", full.to_str().unwrap()],
+    )
+    .output()
+    .unwrap();
+    let line = String::from_utf8(out.stdout).unwrap();
+    let result = decode_result(&line);
+    assert_eq!(result["status"], "pass");
+    assert_eq!(result["max_score"].as_u64(), Some(u64::from(max)));
+    let points: u64 = result["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["score"].as_u64().unwrap())
+        .sum();
+    assert_eq!(points, u64::from(max));
+}
+
+/// Decodes `result=<base64>` into JSON.
+fn decode_result(line: &str) -> serde_json::Value {
+    let b64 = line.trim().strip_prefix("result=").expect("result=…");
+    const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut bits = 0u32;
+    let mut n = 0;
+    let mut out = Vec::new();
+    for c in b64.bytes().filter(|&c| c != b'=') {
+        bits = (bits << 6) | ABC.iter().position(|&a| a == c).expect("base64") as u32;
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push((bits >> n) as u8);
+        }
+    }
+    serde_json::from_slice(&out).expect("JSON")
+}
+
+/// Unpacks the Gradescope bundle into `<root>/source` as Gradescope does.
+fn gradescope_root(course: &Scratch, root: &Path) {
+    let bundle = root.join("autograder.zip");
+    std::fs::create_dir_all(root).unwrap();
+    xtask_in(
+        &course.root,
+        &["autograder", "gradescope", bundle.to_str().unwrap()],
+    )
+    .assert()
+    .success();
+    let mut z = zip::ZipArchive::new(std::fs::File::open(&bundle).unwrap()).unwrap();
+    let names: Vec<String> = z.file_names().map(|n| n.unwrap().into_owned()).collect();
+    assert!(names.contains(&"setup.sh".to_owned()));
+    assert!(names.contains(&"run_autograder".to_owned()));
+    assert!(names.iter().any(|n| n == "course/course.toml"));
+    assert!(names.iter().any(|n| n.starts_with("course/solutions/")));
+    assert!(!names.iter().any(|n| n.contains("/target/")));
+    z.extract(root.join("source")).unwrap();
+    // Gradescope copies run_autograder to the root.
+    std::fs::copy(
+        root.join("source/run_autograder"),
+        root.join("run_autograder"),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        for f in ["run_autograder", "source/setup.sh"] {
+            std::fs::set_permissions(root.join(f), std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+}
+
+fn run_autograder(root: &Path) -> serde_json::Value {
+    let status = std::process::Command::new(root.join("run_autograder"))
+        .current_dir(root)
+        .env("AUTOGRADER_ROOT", root)
+        .env("AUTOGRADER_GRADER", env!("CARGO_BIN_EXE_xtask"))
+        .env("CARGO_TARGET_DIR", shared_target())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "run_autograder exits 0 whatever happens"
+    );
+    let text = std::fs::read_to_string(root.join("results/results.json")).unwrap_or_else(|e| {
+        panic!(
+            "no results.json ({e}):\n{}\n{}",
+            String::from_utf8_lossy(&status.stdout),
+            String::from_utf8_lossy(&status.stderr)
+        )
+    });
+    serde_json::from_str(&text).expect("results.json is JSON")
+}
+
+fn assert_gradescope_shape(r: &serde_json::Value) {
+    const VISIBILITY: [&str; 4] = ["hidden", "after_due_date", "after_published", "visible"];
+    const FORMATS: [&str; 5] = ["text", "html", "simple_format", "md", "ansi"];
+    assert!(r["score"].is_number());
+    assert!(
+        FORMATS.contains(&r["output_format"].as_str().unwrap()),
+        "{r}"
+    );
+    for t in r["tests"].as_array().unwrap() {
+        assert!(
+            FORMATS.contains(&t["output_format"].as_str().unwrap()),
+            "{t}"
+        );
+        assert!(
+            VISIBILITY.contains(&t["visibility"].as_str().unwrap()),
+            "{t}"
+        );
+        assert!(t["name"].is_string() && t["output"].is_string());
+        assert!(t["score"].as_u64().unwrap() <= t["max_score"].as_u64().unwrap());
+    }
+}
+
+#[test]
+fn the_gradescope_bundle_grades_a_nested_submission_and_reports_errors() {
+    let course = Scratch::new("gradescope");
+    let work = OutDir::new("gradescope");
+    let root = work.path.join("autograder");
+    gradescope_root(&course, &root);
+
+    // setup.sh with the documented flag does nothing (the toolchain is already here).
+    let setup = std::process::Command::new(root.join("source/setup.sh"))
+        .env("AUTOGRADER_ROOT", &root)
+        .env("AUTOGRADER_SKIP_SETUP", "1")
+        .output()
+        .unwrap();
+    assert!(setup.status.success());
+    assert!(String::from_utf8_lossy(&setup.stdout).contains("skipped"));
+
+    // Not a course: a valid zero-score results.json with the error as output.
+    std::fs::create_dir_all(root.join("submission/stray")).unwrap();
+    std::fs::write(root.join("submission/stray/readme.txt"), "hi").unwrap();
+    let r = run_autograder(&root);
+    assert_gradescope_shape(&r);
+    assert_eq!(r["score"].as_u64(), Some(0));
+    let output = r["output"].as_str().unwrap();
+    assert!(output.contains("could not grade"), "{output}");
+    assert!(output.contains("holds no lesson"), "{output}");
+
+    // A handout zipped as a folder (nested one level), lesson 1 solved, lesson 3 broken.
+    std::fs::remove_dir_all(root.join("submission")).unwrap();
+    let inner = root.join("submission/my-handout");
+    handout(&course, &inner);
+    solve_lesson01(&course, &inner.join("exercises"));
+    let f = inner.join("exercises").join(L3).join("src/exercises.rs");
+    let text = std::fs::read_to_string(&f).unwrap();
+    std::fs::write(&f, format!("{text}\npub fn broken() -> u32 {{ \"no\" }}\n")).unwrap();
+    let r = run_autograder(&root);
+    assert_gradescope_shape(&r);
+    let tests = r["tests"].as_array().unwrap();
+    let build = tests
+        .iter()
+        .find(|t| t["name"] == "lesson03 / build")
+        .expect("lesson 3's build failure is its own test");
+    assert_eq!(build["status"], "failed");
+    assert_eq!(build["visibility"], "visible");
+    assert!(build["output"].as_str().unwrap().contains("error"));
+    let l1: u64 = tests
+        .iter()
+        .filter(|t| t["name"].as_str().unwrap().starts_with("lesson01 /"))
+        .map(|t| t["score"].as_u64().unwrap())
+        .sum();
+    let l1_max: u64 = tests
+        .iter()
+        .filter(|t| t["name"].as_str().unwrap().starts_with("lesson01 /"))
+        .map(|t| t["max_score"].as_u64().unwrap())
+        .sum();
+    assert!(l1_max > 0);
+    assert_eq!(l1, l1_max, "lesson 1 is solved");
+    assert_eq!(r["score"].as_u64(), Some(l1), "only lesson 1 earns points");
+}
+
+#[test]
+fn the_github_classroom_workflow_is_valid_and_reports_points() {
+    let course = Scratch::new("github");
+    let out = OutDir::new("github");
+    xtask_in(&course.root, &["autograder", "github", out.arg()])
+        .assert()
+        .success();
+    let file = out.path.join(".github/workflows/classroom.yml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("name: Autograding Tests"));
+    assert!(text.contains("run-autograding-tests:"));
+    for step in [
+        "actions/checkout@v4",
+        "actions/cache@v4",
+        "cargo xtask grade --submission ../submission --format json --output ../report.json",
+        "cargo xtask autograder classroom-result ../report.json",
+        ">> \"$GITHUB_OUTPUT\"",
+        "actions/upload-artifact@v4",
+        "classroom-resources/autograding-grading-reporter@v1",
+        "GRADER_RESULTS: \"${{ steps.grader.outputs.result }}\"",
+        "runners: grader",
+    ] {
+        assert!(text.contains(step), "the workflow lacks `{step}`");
+    }
+    match which("check-jsonschema") {
+        Some(tool) => {
+            let res = std::process::Command::new(tool)
+                .args(["--builtin-schema", "vendor.github-workflows"])
+                .arg(&file)
+                .output()
+                .unwrap();
+            assert!(
+                res.status.success(),
+                "the workflow breaks GitHub's schema:\n{}{}",
+                String::from_utf8_lossy(&res.stdout),
+                String::from_utf8_lossy(&res.stderr)
+            );
+        }
+        None => eprintln!(
+            "\n!!!!!! SKIPPED: check-jsonschema is not on PATH, so the workflow was NOT validated \
+             against GitHub's schema (pip install check-jsonschema) !!!!!!\n"
+        ),
+    }
+
+    // Points when grading could not run: an error worth zero of the course's points.
+    let missing = out.path.join("missing.json");
+    let log = out.path.join("grader.log");
+    std::fs::write(&log, "error: the submission is not a course").unwrap();
+    let res = xtask_in(
+        &course.root,
+        &[
+            "autograder",
+            "classroom-result",
+            missing.to_str().unwrap(),
+            "--log",
+            log.to_str().unwrap(),
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(res.status.success());
+    let v = decode_result(&String::from_utf8(res.stdout).unwrap());
+    assert_eq!(v["status"], "error");
+    assert!(v["max_score"].as_u64().unwrap() > 0);
+    assert_eq!(v["tests"][0]["score"], 0);
+    assert!(
+        v["tests"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a course")
+    );
+}
+
+fn which(tool: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(tool))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Checks `xml` against the element declarations of `xsd` (the subset junit-10.xsd uses: global
+/// elements with their attributes, required ones, and the elements they may contain), and every
+/// `time` of a suite against the `SUREFIRE_TIME` pattern.
+fn check_against_xsd(xml: &str, xsd: &str) {
+    use quick_xml::events::Event;
+    #[derive(Default, Debug)]
+    struct Decl {
+        attrs: BTreeSet<String>,
+        required: BTreeSet<String>,
+        children: BTreeSet<String>,
+        text: bool,
+    }
+    let mut decls: BTreeMap<String, Decl> = BTreeMap::new();
+    let mut r = quick_xml::Reader::from_str(xsd);
+    let mut stack: Vec<String> = Vec::new();
+    let attr = |e: &quick_xml::events::BytesStart, k: &str| {
+        e.attributes()
+            .flatten()
+            .find(|a| a.key.as_ref() == k)
+            .map(|a| a.value.to_string())
+    };
+    loop {
+        let ev = r.read_event().unwrap();
+        let (e, empty) = match &ev {
+            Event::Start(e) => (e.clone(), false),
+            Event::Empty(e) => (e.clone(), true),
+            Event::End(_) => {
+                stack.pop();
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        let tag = e.name().as_ref().to_owned();
+        // The global element being declared: the outermost xs:element with a name.
+        let owner = stack.first().cloned();
+        match tag.as_str() {
+            "xs:element" if stack.is_empty() => {
+                let name = attr(&e, "name").unwrap();
+                let d = decls.entry(name.clone()).or_default();
+                d.text = attr(&e, "type").as_deref() == Some("xs:string")
+                    || attr(&e, "type").as_deref() == Some("rerunType");
+                if !empty {
+                    stack.push(name);
+                }
+                continue;
+            }
+            "xs:element" => {
+                if let (Some(o), Some(re)) = (&owner, attr(&e, "ref")) {
+                    decls.get_mut(o).unwrap().children.insert(re);
+                }
+            }
+            "xs:attribute" => {
+                if let Some(o) = &owner {
+                    let name = attr(&e, "name").unwrap();
+                    let d = decls.get_mut(o).unwrap();
+                    if attr(&e, "use").as_deref() == Some("required") {
+                        d.required.insert(name.clone());
+                    }
+                    d.attrs.insert(name);
+                }
+            }
+            "xs:complexType" => {
+                if let Some(o) = &owner
+                    && attr(&e, "mixed").as_deref() == Some("true")
+                {
+                    decls.get_mut(o).unwrap().text = true;
+                }
+            }
+            _ => {}
+        }
+        if !empty && !stack.is_empty() {
+            stack.push(tag);
+        }
+    }
+    assert!(decls.contains_key("testsuite") && decls["testsuite"].required.contains("errors"));
+
+    let time_ok = |t: &str| {
+        let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+        int.chars().all(|c| c.is_ascii_digit()) && frac.chars().all(|c| c.is_ascii_digit())
+    };
+    let mut r = quick_xml::Reader::from_str(xml);
+    let mut open: Vec<String> = Vec::new();
+    loop {
+        let ev = r.read_event().unwrap();
+        let (e, empty) = match &ev {
+            Event::Start(e) => (e.clone(), false),
+            Event::Empty(e) => (e.clone(), true),
+            Event::End(_) => {
+                open.pop();
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        let name = e.name().as_ref().to_owned();
+        let d = decls
+            .get(&name)
+            .unwrap_or_else(|| panic!("<{name}> is not in the schema"));
+        match open.last() {
+            None => assert_eq!(name, "testsuites", "the root"),
+            Some(parent) => assert!(
+                decls[parent].children.contains(&name),
+                "<{name}> may not be inside <{parent}>"
+            ),
+        }
+        let mut seen = BTreeSet::new();
+        for a in e.attributes() {
+            let a = a.unwrap();
+            let k = a.key.as_ref().to_owned();
+            assert!(d.attrs.contains(&k), "<{name} {k}=…> is not in the schema");
+            if k == "time" && name.starts_with("testsuite") {
+                let v = a.value.to_string();
+                assert!(time_ok(&v), "time `{v}` is not a SUREFIRE_TIME");
+            }
+            seen.insert(k);
+        }
+        for req in &d.required {
+            assert!(seen.contains(req), "<{name}> lacks `{req}`");
+        }
+        if !empty {
+            open.push(name);
+        }
+    }
+    assert!(open.is_empty(), "unclosed elements: {open:?}");
+}
+
+#[test]
+fn junit_follows_junit_10_xsd_and_a_junit_reader_reads_it() {
+    let course = Scratch::new("junit");
+    course.write(&format!("exercises/{L1}/src/exercises.rs"), HOSTILE_L1);
+    let l3 = format!("exercises/{L3}/src/exercises.rs");
+    let broken = format!(
+        "{}\npub fn broken() -> u32 {{ \"no\" }}\n",
+        course.read(&l3)
+    );
+    course.write(&l3, &broken);
+    let out = OutDir::new("junit");
+    std::fs::create_dir_all(&out.path).unwrap();
+    let xml_path = out.path.join("report.xml");
+    let json_path = out.path.join("report.json");
+    // Lessons 1 and 3 only would need two runs; one run of the whole course covers both.
+    course
+        .xtask(&[
+            "grade",
+            "--format",
+            "junit",
+            "--output",
+            xml_path.to_str().unwrap(),
+        ])
+        .assert()
+        .code(1);
+    let xml = std::fs::read_to_string(&xml_path).unwrap();
+    let xsd_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit/junit-10.xsd");
+    let xsd = std::fs::read_to_string(&xsd_path).unwrap();
+    check_against_xsd(&xml, &xsd);
+    match which("xmllint") {
+        Some(tool) => {
+            let res = std::process::Command::new(tool)
+                .args(["--noout", "--schema"])
+                .arg(&xsd_path)
+                .arg(&xml_path)
+                .output()
+                .unwrap();
+            assert!(
+                res.status.success(),
+                "xmllint rejects the JUnit report:\n{}",
+                String::from_utf8_lossy(&res.stderr)
+            );
+        }
+        None => eprintln!(
+            "\n!!!!!! SKIPPED: xmllint is not on PATH, so the JUnit report was checked only by the \
+             built-in junit-10.xsd subset check (apt-get install libxml2-utils) !!!!!!\n"
+        ),
+    }
+
+    // A real JUnit reader.
+    let suites = junit_parser::from_reader(std::io::Cursor::new(xml.as_bytes())).unwrap();
+    let l1 = suites.suites.iter().find(|s| s.name == "lesson01").unwrap();
+    let l3 = suites.suites.iter().find(|s| s.name == "lesson03").unwrap();
+    assert!(l1.failures + l1.errors > 0);
+    assert!(l1.cases.iter().any(|c| c.status.is_success()));
+    assert!(
+        l3.errors as usize == l3.cases.len() && l3.errors > 0,
+        "compile errors are errors"
+    );
+    for case in &l3.cases {
+        let e = case.status.error_as_ref();
+        assert_eq!(e.error_type, "compile_error");
+    }
+    assert_eq!(
+        suites.tests,
+        suites.suites.iter().map(|s| s.tests).sum::<u64>()
+    );
+    assert!(suites.time > 0.0);
+
+    // The same run as JSON is valid against the published schema.
+    course
+        .xtask(&[
+            "grade",
+            "--format",
+            "json",
+            "--output",
+            json_path.to_str().unwrap(),
+            "1",
+        ])
+        .assert()
+        .code(1);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_valid_report(&v, "grade --format json");
+}
