@@ -102,7 +102,9 @@ pub fn build(
         args.extend(["-p".to_owned(), lesson.package(solutions)]);
     }
     let _scratch;
+    let _lock;
     let mut cmd = if sandboxed {
+        _lock = lock_for_submission(root, target_dir)?;
         let (cmd, scratch) = sandboxed_cargo(root, target_dir, &args)?;
         _scratch = scratch;
         cmd
@@ -228,6 +230,34 @@ pub fn build(
         lessons: result,
         warnings,
     })
+}
+
+/// Submissions share one target directory, and cargo decides freshness by modification times,
+/// not by the workspace's path: a student's sources copied before another submission's build
+/// could look older than its outputs and be taken for built. So each submission's build holds a
+/// lock on the target directory and gives the student's sources a fresh modification time first.
+fn lock_for_submission(root: &Path, target_dir: Option<&Path>) -> Result<std::fs::File, String> {
+    let target = target_dir
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| root.join("target"));
+    std::fs::create_dir_all(&target)
+        .map_err(|e| format!("cannot create {}: {e}", target.display()))?;
+    let path = target.join(".submission-build.lock");
+    let lock = std::fs::File::create(&path)
+        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    lock.lock()
+        .map_err(|e| format!("cannot lock {}: {e}", path.display()))?;
+    let now = std::time::SystemTime::now();
+    let exercises = root.join("exercises");
+    for rel in crate::fsutil::files_under(&exercises, &exercises, &|_, _| false) {
+        if rel.split('/').nth(1) == Some("src") {
+            let _ = std::fs::File::options()
+                .write(true)
+                .open(exercises.join(&rel))
+                .and_then(|f| f.set_modified(now));
+        }
+    }
+    Ok(lock)
 }
 
 /// A `cargo build` of a student's submission that cannot read what it must not: it runs in the

@@ -177,6 +177,20 @@ impl Course {
                         m.id, lesson.id
                     ));
                 }
+                let hidden = |name: &str| {
+                    lesson
+                        .exercises
+                        .iter()
+                        .flat_map(|e| &e.checks)
+                        .any(|c| c.name == name && c.hidden)
+                };
+                if let Some(c) = m.checks.iter().find(|c| hidden(c)) {
+                    return Err(format!(
+                        "course.toml: misconception `{}` lists the hidden check `{c}`: a handout has \
+                         no hidden checks, so list only visible ones",
+                        m.id
+                    ));
+                }
             }
         }
         Ok(())

@@ -106,49 +106,36 @@ macro_rules! assert {
 /// `assert_eq!` that the grader can judge (see [`assert!`]).
 #[macro_export]
 macro_rules! assert_eq {
-    ($left:expr, $right:expr $(,)?) => {
-        match (&$left, &$right) {
-            (__l, __r) => $crate::observe::assertion(
-                ::core::concat!(::core::stringify!($left), " == ", ::core::stringify!($right)),
-                *__l == *__r,
-                || ::std::format!("assertion `left == right` failed\n  left: {:?}\n right: {:?}", __l, __r),
-            ),
-        }
-    };
-    ($left:expr, $right:expr, $($arg:tt)+) => {
-        match (&$left, &$right) {
-            (__l, __r) => $crate::observe::assertion(
-                ::core::concat!(::core::stringify!($left), " == ", ::core::stringify!($right)),
-                *__l == *__r,
-                || ::std::format!(
-                    "assertion `left == right` failed: {}\n  left: {:?}\n right: {:?}",
-                    ::std::format_args!($($arg)+), __l, __r
-                ),
-            ),
-        }
+    ($left:expr, $right:expr $(, $($arg:tt)+)?) => {
+        $crate::__assert_compare!(==, $left, $right $(, $($arg)+)?)
     };
 }
 
 /// `assert_ne!` that the grader can judge (see [`assert!`]).
 #[macro_export]
 macro_rules! assert_ne {
-    ($left:expr, $right:expr $(,)?) => {
-        match (&$left, &$right) {
-            (__l, __r) => $crate::observe::assertion(
-                ::core::concat!(::core::stringify!($left), " != ", ::core::stringify!($right)),
-                *__l != *__r,
-                || ::std::format!("assertion `left != right` failed\n  left: {:?}\n right: {:?}", __l, __r),
-            ),
-        }
+    ($left:expr, $right:expr $(, $($arg:tt)+)?) => {
+        $crate::__assert_compare!(!=, $left, $right $(, $($arg)+)?)
     };
-    ($left:expr, $right:expr, $($arg:tt)+) => {
+}
+
+/// The body of [`assert_eq!`] and [`assert_ne!`]: `left OP right`, labelled `left OP right`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __assert_compare {
+    ($op:tt, $left:expr, $right:expr $(, $($arg:tt)+)?) => {
         match (&$left, &$right) {
             (__l, __r) => $crate::observe::assertion(
-                ::core::concat!(::core::stringify!($left), " != ", ::core::stringify!($right)),
-                *__l != *__r,
-                || ::std::format!(
-                    "assertion `left != right` failed: {}\n  left: {:?}\n right: {:?}",
-                    ::std::format_args!($($arg)+), __l, __r
+                ::core::concat!(
+                    ::core::stringify!($left), " ", ::core::stringify!($op), " ", ::core::stringify!($right)
+                ),
+                *__l $op *__r,
+                || $crate::observe::comparison_failed(
+                    ::core::stringify!($op),
+                    ::core::option::Option::<::std::string::String>::None
+                        $(.or(::core::option::Option::Some(::std::format!($($arg)+))))?,
+                    __l,
+                    __r,
                 ),
             ),
         }

@@ -98,6 +98,17 @@ pub fn assertion(label: &str, passed: bool, message: impl FnOnce() -> String) {
     }
 }
 
+/// The message of a failed `left OP right` comparison, worded like std's `assert_eq!`.
+pub fn comparison_failed(
+    op: &str,
+    message: Option<String>,
+    left: &dyn std::fmt::Debug,
+    right: &dyn std::fmt::Debug,
+) -> String {
+    let why = message.map(|m| format!(": {m}")).unwrap_or_default();
+    format!("assertion `left {op} right` failed{why}\n  left: {left:?}\n right: {right:?}")
+}
+
 /// insta's snapshot name for `name` asserted from the module `module_path`.
 pub fn snapshot_name(module_path: &str, name: &str) -> String {
     format!("{}__{name}", module_path.replace("::", "__"))
@@ -136,6 +147,18 @@ mod tests {
             .collect();
         assert_eq!(parse(&format!("noise\n{text}{{broken\n")), all);
         assert!(text.starts_with("{\"kind\":\"begin\"}\n"));
+    }
+
+    #[test]
+    fn comparisons_fail_like_std() {
+        assert_eq!(
+            comparison_failed("==", None, &1, &2),
+            "assertion `left == right` failed\n  left: 1\n right: 2"
+        );
+        assert_eq!(
+            comparison_failed("!=", Some("h = 3".into()), &"a", &"a"),
+            "assertion `left != right` failed: h = 3\n  left: \"a\"\n right: \"a\""
+        );
     }
 
     #[test]

@@ -1,0 +1,231 @@
+//! Official grading (`grade --submission`) against hostile submissions: code written to cheat,
+//! stall or poison, not just buggy code. Every attack must gain no points, leave the instructors'
+//! tree and the next honest submission unharmed, and end within its time limit.
+//!
+//! The attacks need the sandbox (Linux with Landlock); elsewhere the test says so and stops.
+
+mod support;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+use support::{OutDir, Scratch, json_of, statuses};
+
+/// A marker no other process on the machine uses: the attacks' leftover children sleep this long.
+const SLEEP: &str = "6173";
+
+/// Lesson 2 written to cheat, with `ROOT` (the instructors' tree) known to the attacker.
+fn hostile_lesson02(root: &Path) -> String {
+    let root = root.display();
+    format!(
+        r##"//! Hostile exercises: every function is wrong and tries to make it not matter.
+use attention::Result;
+use ndarray::{{Array3, Array4, ArrayView2, ArrayView3, ArrayView4}};
+use std::io::Write;
+
+const ROOT: &str = "{root}";
+
+/// Writes into the instructors' tree, the snapshots and the build cache, then forges a pass.
+pub fn head_size(_c: usize, _h: usize) -> Result<usize> {{
+    let poison = "---\nsource: x\n---\nPOISON\n";
+    for rel in [
+        "exercises/lesson02-split-heads/tests/snapshots/lesson02__checks__head_two.snap",
+        "exercises/lesson02-split-heads/tests/snapshots/expected-observations.txt",
+        "solutions/lesson02-split-heads/tests/hidden/snapshots/lesson02_hidden__hidden__split_three_heads.snap",
+        "POISONED",
+    ] {{
+        let _ = std::fs::write(format!("{{ROOT}}/{{rel}}"), poison);
+    }}
+    // Swap every other check executable for a script that "passes".
+    if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(|p| p.to_owned())) {{
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {{
+            let _ = std::fs::write(entry.path(), "#!/bin/sh\necho 'test result: ok. 1 passed;'\n");
+        }}
+    }}
+    // insta's and the harness's escape hatches.
+    unsafe_free_env();
+    // Forged observations and a forged harness transcript, then a clean exit.
+    if let Some(path) = std::env::var_os("COURSE_CHECK_OBSERVE") {{
+        let _ = std::fs::write(path, "{{\"kind\":\"begin\"}}\n{{\"kind\":\"end\"}}\n");
+    }}
+    println!("test checks::head_size_divides_width ... ok\n\ntest result: ok. 1 passed; 0 failed;");
+    std::process::exit(0)
+}}
+
+fn unsafe_free_env() {{
+    // Setting variables is `unsafe` in edition 2024; a child process gets them instead.
+    let _ = std::process::Command::new("sh")
+        .args(["-c", "INSTA_FORCE_PASS=1 INSTA_UPDATE=always true"])
+        .status();
+}}
+
+/// Leaves fifty children and a grandchild that holds the output pipes open.
+pub fn split_heads(x: ArrayView3<f64>, _h: usize) -> Result<Array4<f64>> {{
+    for _ in 0..50 {{
+        let _ = std::process::Command::new("sleep").arg("{SLEEP}").spawn();
+    }}
+    let _ = std::process::Command::new("sh")
+        .args(["-c", "sleep {SLEEP} & setsid sleep {SLEEP} &"])
+        .status();
+    let (b, t, c) = x.dim();
+    Ok(Array4::zeros((b, 1, t, c)))
+}}
+
+/// A 50 MB file and 200 MB of output.
+pub fn merge_heads(x: ArrayView4<f64>) -> Array3<f64> {{
+    let big = vec![b'x'; 50 << 20];
+    let _ = std::fs::write(std::env::temp_dir().join("big"), &big);
+    let mut out = std::io::stdout().lock();
+    for _ in 0..200 {{
+        let _ = out.write_all(&big[..1 << 20]);
+    }}
+    let (b, h, t, hs) = x.dim();
+    Array3::zeros((b, t, h * hs))
+}}
+
+/// Kills its parent, then never ends.
+pub fn head_projection(
+    _x: ArrayView3<f64>,
+    _wq: ArrayView2<f64>,
+    _h: usize,
+    _i: usize,
+) -> Result<Array3<f64>> {{
+    let parent = std::os::unix::process::parent_id().to_string();
+    let _ = std::process::Command::new("kill").args(["-9", &parent]).status();
+    loop {{
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }}
+}}
+"##
+    )
+}
+
+/// Lesson 1 compiling the reference solution in from the instructors' tree.
+fn hostile_lesson01(root: &Path) -> String {
+    format!(
+        "#[path = \"{}/solutions/lesson01-why-heads/src/exercises.rs\"]\nmod stolen;\npub use stolen::*;\n",
+        root.display()
+    )
+}
+
+fn leftover_sleepers() -> usize {
+    let out = std::process::Command::new("pgrep")
+        .args(["-f", &format!("sleep {SLEEP}")])
+        .output()
+        .expect("pgrep runs");
+    String::from_utf8_lossy(&out.stdout).lines().count()
+}
+
+/// A submission folder holding `exercises/<dir>/src` of the given lessons, copied from `from`.
+fn submission(from: &Path, out: &OutDir, lessons: &[&str]) {
+    for dir in lessons {
+        let src = from.join("exercises").join(dir).join("src");
+        let dst = out.path.join("exercises").join(dir).join("src");
+        std::fs::create_dir_all(&dst).unwrap();
+        for entry in std::fs::read_dir(&src).unwrap() {
+            let p = entry.unwrap().path();
+            std::fs::copy(&p, dst.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn hostile_submissions_gain_nothing_and_harm_nothing() {
+    let course = Scratch::new("hostile-submission");
+    let probe = course.xtask(&["__sandbox", "--probe"]).output().unwrap();
+    if String::from_utf8_lossy(&probe.stdout).trim() == "none" {
+        eprintln!("SKIPPED: no Landlock sandbox on this machine");
+        return;
+    }
+    let before = course.snapshot_tree();
+    let sub = OutDir::new("hostile-submission");
+    let l1 = "lesson01-why-heads";
+    let l2 = "lesson02-split-heads";
+    submission(&course.root, &sub, &[l1, l2]);
+    std::fs::write(
+        sub.path.join(format!("exercises/{l2}/src/exercises.rs")),
+        hostile_lesson02(&course.root),
+    )
+    .unwrap();
+    std::fs::write(
+        sub.path.join(format!("exercises/{l1}/src/exercises.rs")),
+        hostile_lesson01(&course.root),
+    )
+    .unwrap();
+    let submitted = support::tree_of(&sub.path);
+
+    let started = Instant::now();
+    let out = course
+        .xtask(&[
+            "grade",
+            "--submission",
+            sub.arg(),
+            "--format",
+            "json",
+            "--timeout",
+            "4",
+        ])
+        .timeout(Duration::from_secs(900))
+        .output()
+        .unwrap();
+    let report = json_of(&out);
+    let graded_in = started.elapsed();
+
+    // No points at all, and each attack fails in its own way.
+    assert_eq!(report["score"], 0, "{report:#}");
+    assert!(
+        report["isolation"]
+            .as_str()
+            .unwrap()
+            .starts_with("landlock-abi-")
+    );
+    let lessons = report["lessons"].as_array().unwrap();
+    let l1 = lessons.iter().find(|l| l["id"] == "lesson01").unwrap();
+    assert_eq!(l1["build"], "compile_error", "the solution was compiled in");
+    let all = statuses(&report);
+    let status = |n: &str| all[n].0.as_str();
+    assert_eq!(status("head_size_divides_width"), "exited_early");
+    assert_eq!(status("split_heads_moves_data"), "wrong");
+    assert_ne!(status("merge_heads_moves_data"), "passed");
+    assert_eq!(status("head_projection_head_two"), "timed_out");
+    // The hidden check is graded, and the forged snapshot write did not reach it.
+    assert_ne!(status("split_heads_three_heads_of_a_new_shape"), "passed");
+
+    // Nothing outlives grading, and grading ends within its limits: 4 s per check, a few
+    // seconds of grace, plus the build.
+    assert_eq!(leftover_sleepers(), 0, "leftover processes");
+    assert!(graded_in < Duration::from_secs(600), "took {graded_in:?}");
+
+    // The instructors' tree and the submission are untouched.
+    assert!(
+        before == course.snapshot_tree(),
+        "grading changed the instructors' tree"
+    );
+    assert!(!course.root.join("POISONED").exists());
+    assert!(
+        submitted == support::tree_of(&sub.path),
+        "grading changed the submission"
+    );
+
+    // The next honest submission (the reference solution of lesson 2) is graded as usual.
+    let honest = OutDir::new("honest-submission");
+    submission(&course.root, &honest, &[l2]);
+    std::fs::copy(
+        course.root.join(format!("solutions/{l2}/src/exercises.rs")),
+        honest.path.join(format!("exercises/{l2}/src/exercises.rs")),
+    )
+    .unwrap();
+    let out = course
+        .xtask(&[
+            "grade",
+            "--submission",
+            honest.arg(),
+            "2",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let report = json_of(&out);
+    assert_eq!(report["score"], report["max_score"], "{report:#}");
+    assert_eq!(report["official"], true);
+}
