@@ -226,11 +226,6 @@ fn grade_entry(
     )
 }
 
-/// The report's `isolation` field (written by the sandboxed grader), else `none`.
-fn isolation(report: &Report) -> String {
-    report.isolation.clone()
-}
-
 fn row(id: &str, result: Result<Report, String>, max: u32, seconds: f64) -> Row {
     match result {
         Ok(report) => Row {
@@ -244,7 +239,7 @@ fn row(id: &str, result: Result<Report, String>, max: u32, seconds: f64) -> Row 
                 .collect(),
             official: report.official,
             modified: report.modified_files.len(),
-            isolation: isolation(&report),
+            isolation: report.isolation.clone(),
             error: None,
             seconds,
             report: Some(report),

@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 pub const OUTPUT_CAP: usize = 1 << 20;
 /// Observations read per check at most.
 pub const OBSERVATIONS_CAP: u64 = 8 << 20;
+/// Time a check binary may take to list its tests.
+const LIST_TIMEOUT: Duration = Duration::from_secs(20);
 /// Time allowed after the limit for the sandbox to report before it is killed from outside.
 const GRACE: Duration = Duration::from_secs(3);
 
@@ -105,6 +107,14 @@ impl Runner {
 
     /// Runs one check in its sandbox.
     pub fn run(&self, job: &CheckRun) -> RunOutput {
+        let args = [job.test_name.as_str(), "--exact", "--test-threads=1"];
+        self.execute(&job.exe, &args, job.timeout)
+    }
+
+    /// Runs `exe args` the way every check process runs: a private directory, the check
+    /// environment, the sandbox (when on), the time limit, capped output; then collects how it
+    /// ended and its observations, and removes the directory.
+    fn execute(&self, exe: &Path, args: &[&str], timeout: Duration) -> RunOutput {
         let start = Instant::now();
         let n = self.count.fetch_add(1, Ordering::SeqCst);
         let dir = self.scratch.path().join(format!("check-{n}"));
@@ -123,27 +133,23 @@ impl Runner {
             return failed(format!("cannot create {}: {e}", private.display()));
         }
         let policy = Policy {
-            read: vec![job.exe.clone()],
+            read: vec![exe.to_path_buf()],
             write: vec![private.clone()],
-            timeout: job.timeout,
+            timeout,
             status_file: dir.join("status"),
             require: self.require_sandbox,
             network: false,
             check_limits: true,
         };
-        let args = vec![
-            job.test_name.clone(),
-            "--exact".into(),
-            "--test-threads=1".into(),
-        ];
-        let mut cmd = match self.command(&policy, &job.exe, &args) {
+        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        let mut cmd = match self.command(&policy, exe, &args) {
             Ok(cmd) => cmd,
             Err(e) => return failed(format!("cannot find the grader's own executable: {e}")),
         };
         env.apply(&mut cmd);
-        let (status, output) = match run_capped(cmd, job.timeout + GRACE) {
+        let (status, output) = match run_capped(cmd, timeout + GRACE) {
             Ok(done) => done,
-            Err(e) => return failed(format!("could not start {}: {e}", job.exe.display())),
+            Err(e) => return failed(format!("could not start {}: {e}", exe.display())),
         };
         let ended = std::fs::read_to_string(&policy.status_file)
             .ok()
@@ -314,31 +320,16 @@ fn kill_group(pid: u32) {
 
 /// Lists the tests in a check executable (`checks::name` for each), in a sandbox like a check.
 pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<String>, String> {
-    let n = runner.count.fetch_add(1, Ordering::SeqCst);
-    let dir = runner.scratch.path().join(format!("list-{n}"));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let policy = Policy {
-        read: vec![exe.to_path_buf()],
-        write: vec![dir.clone()],
-        timeout: Duration::from_secs(20),
-        status_file: runner.scratch.path().join(format!("list-{n}.status")),
-        require: runner.require_sandbox,
-        network: false,
-        check_limits: true,
-    };
-    let args = vec!["--list".to_owned(), "--format".into(), "terse".into()];
-    let mut cmd = runner
-        .command(&policy, exe, &args)
-        .map_err(|e| format!("cannot find the grader's own executable: {e}"))?;
-    CheckEnv {
-        private_dir: dir.clone(),
-        observations: dir.join(".observations"),
+    let out = runner.execute(exe, &["--list", "--format", "terse"], LIST_TIMEOUT);
+    if out.ended == Ended::SetupFailed {
+        return Err(format!(
+            "could not list the checks in {}: {}",
+            exe.display(),
+            out.output.trim()
+        ));
     }
-    .apply(&mut cmd);
-    let (_, output) = run_capped(cmd, policy.timeout + GRACE)
-        .map_err(|e| format!("could not list the checks in {}: {e}", exe.display()))?;
-    let _ = std::fs::remove_dir_all(&dir);
-    Ok(output
+    Ok(out
+        .output
         .lines()
         .filter_map(|l| l.strip_suffix(": test"))
         .map(str::to_owned)

@@ -48,33 +48,41 @@ pub struct Policy {
 impl Policy {
     /// The supervisor's command line: `xtask __sandbox [policy] -- program args…`.
     pub fn command(&self, program: &Path, args: &[String]) -> std::io::Result<Command> {
-        let mut cmd = Command::new(std::env::current_exe()?);
+        let mut cmd = Command::new(own_exe()?);
         cmd.arg("__sandbox");
         cmd.arg("--timeout-ms")
             .arg(self.timeout.as_millis().to_string());
         cmd.arg("--status").arg(&self.status_file);
-        self.push_rules(&mut cmd);
+        cmd.args(rule_args(
+            &self.read,
+            &self.write,
+            [self.require, self.network, self.check_limits],
+        ));
         cmd.arg("--").arg(program).args(args);
         Ok(cmd)
     }
+}
 
-    fn push_rules(&self, cmd: &mut Command) {
-        for p in &self.read {
-            cmd.arg("--read").arg(p);
-        }
-        for p in &self.write {
-            cmd.arg("--write").arg(p);
-        }
-        if self.require {
-            cmd.arg("--require");
-        }
-        if self.network {
-            cmd.arg("--network");
-        }
-        if self.check_limits {
-            cmd.arg("--check-limits");
+/// The rule arguments of `__sandbox`, shared by the grader (to start the supervisor) and the
+/// supervisor (to start the inner stage): `--read`/`--write` paths and the flags `--require`,
+/// `--network`, `--check-limits` (in that order in `flags`).
+fn rule_args(read: &[PathBuf], write: &[PathBuf], flags: [bool; 3]) -> Vec<std::ffi::OsString> {
+    let mut out = Vec::new();
+    for (flag, paths) in [("--read", read), ("--write", write)] {
+        for p in paths {
+            out.push(flag.into());
+            out.push(p.into());
         }
     }
+    for (name, on) in ["--require", "--network", "--check-limits"]
+        .into_iter()
+        .zip(flags)
+    {
+        if on {
+            out.push(name.into());
+        }
+    }
+    out
 }
 
 /// The arguments of the hidden `__sandbox` command.
@@ -165,7 +173,7 @@ pub fn main(args: SandboxArgs) -> i32 {
 /// The isolation this machine gives check processes: `landlock-abi-N`, or `none`. Probed once per
 /// grading run by starting the sandbox for real.
 pub fn isolation() -> String {
-    let Ok(exe) = std::env::current_exe() else {
+    let Ok(exe) = own_exe() else {
         return "none".into();
     };
     Command::new(exe)
@@ -220,26 +228,16 @@ mod imp {
         let _ = nix::sched::unshare(
             nix::sched::CloneFlags::CLONE_NEWUSER | nix::sched::CloneFlags::CLONE_NEWPID,
         );
-        let Ok(me) = std::env::current_exe() else {
+        let Ok(me) = super::own_exe() else {
             return SETUP_FAILED;
         };
         let mut cmd = Command::new(me);
         cmd.arg("__sandbox").arg("--inner");
-        for p in &args.read {
-            cmd.arg("--read").arg(p);
-        }
-        for p in &args.write {
-            cmd.arg("--write").arg(p);
-        }
-        for (flag, on) in [
-            ("--require", args.require),
-            ("--network", args.network),
-            ("--check-limits", args.check_limits),
-        ] {
-            if on {
-                cmd.arg(flag);
-            }
-        }
+        cmd.args(super::rule_args(
+            &args.read,
+            &args.write,
+            [args.require, args.network, args.check_limits],
+        ));
         cmd.arg("--").args(&args.command);
         let ended = match cmd.spawn() {
             Err(_) => Ended::SetupFailed,
@@ -423,6 +421,16 @@ mod imp {
     pub fn probe() -> String {
         "none".into()
     }
+}
+
+/// This program, to start again as the sandbox. On Linux `/proc/self/exe`, which still runs when
+/// the file was replaced on disk meanwhile (a rebuild during a long grading run).
+pub fn own_exe() -> std::io::Result<PathBuf> {
+    let proc = Path::new("/proc/self/exe");
+    if proc.exists() {
+        return Ok(proc.to_path_buf());
+    }
+    std::env::current_exe()
 }
 
 /// The paths of `paths` that exist (Landlock rules need an open file descriptor).

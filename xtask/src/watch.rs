@@ -84,7 +84,8 @@ fn is_change(kind: &EventKind) -> bool {
 
 /// This binary, to run `grade` and `demo` as children.
 fn this_exe() -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find the xtask binary: {e}"))?;
+    let exe =
+        crate::sandbox::own_exe().map_err(|e| format!("cannot find the xtask binary: {e}"))?;
     // Rebuilt while we run: Linux names the old inode "… (deleted)"; the new binary is at the path.
     let text = exe.to_string_lossy();
     Ok(match text.strip_suffix(" (deleted)") {

@@ -296,7 +296,7 @@ fn a_class_is_graded_row_by_row() {
     // Graded rows.
     for id in ["stubs", "exercises-only", "zipped", "nested-tar", "broken"] {
         assert_eq!(by_id[id]["error"], "", "{id}");
-        assert_eq!(num(id, "total"), 0, "{id}");
+        assert_eq!(num(id, "total"), 0, "{id}\n{stderr}");
     }
     for id in ["full", "nested-zip"] {
         assert_eq!(by_id[id]["error"], "", "{id}");
