@@ -104,7 +104,7 @@ pub fn build(
     let _scratch;
     let _lock;
     let mut cmd = if sandboxed {
-        _lock = lock_for_submission(root, target_dir)?;
+        _lock = lock_for_submission(root, target_dir, lessons)?;
         let (cmd, scratch) = sandboxed_cargo(root, target_dir, &args)?;
         _scratch = scratch;
         cmd
@@ -170,7 +170,20 @@ pub fn build(
                 let lesson = lesson_for(&msg.manifest_path);
                 match diag.level.as_str() {
                     "error" => {
-                        let text = trim_error(diag.rendered.as_deref().unwrap_or("error"), 12);
+                        let mut text = trim_error(diag.rendered.as_deref().unwrap_or("error"), 12);
+                        // A submission sees only diagnostics located in its own files: an error
+                        // in a check (a hidden one, say) must not show the check's source.
+                        if sandboxed
+                            && let Some(lesson) = lesson
+                            && !in_student_files(&diag, lesson)
+                        {
+                            text = format!(
+                                "error: the checks do not compile against your code ({}): \
+                                 a function's name, arguments or return type differ from the \
+                                 handout's stub",
+                                diag.message.lines().next().unwrap_or("")
+                            );
+                        }
                         match lesson {
                             Some(lesson) => {
                                 errors.entry(lesson.id.clone()).or_insert(text);
@@ -233,10 +246,15 @@ pub fn build(
 }
 
 /// Submissions share one target directory, and cargo decides freshness by modification times,
-/// not by the workspace's path: a student's sources copied before another submission's build
-/// could look older than its outputs and be taken for built. So each submission's build holds a
-/// lock on the target directory and gives the student's sources a fresh modification time first.
-fn lock_for_submission(root: &Path, target_dir: Option<&Path>) -> Result<std::fs::File, String> {
+/// not by the workspace's path: another student's build of the same lesson crate could be taken
+/// for this one's. So each submission's build holds a lock on the target directory, forgets the
+/// graded lesson crates' fingerprints (cargo then rebuilds exactly them, never by a guess on
+/// times) and gives the student's sources a fresh modification time as well.
+fn lock_for_submission(
+    root: &Path,
+    target_dir: Option<&Path>,
+    lessons: &[&Lesson],
+) -> Result<std::fs::File, String> {
     let target = target_dir
         .map(Path::to_path_buf)
         .unwrap_or_else(|| root.join("target"));
@@ -247,6 +265,20 @@ fn lock_for_submission(root: &Path, target_dir: Option<&Path>) -> Result<std::fs
         .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
     lock.lock()
         .map_err(|e| format!("cannot lock {}: {e}", path.display()))?;
+    let fingerprints = target.join("debug").join(".fingerprint");
+    for entry in std::fs::read_dir(&fingerprints)
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if lessons.iter().any(|l| {
+            name.strip_prefix(&l.id)
+                .is_some_and(|rest| rest.starts_with('-'))
+        }) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
     let now = std::time::SystemTime::now();
     let exercises = root.join("exercises");
     for rel in crate::fsutil::files_under(&exercises, &exercises, &|_, _| false) {
@@ -325,6 +357,18 @@ fn sandboxed_cargo(
         cmd.env("RUSTUP_TOOLCHAIN", t);
     }
     Ok((cmd, scratch))
+}
+
+/// True when the diagnostic's primary span is in the lesson's student sources
+/// (`exercises/<dir>/src/`).
+fn in_student_files(diag: &Diagnostic, lesson: &Lesson) -> bool {
+    let prefix = format!("exercises/{}/src/", lesson.dir);
+    diag.spans.iter().any(|span| {
+        span["is_primary"].as_bool() == Some(true)
+            && span["file_name"]
+                .as_str()
+                .is_some_and(|f| f.starts_with(&prefix) || f.contains(&format!("/{prefix}")))
+    })
 }
 
 /// `"3 warnings emitted"`-style summaries, which are not warnings of their own.

@@ -143,7 +143,31 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     let sub = OutDir::new("hostile-submission");
     let l1 = "lesson01-why-heads";
     let l2 = "lesson02-split-heads";
-    submission(&course.root, &sub, &[l1, l2]);
+    let l3 = "lesson03-parallel-attention";
+    let l4 = "lesson04-multi-head-layer";
+    submission(&course.root, &sub, &[l1, l2, l3, l4]);
+    // Lesson 3 reaches for `unsafe` (a static constructor could run before any check).
+    let l3_file = sub.path.join(format!("exercises/{l3}/src/exercises.rs"));
+    let text = std::fs::read_to_string(&l3_file).unwrap();
+    std::fs::write(
+        &l3_file,
+        format!("{text}\n#[allow(unsafe_code)]\npub fn peek() -> u8 {{ unsafe {{ *(&7u8 as *const u8) }} }}\n"),
+    )
+    .unwrap();
+    // Lesson 4 changes an exercise's arguments, so the checks cannot compile: their source stays
+    // private.
+    let l4_file = sub.path.join(format!("exercises/{l4}/src/exercises.rs"));
+    let text = std::fs::read_to_string(&l4_file).unwrap();
+    let changed = text.replacen(
+        "pub fn average_over_heads(weights: ArrayView4<f64>)",
+        "pub fn average_over_heads(weights: ArrayView4<f64>, _extra: u8)",
+        1,
+    );
+    assert_ne!(
+        changed, text,
+        "the lesson 4 stub changed: update this attack"
+    );
+    std::fs::write(&l4_file, changed).unwrap();
     std::fs::write(
         sub.path.join(format!("exercises/{l2}/src/exercises.rs")),
         hostile_lesson02(&course.root),
@@ -184,6 +208,18 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     let lessons = report["lessons"].as_array().unwrap();
     let l1 = lessons.iter().find(|l| l["id"] == "lesson01").unwrap();
     assert_eq!(l1["build"], "compile_error", "the solution was compiled in");
+    let output = |l: &serde_json::Value| l["compiler_output"].as_str().unwrap().to_owned();
+    let l3 = lessons.iter().find(|l| l["id"] == "lesson03").unwrap();
+    assert_eq!(l3["build"], "compile_error");
+    assert!(output(l3).contains("uses `unsafe`"), "{}", output(l3));
+    let l4 = lessons.iter().find(|l| l["id"] == "lesson04").unwrap();
+    assert_eq!(l4["build"], "compile_error");
+    assert!(
+        output(l4).contains("the checks do not compile against your code"),
+        "{}",
+        output(l4)
+    );
+    assert!(!output(l4).contains("checks.rs"), "{}", output(l4));
     let all = statuses(&report);
     let status = |n: &str| all[n].0.as_str();
     assert_eq!(status("head_size_divides_width"), "exited_early");
