@@ -202,8 +202,7 @@ fn grade_entry(
             let (kind, _) = archive::kind(&name).ok_or_else(|| {
                 format!("`{name}` is not a folder, a .zip or a .tar.gz: nothing to grade")
             })?;
-            scratch = crate::fsutil::scratch_dir("batch-unpacked")
-                .map_err(|e| format!("cannot create a scratch directory: {e}"))?;
+            scratch = crate::fsutil::scratch_dir("batch-unpacked")?;
             archive::extract(
                 &entry.path,
                 kind,

@@ -230,8 +230,7 @@ fn observe_binary(
 pub fn plan(root: &Path, course: &Course, lessons: &[&Lesson]) -> Result<Vec<LessonPlan>, String> {
     require_solutions(root)?;
     let built = build(root, lessons, true, None, false)?.lessons;
-    let runner =
-        Runner::new(false, false).map_err(|e| format!("cannot create a scratch directory: {e}"))?;
+    let runner = Runner::new(false, false)?;
     let mut plans = Vec::new();
     for lesson in lessons {
         let mut plan = LessonPlan {

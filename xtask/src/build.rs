@@ -302,8 +302,7 @@ fn sandboxed_cargo(
     target_dir: Option<&Path>,
     args: &[String],
 ) -> Result<(Command, crate::fsutil::TempDir), String> {
-    let scratch = crate::fsutil::scratch_dir("build")
-        .map_err(|e| format!("cannot create a scratch directory: {e}"))?;
+    let scratch = crate::fsutil::scratch_dir("build")?;
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .unwrap_or_default();

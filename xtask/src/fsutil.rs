@@ -12,13 +12,21 @@ fn scratch_root() -> PathBuf {
 /// A fresh, private scratch directory (removed on drop, `tempfile` does the work). Scratch
 /// directories that an earlier run left behind when it was killed (its process is gone) are
 /// removed first.
-pub fn scratch_dir(what: &str) -> std::io::Result<TempDir> {
+pub fn scratch_dir(what: &str) -> Result<TempDir, String> {
     let root = scratch_root();
-    std::fs::create_dir_all(&root)?;
-    remove_abandoned(&root);
-    tempfile::Builder::new()
-        .prefix(&format!("{}-{what}-", std::process::id()))
-        .tempdir_in(root)
+    std::fs::create_dir_all(&root)
+        .and_then(|()| {
+            remove_abandoned(&root);
+            tempfile::Builder::new()
+                .prefix(&format!("{}-{what}-", std::process::id()))
+                .tempdir_in(&root)
+        })
+        .map_err(|e| {
+            format!(
+                "cannot create a scratch directory in {}: {e}",
+                root.display()
+            )
+        })
 }
 
 /// The scratch directory type.

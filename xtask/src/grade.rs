@@ -33,8 +33,8 @@ pub struct Options {
     pub require_sandbox: bool,
     /// Where the expected observations are read (default: the graded root).
     pub expected_root: Option<PathBuf>,
-    /// Build the lessons inside a sandbox that can read only this workspace, the toolchain and
-    /// the registry (submissions).
+    /// Build the lessons, and run the checks, inside the sandbox when the machine has one (a
+    /// build that can read only this workspace, the toolchain and the registry: submissions).
     pub sandboxed_build: bool,
 }
 
@@ -170,13 +170,14 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
         opts.timeout,
     )?;
     let modified_files = crate::manifest::differences(expected_root, course);
-    let sandboxed = opts.require_sandbox || opts.sandboxed_build;
-    let isolation = if sandboxed {
+    // Probed once per run, and only when asked for: local grading runs checks directly.
+    let isolation = if opts.require_sandbox || opts.sandboxed_build {
         crate::sandbox::isolation()
     } else {
         "none".to_owned()
     };
-    if opts.require_sandbox && isolation == "none" {
+    let sandboxed = isolation != "none";
+    if opts.require_sandbox && !sandboxed {
         return Err(
             "official grading needs a sandbox, and this machine has none (Linux with Landlock): \
              pass --allow-unsandboxed to grade anyway, unofficially"
@@ -193,10 +194,9 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
         &lessons,
         opts.solutions,
         opts.target_dir.as_deref(),
-        opts.sandboxed_build,
+        opts.sandboxed_build && sandboxed,
     )?;
-    let runner = Runner::new(sandboxed, opts.require_sandbox)
-        .map_err(|e| format!("cannot create a scratch directory: {e}"))?;
+    let runner = Runner::new(sandboxed, opts.require_sandbox)?;
     let mut tests = HashMap::new();
     let mut jobs = Vec::new();
     let slots = list(&runner, &plans, &output.lessons, &mut tests, &mut jobs)?;

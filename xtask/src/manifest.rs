@@ -44,9 +44,15 @@ pub fn tracked_files(root: &Path, course: &Course) -> Vec<String> {
 }
 
 fn digest(path: &Path) -> Option<String> {
-    let bytes = std::fs::read(path).ok()?;
-    let hash = Sha256::digest(&bytes);
-    Some(hash.iter().map(|b| format!("{b:02x}")).collect())
+    Some(sha256_hex(&std::fs::read(path).ok()?))
+}
+
+/// The SHA-256 of `bytes` in lower-case hex, as `sha256sum` prints it.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The manifest text for the current tree.

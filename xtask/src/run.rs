@@ -83,7 +83,7 @@ pub struct Runner {
 
 impl Runner {
     /// A runner with a fresh scratch directory under the system's temporary directory.
-    pub fn new(sandboxed: bool, require_sandbox: bool) -> std::io::Result<Self> {
+    pub fn new(sandboxed: bool, require_sandbox: bool) -> Result<Self, String> {
         Ok(Self {
             scratch: crate::fsutil::scratch_dir("run")?,
             count: AtomicUsize::new(0),
