@@ -1,0 +1,85 @@
+//! Lesson 7's classic wrong answers, one module each, planted in place of the reference exercise
+//! by the cargo feature `misconception-<id>` (see the crate docs). Each is a real implementation a
+//! student could write; `course.toml` names the checks that catch it and explains it.
+
+use crate::exercises::KvCache;
+use attention::Result;
+use attention::error::ShapeError;
+use ndarray::{Array3, ArrayView3, Axis, s};
+
+/// `decode-attends-only-to-new-key`: each query head reads the newest cached position only.
+pub mod decode_attends_only_to_new_key {
+    use super::*;
+
+    /// `(B, H, hs)` against the cache -> `((B, H, hs), (B, H, len))`, all weight on the last key.
+    pub fn decode_step(q: ArrayView3<f64>, cache: &KvCache) -> Result<(Array3<f64>, Array3<f64>)> {
+        let (b, h, hs) = q.dim();
+        let h_kv = cache.kv_heads();
+        if b != cache.batch()
+            || hs != cache.head_size()
+            || h == 0
+            || !h.is_multiple_of(h_kv)
+            || cache.is_empty()
+        {
+            return Err(ShapeError::new(
+                "decode_step",
+                "queries that fit the cache",
+                q.shape(),
+            ));
+        }
+        let len = cache.len();
+        let mut out = Array3::zeros((b, h, hs));
+        let mut weights = Array3::zeros((b, h, len));
+        for bi in 0..b {
+            for i in 0..h {
+                let g = i / (h / h_kv);
+                // softmax over the single newest score is 1.0: the output is the newest value
+                weights[[bi, i, len - 1]] = 1.0;
+                out.slice_mut(s![bi, i, ..])
+                    .assign(&cache.values().slice(s![bi, g, len - 1, ..]));
+            }
+        }
+        Ok((out, weights))
+    }
+}
+
+/// `decode-masks-the-cache-again`: the one-row causal mask `causal(1, len)` keeps key 0 only.
+pub mod decode_masks_the_cache_again {
+    use super::*;
+    use attention::attend::scaled_dot_product;
+    use attention::mask::causal;
+
+    /// `(B, H, hs)` against the cache -> `((B, H, hs), (B, H, len))`, all weight on position 0.
+    pub fn decode_step(q: ArrayView3<f64>, cache: &KvCache) -> Result<(Array3<f64>, Array3<f64>)> {
+        let (b, h, hs) = q.dim();
+        let h_kv = cache.kv_heads();
+        if b != cache.batch()
+            || hs != cache.head_size()
+            || h == 0
+            || !h.is_multiple_of(h_kv)
+            || cache.is_empty()
+        {
+            return Err(ShapeError::new(
+                "decode_step",
+                "queries that fit the cache",
+                q.shape(),
+            ));
+        }
+        let len = cache.len();
+        let mask = causal(1, len); // top-left aligned: row 0 allows key 0 only
+        let mut out = Array3::zeros((b, h, hs));
+        let mut weights = Array3::zeros((b, h, len));
+        for i in 0..h {
+            let g = i / (h / h_kv);
+            let (o, w) = scaled_dot_product(
+                q.slice(s![.., i..i + 1, ..]),
+                cache.keys().index_axis(Axis(1), g),
+                cache.values().index_axis(Axis(1), g),
+                Some(&mask.view()),
+            )?;
+            out.slice_mut(s![.., i..i + 1, ..]).assign(&o);
+            weights.slice_mut(s![.., i..i + 1, ..]).assign(&w);
+        }
+        Ok((out, weights))
+    }
+}
