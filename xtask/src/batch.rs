@@ -8,11 +8,10 @@
 //! (not a course, a bad archive, a path out of the archive, a symbolic link out of the folder, a
 //! grading error) gets a row with its error and zero points, and the batch goes on.
 //!
-//! Submissions run `jobs` at a time. Each worker builds in its own target directory (worker 0 in
-//! the usual submissions target, worker k in `<target>/batch-worker-k`), because two submissions
-//! built at once in one target directory would overwrite each other's lesson crates. The first
-//! submission is graded alone, so the dependencies are compiled once; its target directory is then
-//! copied (with modification times) to the other workers that do not have one yet.
+//! Submissions run `jobs` at a time in one target directory. Their builds take turns (each holds
+//! the build lock and forgets the lesson crates' fingerprints, see `build.rs`), so the dependencies
+//! are compiled once and one student's lesson crates are never taken for another's; their checks
+//! run side by side. The first submission is graded alone, which builds the dependencies.
 
 use crate::archive;
 use crate::course::Course;
@@ -258,41 +257,6 @@ fn row(id: &str, result: Result<Report, String>, max: u32, seconds: f64) -> Row 
     }
 }
 
-/// Copies the target directory `from` to `to` (files with their modification times, so cargo sees
-/// the dependencies as fresh), leaving out the other workers' folders.
-fn copy_target(from: &Path, to: &Path) -> Result<(), String> {
-    fn walk(from: &Path, to: &Path, top: bool) -> Result<(), String> {
-        std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
-        for entry in std::fs::read_dir(from)
-            .map_err(|e| format!("cannot read {}: {e}", from.display()))?
-            .flatten()
-        {
-            let name = entry.file_name();
-            if top && name.to_string_lossy().starts_with("batch-worker-") {
-                continue;
-            }
-            let (src, dst) = (entry.path(), to.join(&name));
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                walk(&src, &dst, false)?;
-            } else if kind.is_file() {
-                std::fs::copy(&src, &dst)
-                    .map_err(|e| format!("cannot copy {}: {e}", src.display()))?;
-                if let Ok(modified) = entry.metadata().and_then(|m| m.modified()) {
-                    let _ = std::fs::File::options()
-                        .write(true)
-                        .open(&dst)
-                        .and_then(|f| f.set_modified(modified));
-                }
-            }
-        }
-        Ok(())
-    }
-    walk(from, to, true)
-}
-
 /// Grades every submission in `dir`.
 pub fn grade_all(
     root: &Path,
@@ -318,13 +282,6 @@ pub fn grade_all(
         .clone()
         .unwrap_or_else(|| crate::submission::target_dir(root));
     let parallel = opts.parallel.clamp(1, list.len());
-    let worker_target = |k: usize| {
-        if k == 0 {
-            base.clone()
-        } else {
-            base.join(format!("batch-worker-{k}"))
-        }
-    };
     let total = list.len();
     let done = AtomicUsize::new(0);
     let announce = |r: &Row| {
@@ -341,7 +298,7 @@ pub fn grade_all(
     let t = Instant::now();
     let first = row(
         &list[0].id,
-        grade_entry(root, course, &list[0], &opts.grade, &worker_target(0)),
+        grade_entry(root, course, &list[0], &opts.grade, &base),
         max,
         0.0,
     );
@@ -352,25 +309,19 @@ pub fn grade_all(
     };
     announce(&first);
     rows.push(first);
-    for k in 1..parallel {
-        let to = worker_target(k);
-        if !to.exists() && base.is_dir() {
-            copy_target(&base, &to)?;
-        }
-    }
 
     let next = AtomicUsize::new(1);
     let results = Mutex::new(Vec::new());
     std::thread::scope(|s| {
-        for k in 0..parallel {
+        for _ in 0..parallel {
             let (next, results, list, announce) = (&next, &results, &list, &announce);
-            let target = worker_target(k);
+            let target = &base;
             s.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(entry) = list.get(i) else { break };
                     let t = Instant::now();
-                    let result = grade_entry(root, course, entry, &opts.grade, &target);
+                    let result = grade_entry(root, course, entry, &opts.grade, target);
                     let r = row(&entry.id, result, max, t.elapsed().as_secs_f64());
                     announce(&r);
                     results.lock().expect("results").push(r);

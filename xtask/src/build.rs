@@ -102,9 +102,9 @@ pub fn build(
         args.extend(["-p".to_owned(), lesson.package(solutions)]);
     }
     let _scratch;
-    let _lock;
+    // Every build of the grader takes turns on its target directory (see `lock_builds`).
+    let _lock = lock_builds(root, target_dir, sandboxed.then_some(lessons))?;
     let mut cmd = if sandboxed {
-        _lock = lock_for_submission(root, target_dir, lessons)?;
         let (cmd, scratch) = sandboxed_cargo(root, target_dir, &args)?;
         _scratch = scratch;
         cmd
@@ -245,26 +245,34 @@ pub fn build(
     })
 }
 
+/// Takes the grader's build lock on the target directory, held until the returned file is dropped.
+///
 /// Submissions share one target directory, and cargo decides freshness by modification times,
 /// not by the workspace's path: another student's build of the same lesson crate could be taken
-/// for this one's. So each submission's build holds a lock on the target directory, forgets the
-/// graded lesson crates' fingerprints (cargo then rebuilds exactly them, never by a guess on
-/// times) and gives the student's sources a fresh modification time as well.
-fn lock_for_submission(
+/// for this one's. So a submission's build (`submission`: its lessons) also forgets the graded
+/// lesson crates' fingerprints (cargo then rebuilds exactly them, never by a guess on times) and
+/// gives the student's sources a fresh modification time. Other builds take the lock too, so
+/// that is never done under a running build.
+fn lock_builds(
     root: &Path,
     target_dir: Option<&Path>,
-    lessons: &[&Lesson],
+    submission: Option<&[&Lesson]>,
 ) -> Result<std::fs::File, String> {
+    // The folder cargo builds in: the one given, else cargo's own choice.
     let target = target_dir
         .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from))
         .unwrap_or_else(|| root.join("target"));
     std::fs::create_dir_all(&target)
         .map_err(|e| format!("cannot create {}: {e}", target.display()))?;
-    let path = target.join(".submission-build.lock");
+    let path = target.join(".xtask-build.lock");
     let lock = std::fs::File::create(&path)
         .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
     lock.lock()
         .map_err(|e| format!("cannot lock {}: {e}", path.display()))?;
+    let Some(lessons) = submission else {
+        return Ok(lock);
+    };
     let fingerprints = target.join("debug").join(".fingerprint");
     for entry in std::fs::read_dir(&fingerprints)
         .into_iter()
