@@ -103,7 +103,7 @@ pub fn build(
     }
     let _scratch;
     // Every build of the grader takes turns on its target directory (see `lock_builds`).
-    let _lock = lock_builds(root, target_dir, sandboxed.then_some(lessons))?;
+    let _lock = lock_builds(root, target_dir, lessons, sandboxed)?;
     let mut cmd = if sandboxed {
         let (cmd, scratch) = sandboxed_cargo(root, target_dir, &args)?;
         _scratch = scratch;
@@ -248,54 +248,80 @@ pub fn build(
 /// Takes the grader's build lock on the target directory, held until the returned file is dropped.
 ///
 /// Submissions share one target directory, and cargo decides freshness by modification times,
-/// not by the workspace's path: another student's build of the same lesson crate could be taken
-/// for this one's. So a submission's build (`submission`: its lessons) also forgets the graded
-/// lesson crates' fingerprints (cargo then rebuilds exactly them, never by a guess on times) and
-/// gives the student's sources a fresh modification time. Other builds take the lock too, so
-/// that is never done under a running build.
+/// not by the workspace's path or the files' contents: another student's build of the same lesson
+/// crate could be taken for this one's. So a submission's build (`submission`: its lessons)
+/// decides by content instead. Per lesson it compares the SHA-256 of the student's sources with
+/// the one recorded for the lesson's last build in this folder
+/// (`.xtask-sources/<lesson>`):
+/// - the same: the artifacts were built from these very files, and the sources get an old time
+///   so cargo reuses them (students who left a lesson as handed out share its build);
+/// - different: the lesson crate's fingerprints are removed, so cargo rebuilds exactly it.
+///
+/// Other builds take the lock too, so none of this happens under a running build, and they forget
+/// the records of the lessons they build (their artifacts no longer match them).
 fn lock_builds(
     root: &Path,
     target_dir: Option<&Path>,
-    submission: Option<&[&Lesson]>,
+    lessons: &[&Lesson],
+    submission: bool,
 ) -> Result<std::fs::File, String> {
     // The folder cargo builds in: the one given, else cargo's own choice.
     let target = target_dir
         .map(Path::to_path_buf)
         .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from))
         .unwrap_or_else(|| root.join("target"));
-    std::fs::create_dir_all(&target)
-        .map_err(|e| format!("cannot create {}: {e}", target.display()))?;
+    let recorded = target.join(".xtask-sources");
+    std::fs::create_dir_all(&recorded)
+        .map_err(|e| format!("cannot create {}: {e}", recorded.display()))?;
     let path = target.join(".xtask-build.lock");
     let lock = std::fs::File::create(&path)
         .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
     lock.lock()
         .map_err(|e| format!("cannot lock {}: {e}", path.display()))?;
-    let Some(lessons) = submission else {
+    if !submission {
+        for lesson in lessons {
+            let _ = std::fs::remove_file(recorded.join(&lesson.id));
+        }
         return Ok(lock);
-    };
-    let fingerprints = target.join("debug").join(".fingerprint");
-    for entry in std::fs::read_dir(&fingerprints)
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if lessons.iter().any(|l| {
-            name.strip_prefix(&l.id)
-                .is_some_and(|rest| rest.starts_with('-'))
-        }) {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
     }
-    let now = std::time::SystemTime::now();
-    let exercises = root.join("exercises");
-    for rel in crate::fsutil::files_under(&exercises, &exercises, &|_, _| false) {
-        if rel.split('/').nth(1) == Some("src") {
-            let _ = std::fs::File::options()
-                .write(true)
-                .open(exercises.join(&rel))
-                .and_then(|f| f.set_modified(now));
+    let fingerprints: Vec<(String, PathBuf)> =
+        std::fs::read_dir(target.join("debug").join(".fingerprint"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+            .collect();
+    for lesson in lessons {
+        let src = lesson.crate_dir(root, false).join("src");
+        let files: Vec<(String, Vec<u8>)> = crate::fsutil::files_under(&src, &src, &|_, _| false)
+            .into_iter()
+            .map(|rel| {
+                let bytes = std::fs::read(src.join(&rel)).unwrap_or_default();
+                (rel, bytes)
+            })
+            .collect();
+        let digest = crate::submission::sources_digest(&files);
+        let record = recorded.join(&lesson.id);
+        if std::fs::read_to_string(&record).ok().as_deref() == Some(digest.as_str()) {
+            let old = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1);
+            for (rel, _) in &files {
+                let _ = std::fs::File::options()
+                    .write(true)
+                    .open(src.join(rel))
+                    .and_then(|f| f.set_modified(old));
+            }
+            continue;
         }
+        for (name, dir) in &fingerprints {
+            if name
+                .strip_prefix(&lesson.id)
+                .is_some_and(|rest| rest.starts_with('-'))
+            {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
+        std::fs::write(&record, &digest)
+            .map_err(|e| format!("cannot write {}: {e}", record.display()))?;
     }
     Ok(lock)
 }
