@@ -12,7 +12,8 @@
 
 use crate::build::{Built, build};
 use crate::course::{Course, Lesson};
-use crate::expected::{Expect, INDEX_FILE, render_index};
+use crate::expected::{Expect, Expected, INDEX_FILE, render_index};
+use crate::misconception;
 use crate::run::{CheckRun, Runner, list_tests};
 use crate::sandbox::Ended;
 use crate::workspace::relative;
@@ -68,6 +69,10 @@ pub struct LessonPlan {
     pub refused: Option<String>,
     /// The lesson's manifest prefixes (its tests and hidden checks).
     pub prefixes: Vec<String>,
+    /// How each of its misconceptions fared when planted.
+    pub misconceptions: Vec<misconception::Outcome>,
+    /// Where its misconceptions disagree with course.toml (the lesson is then refused).
+    pub misconception_problems: Vec<String>,
 }
 
 /// Removes `.` and `..` components without touching the file system.
@@ -152,6 +157,8 @@ fn observe_binary(
             exe: exe.to_path_buf(),
             test_name: n.clone(),
             timeout,
+            after: Vec::new(),
+            backtrace: false,
         })
         .collect();
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -229,7 +236,7 @@ fn observe_binary(
 /// course tree is written.
 pub fn plan(root: &Path, course: &Course, lessons: &[&Lesson]) -> Result<Vec<LessonPlan>, String> {
     require_solutions(root)?;
-    let built = build(root, lessons, true, None, false)?.lessons;
+    let built = build(root, lessons, true, None, false, &[])?.lessons;
     let runner = Runner::new(false, false)?;
     let mut plans = Vec::new();
     for lesson in lessons {
@@ -239,6 +246,8 @@ pub fn plan(root: &Path, course: &Course, lessons: &[&Lesson]) -> Result<Vec<Les
             unchanged: 0,
             refused: None,
             prefixes: crate::manifest::lesson_prefixes(root, lesson),
+            misconceptions: Vec::new(),
+            misconception_problems: Vec::new(),
         };
         match &built[&lesson.id] {
             Built::Failed(err) => {
@@ -255,9 +264,19 @@ pub fn plan(root: &Path, course: &Course, lessons: &[&Lesson]) -> Result<Vec<Les
                 let bins: Vec<(bool, PathBuf)> =
                     bins.iter().map(|b| (b.hidden, b.exe.clone())).collect();
                 match plan_lesson(root, &runner, lesson, &bins, timeout) {
-                    Ok((changes, unchanged)) => {
+                    Ok((changes, unchanged, planted)) => {
                         plan.changes = changes;
                         plan.unchanged = unchanged;
+                        if let Some(planted) = planted {
+                            plan.misconception_problems = planted.problems.clone();
+                            if !planted.problems.is_empty() {
+                                plan.refused = Some(format!(
+                                    "its misconceptions disagree with course.toml:\n  {}",
+                                    planted.problems.join("\n  ")
+                                ));
+                            }
+                            plan.misconceptions = planted.outcomes;
+                        }
                     }
                     Err(why) => plan.refused = Some(why),
                 }
@@ -286,11 +305,12 @@ fn plan_lesson(
     lesson: &Lesson,
     bins: &[(bool, PathBuf)],
     timeout: Duration,
-) -> Result<(Vec<Change>, usize), String> {
+) -> Result<(Vec<Change>, usize, Option<misconception::Planted>), String> {
     let [visible_dir, hidden_dir] = lesson.snapshot_dirs(root);
     let mut failures = Vec::new();
     // Per snapshot directory: the files it must hold (relative path -> contents).
     let mut wanted: Vec<(PathBuf, Vec<(String, String)>)> = Vec::new();
+    let mut outcomes = None;
     for (hidden, exe) in bins {
         let (observed, failed) = observe_binary(runner, exe, timeout)?;
         failures.extend(failed);
@@ -320,6 +340,19 @@ fn plan_lesson(
             relative(root, &dir.join(INDEX_FILE)),
             render_index(&observed.checks),
         ));
+        if !*hidden && !lesson.misconceptions.is_empty() && failures.is_empty() {
+            // Each misconception planted in turn: what the visible checks see of it.
+            let expected = Expected {
+                checks: observed.checks.clone(),
+                snapshots: observed.snapshots.clone(),
+            };
+            let planted = misconception::plant_all(root, runner, lesson, &expected, timeout)?;
+            files.push((
+                relative(root, &dir.join(misconception::FILE)),
+                misconception::render(&planted.records),
+            ));
+            outcomes = Some(planted);
+        }
         wanted.push((dir.clone(), files));
     }
     if !failures.is_empty() {
@@ -370,7 +403,7 @@ fn plan_lesson(
         }
     }
     changes.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok((changes, unchanged))
+    Ok((changes, unchanged, outcomes))
 }
 
 /// Writes the planned changes of the lessons that were not refused, then refreshes their entries in
@@ -405,51 +438,21 @@ pub fn apply(root: &Path, course: &Course, plans: &[LessonPlan]) -> Result<(), S
 /// The changed lines of `old` -> `new`, `-`/`+` prefixed, at most `max` of them (then a count of
 /// the rest).
 pub fn short_diff(old: &str, new: &str, max: usize) -> Vec<String> {
+    // Line by line as `str::lines` splits them (`TextDiff::from_lines` would count a missing
+    // final newline, or `\r\n` for `\n`, as a changed line); the deadline bounds huge inputs.
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
-    let mut lines = Vec::new();
-    if a.len().saturating_mul(b.len()) <= 4_000_000 {
-        // Longest common subsequence, then walk it.
-        let (n, m) = (a.len(), b.len());
-        let mut lcs = vec![0u32; (n + 1) * (m + 1)];
-        let at = |i: usize, j: usize| i * (m + 1) + j;
-        for i in (0..n).rev() {
-            for j in (0..m).rev() {
-                lcs[at(i, j)] = if a[i] == b[j] {
-                    lcs[at(i + 1, j + 1)] + 1
-                } else {
-                    lcs[at(i + 1, j)].max(lcs[at(i, j + 1)])
-                };
-            }
-        }
-        let (mut i, mut j) = (0, 0);
-        while i < n || j < m {
-            if i < n && j < m && a[i] == b[j] {
-                i += 1;
-                j += 1;
-            } else if i < n && (j == m || lcs[at(i + 1, j)] >= lcs[at(i, j + 1)]) {
-                lines.push(format!("-{}", a[i]));
-                i += 1;
-            } else {
-                lines.push(format!("+{}", b[j]));
-                j += 1;
-            }
-        }
-    } else {
-        for k in 0..a.len().max(b.len()) {
-            match (a.get(k), b.get(k)) {
-                (Some(x), Some(y)) if x == y => {}
-                (x, y) => {
-                    if let Some(x) = x {
-                        lines.push(format!("-{x}"));
-                    }
-                    if let Some(y) = y {
-                        lines.push(format!("+{y}"));
-                    }
-                }
-            }
-        }
-    }
+    let diff = similar::TextDiff::configure()
+        .timeout(std::time::Duration::from_secs(1))
+        .diff_slices(&a, &b);
+    let mut lines: Vec<String> = diff
+        .iter_all_changes()
+        .filter_map(|change| match change.tag() {
+            similar::ChangeTag::Equal => None,
+            similar::ChangeTag::Delete => Some(format!("-{}", change.value())),
+            similar::ChangeTag::Insert => Some(format!("+{}", change.value())),
+        })
+        .collect();
     if lines.len() > max {
         let rest = lines.len() - max;
         lines.truncate(max);
@@ -591,5 +594,14 @@ mod tests {
         let d = short_diff(&many_old, &many_new, 4);
         assert_eq!(d.len(), 5);
         assert!(d[4].starts_with("... and "));
+        assert_eq!(d[4], "... and 16 more changed line(s)");
+        // Line endings are not changes; a changed block lists the old lines, then the new.
+        assert!(short_diff("a\nb", "a\r\nb\n", 8).is_empty());
+        assert_eq!(
+            short_diff("a\nx\ny\nb\n", "a\nX\nY\nb\n", 8),
+            ["-x", "-y", "+X", "+Y"]
+        );
+        assert_eq!(short_diff("", "a\n", 8), ["+a"]);
+        assert_eq!(short_diff("a\n", "", 8), ["-a"]);
     }
 }

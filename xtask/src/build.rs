@@ -1,6 +1,6 @@
 //! Stage 2 of grading, **build**: every graded lesson's check binary with one cargo invocation.
 //!
-//! `cargo build --tests --keep-going --message-format=json` builds all lessons at once; a lesson
+//! `cargo build --test <check targets> --keep-going --message-format=json` builds all lessons at once; a lesson
 //! whose crate does not compile is reported with the compiler's first error while every other
 //! lesson still gets its test executable.
 
@@ -18,6 +18,9 @@ pub struct CheckBinary {
     pub exe: PathBuf,
     /// True for the hidden checks' target.
     pub hidden: bool,
+    /// Its size and modification time right after the build, taken under the build lock (see
+    /// [`crate::freshness`]); `None` when it could not be read.
+    pub identity: Option<(u64, u128)>,
 }
 
 /// What the build produced for one lesson.
@@ -39,6 +42,9 @@ pub struct BuildOutput {
     pub warnings: HashMap<String, Vec<String>>,
 }
 
+// Kept by hand, not `cargo_metadata::Message`: its `CompilerMessage` has no `manifest_path` (how
+// diagnostics are matched to a lesson), it rejects a whole message when any unused field changes
+// (cargo 1.71's `debuginfo`, oli-obk/cargo_metadata#240), and it adds 4 crates to every cold build.
 #[derive(Deserialize)]
 struct Message {
     reason: String,
@@ -80,26 +86,33 @@ pub fn trim_error(rendered: &str, max_lines: usize) -> String {
     out
 }
 
-/// The `cargo` to run: the one that started us, else the one on `PATH`.
-pub fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
-}
-
-/// Builds the check binaries of `lessons` with one `cargo build --tests --keep-going`, in
+/// Builds the check binaries of `lessons` with one `cargo build --test ... --keep-going`, in
 /// `target_dir` when given (else cargo's default), and collects the executables, the first error
-/// and the warnings of each lesson's crate.
+/// and the warnings of each lesson's crate. `features` are passed to cargo (a planted
+/// misconception of a solution crate).
 pub fn build(
     root: &Path,
     lessons: &[&Lesson],
     solutions: bool,
     target_dir: Option<&Path>,
     sandboxed: bool,
+    features: &[String],
 ) -> Result<BuildOutput, String> {
-    let mut args: Vec<String> = ["build", "--tests", "--keep-going", "--message-format=json"]
+    let mut args: Vec<String> = ["build", "--keep-going", "--message-format=json"]
         .map(str::to_owned)
         .to_vec();
     for lesson in lessons {
         args.extend(["-p".to_owned(), lesson.package(solutions)]);
+    }
+    // Only the check binaries (a solution crate has other test targets, e.g. `reproduces_text`).
+    for lesson in lessons {
+        args.extend(["--test".to_owned(), lesson.check_target().to_owned()]);
+        if lesson.has_hidden() {
+            args.extend(["--test".to_owned(), lesson.hidden_target()]);
+        }
+    }
+    if !features.is_empty() {
+        args.extend(["--features".to_owned(), features.join(",")]);
     }
     let _scratch;
     // Every build of the grader takes turns on its target directory (see `lock_builds`).
@@ -109,7 +122,7 @@ pub fn build(
         _scratch = scratch;
         cmd
     } else {
-        let mut cmd = cargo();
+        let mut cmd = crate::cargo::command();
         cmd.args(&args).env_remove("RUSTFLAGS");
         if let Some(dir) = target_dir {
             cmd.env("CARGO_TARGET_DIR", dir);
@@ -161,7 +174,11 @@ pub fn build(
                         binaries
                             .entry(lesson.id.clone())
                             .or_default()
-                            .push(CheckBinary { exe, hidden });
+                            .push(CheckBinary {
+                                identity: crate::freshness::identity(&exe),
+                                exe,
+                                hidden,
+                            });
                     }
                 }
             }

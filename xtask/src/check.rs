@@ -7,6 +7,8 @@
 //! * every stub compiles without a warning and every check grades it `not_started` (a stub that
 //!   passes a check leaks a solution; any other verdict is a broken stub or check),
 //! * every snapshot is what the solutions produce and none is orphaned (`bless --check`),
+//! * every misconception, planted, fails exactly the checks course.toml lists and is named by at
+//!   least one of them,
 //! * `course.toml`, the test functions and the crates agree,
 //! * `checks.sha256` matches the tree.
 
@@ -73,6 +75,7 @@ pub fn run(
         require_sandbox: false,
         expected_root: None,
         sandboxed_build: false,
+        plant: None,
     };
     let solutions = grade::grade_detailed(root, course, &opts(true))?;
     section(
@@ -104,7 +107,12 @@ pub fn run(
     let plans = bless::plan(root, course, &lessons)?;
     let mut stale = Vec::new();
     for p in &plans {
-        if let Some(why) = &p.refused {
+        // Misconceptions that disagree with course.toml are reported in their own section.
+        if let Some(why) = p
+            .refused
+            .as_ref()
+            .filter(|_| p.misconception_problems.is_empty())
+        {
             stale.push(format!("{}: cannot regenerate the snapshots: {why}", p.id));
         }
         for c in &p.changes {
@@ -126,6 +134,34 @@ pub fn run(
         ));
     }
     section("snapshots are fresh and none is orphaned", stale);
+    let mut named = Vec::new();
+    for (p, l) in plans.iter().zip(&lessons) {
+        named.extend(
+            p.misconception_problems
+                .iter()
+                .map(|m| format!("{}: {m}", l.id)),
+        );
+        for m in &l.misconceptions {
+            match p.misconceptions.iter().find(|o| o.id == m.id) {
+                Some(o) if !o.diagnosed.is_empty() => println!(
+                    "     {} {}: fails {} check(s), named by {}",
+                    l.id,
+                    m.id,
+                    o.failed.len(),
+                    o.diagnosed.iter().cloned().collect::<Vec<_>>().join(", ")
+                ),
+                Some(_) => {}
+                None if p.misconception_problems.is_empty() => {
+                    named.push(format!("{} {}: was not planted (see above)", l.id, m.id))
+                }
+                None => {}
+            }
+        }
+    }
+    section(
+        "every misconception fails its checks and is named by one",
+        named,
+    );
 
     let mut agree = agreement(root, course, &lessons, &solutions.tests);
     if lesson.is_none() {
@@ -222,7 +258,7 @@ fn stub_problems(report: &crate::report::Report) -> Vec<String> {
 }
 
 fn clippy(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>, String> {
-    let mut cmd = crate::build::cargo();
+    let mut cmd = crate::cargo::command();
     cmd.current_dir(root)
         .args([
             "clippy",
@@ -257,7 +293,7 @@ fn clippy(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>, String> {
 }
 
 fn fmt(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>, String> {
-    let mut cmd = crate::build::cargo();
+    let mut cmd = crate::cargo::command();
     cmd.current_dir(root)
         .args(["fmt", "--check"])
         .stdin(Stdio::null());

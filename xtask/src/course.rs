@@ -31,7 +31,7 @@ fn default_timeout() -> f64 {
 
 /// One lesson: an exercise crate `exercises/<dir>` (package `<id>`) and a solution crate
 /// `solutions/<dir>` (package `<id>-solution`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Lesson {
     /// Package name of the exercise crate, e.g. `lesson01`.
@@ -54,7 +54,7 @@ pub struct Lesson {
 
 /// One named misconception: a classic wrong implementation of one exercise, the checks that
 /// catch it, and the words that explain it to a student whose output matches it.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Misconception {
     /// Kebab-case id, e.g. `split-without-transpose`; the solution crate's feature is
@@ -71,7 +71,7 @@ pub struct Misconception {
 }
 
 /// One exercise: a function the student implements, graded by its checks.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Exercise {
     /// The function's name, e.g. `split_heads`.
@@ -85,7 +85,7 @@ pub struct Exercise {
 }
 
 /// One graded check: a `#[test]` function.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Check {
     /// The test function's name (without the `checks::` module).
@@ -269,6 +269,26 @@ impl Lesson {
         self.id.strip_prefix("lesson")?.parse().ok()
     }
 
+    /// This lesson with only the exercise `name` (and its misconceptions): what `grade EXERCISE`
+    /// grades, so its points are that exercise's.
+    pub fn only(&self, name: &str) -> Lesson {
+        Lesson {
+            exercises: self
+                .exercises
+                .iter()
+                .filter(|e| e.name == name)
+                .cloned()
+                .collect(),
+            misconceptions: self
+                .misconceptions
+                .iter()
+                .filter(|m| m.exercise == name)
+                .cloned()
+                .collect(),
+            ..self.clone()
+        }
+    }
+
     /// Total points of the lesson.
     pub fn max_points(&self) -> u32 {
         self.exercises
@@ -277,6 +297,51 @@ impl Lesson {
             .map(|c| c.points)
             .sum()
     }
+}
+
+/// A small course for unit tests: lesson02 with `split_heads` (check `s1`), `merge_heads` (`m1`
+/// needs `split_heads`, `m2`), `head_projection` (`h1` needs `merge_heads`), and three
+/// misconceptions: `split-a` and `split-b` of `split_heads`, `merge-a` of `merge_heads`.
+#[cfg(test)]
+pub fn fixture() -> Course {
+    toml::from_str(
+        r#"
+        [course]
+        title = "t"
+        [[lessons]]
+        id = "lesson02"
+        dir = "d"
+        title = "t"
+        [[lessons.exercises]]
+        name = "split_heads"
+        checks = [{ name = "s1", points = 1 }]
+        [[lessons.exercises]]
+        name = "merge_heads"
+        checks = [{ name = "m1", points = 1, needs = ["split_heads"] }, { name = "m2", points = 1 }]
+        [[lessons.exercises]]
+        name = "head_projection"
+        checks = [{ name = "h1", points = 1, needs = ["merge_heads"] }]
+        [[lessons.misconceptions]]
+        id = "split-a"
+        exercise = "split_heads"
+        title = "a"
+        explanation = "a"
+        checks = ["s1", "m1"]
+        [[lessons.misconceptions]]
+        id = "split-b"
+        exercise = "split_heads"
+        title = "b"
+        explanation = "b"
+        checks = ["s1"]
+        [[lessons.misconceptions]]
+        id = "merge-a"
+        exercise = "merge_heads"
+        title = "m"
+        explanation = "m"
+        checks = ["m1"]
+        "#,
+    )
+    .expect("the fixture parses")
 }
 
 #[cfg(test)]
@@ -315,6 +380,9 @@ mod tests {
         assert_eq!(c.lessons[0].max_points(), 5);
         assert_eq!(c.course.default_timeout_secs, 10.0);
         assert!(c.find_exercise("split_heads").is_some());
+        let only = c.lessons[0].only("split_heads");
+        assert_eq!((only.id.as_str(), only.max_points()), ("lesson02", 5));
+        assert!(c.lessons[0].only("merge_heads").exercises.is_empty());
     }
 
     #[test]

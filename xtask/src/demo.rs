@@ -30,9 +30,8 @@ pub struct Options {
 }
 
 fn cargo_run(root: &Path, lesson: &Lesson, solutions: bool, args: &[String]) -> Command {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let package = lesson.package(solutions);
-    let mut cmd = Command::new(cargo);
+    let mut cmd = crate::cargo::command();
     cmd.current_dir(root)
         .args(["run", "--quiet", "--package", &package, "--example"])
         .arg(format!("{package}-demo"))

@@ -19,7 +19,9 @@
 
 use crate::course::Course;
 use crate::fsutil;
+use crate::workspace::relative;
 use std::path::Path;
+use toml_edit::{Array, DocumentMut, Item, TableLike, Value};
 
 /// Paths (relative to the course root) never shipped to students.
 pub const INSTRUCTOR_ONLY: &[&str] = &[
@@ -53,77 +55,62 @@ pub fn instructor_only(rel: &str) -> bool {
         || fsutil::is_scratch_file(rel)
 }
 
-/// Drops every `"solutions/..."` entry from the root `Cargo.toml`'s `members` and
-/// `default-members` (one entry per line, as in the course's manifest).
+/// Drops every `solutions/...` entry from the root `Cargo.toml`'s `workspace.members` and
+/// `workspace.default-members`, whatever their layout; the rest of the file is kept as written.
 pub fn strip_solution_members(text: &str) -> Result<String, String> {
-    let out = keep_lines(text, |l| {
-        let t = l.trim();
-        !(t.starts_with("\"solutions/") && (t.ends_with("\",") || t.ends_with('"')))
-    });
-    let table: toml::Table =
-        toml::from_str(&out).map_err(|e| format!("Cargo.toml after removing solutions: {e}"))?;
-    let workspace = table.get("workspace").and_then(|w| w.as_table());
-    for key in ["members", "default-members"] {
-        let list = workspace
-            .and_then(|w| w.get(key))
-            .and_then(|m| m.as_array())
-            .cloned()
-            .unwrap_or_default();
-        if list
-            .iter()
-            .any(|m| m.as_str().is_some_and(|s| s.starts_with("solutions")))
-        {
-            return Err(format!(
-                "Cargo.toml: could not remove the solutions from workspace.{key}; put each member on its own line"
-            ));
-        }
-    }
-    Ok(out)
-}
-
-fn keep_lines(text: &str, keep: impl Fn(&str) -> bool) -> String {
-    text.split_inclusive('\n').filter(|l| keep(l)).collect()
-}
-
-/// Drops the `[[test]]` tables whose `path` points into `solutions/` (the hidden checks' target)
-/// from an exercise crate's `Cargo.toml`.
-pub fn strip_hidden_targets(text: &str) -> String {
-    // Split into tables: each starts at a `[...]` header line and runs to the next one.
-    // Comment lines right above a header belong to the table they introduce.
-    let mut sections: Vec<Vec<&str>> = vec![Vec::new()];
-    for line in text.split_inclusive('\n') {
-        if line.trim_start().starts_with('[') {
-            let current = sections.last_mut().expect("one section");
-            let mut split = current.len();
-            while split > 0 && current[split - 1].trim_start().starts_with('#') {
-                split -= 1;
+    let mut doc = parse_toml(text, "Cargo.toml")?;
+    if let Some(workspace) = doc.get_mut("workspace").and_then(Item::as_table_like_mut) {
+        for key in ["members", "default-members"] {
+            if let Some(list) = workspace.get_mut(key).and_then(Item::as_array_mut) {
+                retain_values(list, |v| {
+                    !v.as_str().is_some_and(|m| {
+                        let m = m.trim_start_matches("./");
+                        m == "solutions" || m.starts_with("solutions/")
+                    })
+                });
             }
-            let comments = current.split_off(split);
-            sections.push(comments);
         }
-        sections.last_mut().expect("one section").push(line);
     }
-    let sections: Vec<String> = sections.into_iter().map(|s| s.concat()).collect();
-    sections
-        .into_iter()
-        .filter(|s| {
-            !(s.lines()
-                .find(|l| !l.trim_start().starts_with('#'))
-                .is_some_and(|l| l.trim_start().starts_with("[[test]]"))
-                && s.lines().any(|l| {
-                    let l = l.trim();
-                    l.starts_with("path") && l.contains("solutions/")
-                }))
-        })
-        .collect()
+    Ok(doc.to_string())
 }
 
-/// Drops the hidden checks (`{ name = ..., hidden = true }`, one per line) from `course.toml`.
+/// Drops the `[[test]]` targets whose `path` points into `solutions/` (the hidden checks' target)
+/// from an exercise crate's `Cargo.toml`, with the comments above them.
+pub fn strip_hidden_targets(text: &str) -> Result<String, String> {
+    let mut doc: DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| e.to_string())?;
+    let into_solutions = |t: &dyn TableLike| {
+        t.get("path")
+            .and_then(Item::as_str)
+            .is_some_and(|p| p.contains("solutions/"))
+    };
+    if let Some(tests) = doc.get_mut("test") {
+        retain_tables(tests, |t| !into_solutions(t));
+        if tests.as_array_of_tables().is_some_and(|t| t.is_empty()) {
+            doc.remove("test");
+        }
+    }
+    Ok(doc.to_string())
+}
+
+/// Drops the hidden checks (`hidden = true`) from `course.toml`, whatever their layout.
 pub fn strip_hidden_checks(text: &str) -> Result<String, String> {
-    let out = keep_lines(text, |l| {
-        let t = l.trim();
-        !(t.starts_with('{') && t.contains("hidden") && is_hidden_entry(t))
-    });
+    let mut doc = parse_toml(text, "course.toml")?;
+    let hidden = |t: &dyn TableLike| t.get("hidden").and_then(Item::as_bool) == Some(true);
+    if let Some(lessons) = doc.get_mut("lessons") {
+        for lesson in tables_mut(lessons) {
+            let Some(exercises) = lesson.get_mut("exercises") else {
+                continue;
+            };
+            for exercise in tables_mut(exercises) {
+                if let Some(checks) = exercise.get_mut("checks") {
+                    retain_tables(checks, |t| !hidden(t));
+                }
+            }
+        }
+    }
+    let out = doc.to_string();
     let course: Course =
         toml::from_str(&out).map_err(|e| format!("course.toml without hidden checks: {e}"))?;
     if course
@@ -133,26 +120,48 @@ pub fn strip_hidden_checks(text: &str) -> Result<String, String> {
         .flat_map(|e| &e.checks)
         .any(|c| c.hidden)
     {
-        return Err(
-            "course.toml: could not remove every hidden check; write each check on its own line"
-                .into(),
-        );
+        return Err("course.toml: could not remove every hidden check".into());
     }
     Ok(out)
 }
 
-fn is_hidden_entry(line: &str) -> bool {
-    let inline = line.trim_end_matches(',');
-    #[derive(serde::Deserialize)]
-    struct Entry {
-        #[serde(default)]
-        hidden: bool,
+fn parse_toml(text: &str, what: &str) -> Result<DocumentMut, String> {
+    text.parse()
+        .map_err(|e: toml_edit::TomlError| format!("{what}: {e}"))
+}
+
+/// The tables of `item`: an array of tables (`[[x]]`) or an array of inline tables (`x = [{ }]`).
+fn tables_mut(item: &mut Item) -> Vec<&mut dyn TableLike> {
+    match item {
+        Item::ArrayOfTables(tables) => tables.iter_mut().map(|t| t as &mut dyn TableLike).collect(),
+        Item::Value(Value::Array(list)) => list
+            .iter_mut()
+            .filter_map(Value::as_inline_table_mut)
+            .map(|t| t as &mut dyn TableLike)
+            .collect(),
+        _ => Vec::new(),
     }
-    toml::from_str::<toml::Table>(&format!("x = {inline}"))
-        .ok()
-        .and_then(|t| t.get("x").cloned())
-        .and_then(|v| v.try_into::<Entry>().ok())
-        .is_some_and(|e| e.hidden)
+}
+
+/// Keeps the tables of `item` (as in [`tables_mut`]) for which `keep` is true.
+fn retain_tables(item: &mut Item, keep: impl Fn(&dyn TableLike) -> bool) {
+    match item {
+        Item::ArrayOfTables(tables) => tables.retain(|t| keep(t)),
+        Item::Value(Value::Array(list)) => {
+            retain_values(list, |v| v.as_inline_table().is_none_or(|t| keep(t)));
+        }
+        _ => {}
+    }
+}
+
+/// `Array::retain`, and when the first value goes the new first one takes its leading space
+/// (`["solutions/*", "xtask"]` becomes `["xtask"]`, not `[ "xtask"]`).
+fn retain_values(list: &mut Array, keep: impl Fn(&Value) -> bool) {
+    let first = list.get(0).map(|v| (keep(v), v.decor().prefix().cloned()));
+    list.retain(|v| keep(v));
+    if let (Some((false, Some(prefix))), Some(v)) = (first, list.get_mut(0)) {
+        v.decor_mut().set_prefix(prefix);
+    }
 }
 
 /// Drops the README section that starts at `heading` (up to the next `## ` heading).
@@ -189,7 +198,7 @@ pub fn drop_solution_packages(dir: &Path) -> Result<(), String> {
 fn prune_lockfile(dir: &Path) -> Result<(), String> {
     let mut last = String::new();
     for offline in [true, false] {
-        let mut cmd = crate::build::cargo();
+        let mut cmd = crate::cargo::command();
         cmd.current_dir(dir)
             .args(["metadata", "--format-version", "1"])
             .stdout(std::process::Stdio::null())
@@ -212,6 +221,7 @@ fn prune_lockfile(dir: &Path) -> Result<(), String> {
 
 /// Writes the handout of the course at `root` into `out` (which must not exist or be empty).
 pub fn make(root: &Path, course: &Course, out: &Path) -> Result<Summary, String> {
+    // Only "is it empty?": the first entry of `read_dir` answers it, no walk needed.
     if out.exists()
         && std::fs::read_dir(out)
             .map_err(|e| format!("cannot read {}: {e}", out.display()))?
@@ -239,7 +249,8 @@ pub fn make(root: &Path, course: &Course, out: &Path) -> Result<Summary, String>
         let manifest = lesson.crate_dir(out, false).join("Cargo.toml");
         if manifest.is_file() {
             let text = fsutil::read(&manifest)?;
-            let stripped = strip_hidden_targets(&text);
+            let stripped = strip_hidden_targets(&text)
+                .map_err(|e| format!("{}: {e}", relative(out, &manifest)))?;
             if stripped != text {
                 fsutil::write(&manifest, &stripped)?;
             }
@@ -298,20 +309,63 @@ mod tests {
     fn solutions_leave_the_workspace() {
         let text = "[workspace]\nmembers = [\n    \"crates/a\",\n    \"solutions/*\",\n    \"xtask\",\n]\ndefault-members = [\n    \"solutions/*\",\n    \"xtask\"\n]\n";
         let out = strip_solution_members(text).unwrap();
-        assert!(!out.contains("solutions"));
-        assert!(out.contains("\"crates/a\","));
-        assert!(strip_solution_members("[workspace]\nmembers = [\"solutions/*\"]\n").is_err());
+        assert_eq!(
+            out,
+            "[workspace]\nmembers = [\n    \"crates/a\",\n    \"xtask\",\n]\ndefault-members = [\n    \"xtask\"\n]\n"
+        );
+        assert_eq!(
+            strip_solution_members("[workspace]\nmembers = [\"solutions/*\"]\n").unwrap(),
+            "[workspace]\nmembers = []\n"
+        );
+        assert_eq!(
+            strip_solution_members("[package]\n").unwrap(),
+            "[package]\n"
+        );
+        assert!(strip_solution_members("[workspace\n").is_err());
+    }
+
+    #[test]
+    fn solutions_leave_any_workspace_layout() {
+        // Members on one line, the workspace as an inline table, comments kept.
+        let text = "# root\n[workspace]\nresolver = \"3\" # three\nmembers = [\"solutions/*\", \"crates/a\", \"solutions/lesson01\", \"xtask\"]\ndefault-members = [\"crates/a\", \"./solutions/*\"]\n\n[workspace.dependencies]\na = { path = \"crates/a\" }\n";
+        assert_eq!(
+            strip_solution_members(text).unwrap(),
+            "# root\n[workspace]\nresolver = \"3\" # three\nmembers = [\"crates/a\", \"xtask\"]\ndefault-members = [\"crates/a\"]\n\n[workspace.dependencies]\na = { path = \"crates/a\" }\n"
+        );
+        let inline = "workspace = { members = [\"xtask\", \"solutions/*\"], default-members = [ \"solutions/*\" ] }\n";
+        assert_eq!(
+            strip_solution_members(inline).unwrap(),
+            "workspace = { members = [\"xtask\"], default-members = [] }\n"
+        );
+        let dotted = "workspace.members = [\n  \"solutions/*\", # the reference solutions\n  \"xtask\",\n]\n";
+        let out = strip_solution_members(dotted).unwrap();
+        let table: toml::Table = toml::from_str(&out).unwrap();
+        assert_eq!(
+            table["workspace"]["members"],
+            toml::Value::from(vec!["xtask"])
+        );
     }
 
     #[test]
     fn hidden_targets_are_dropped() {
         let text = "[package]\nname = \"lesson02\"\n\n[[test]]\nname = \"lesson02\"\npath = \"tests/lesson02.rs\"\n\n# hidden checks\n[[test]]\nname = \"lesson09_hidden\"\npath = \"../../solutions/x/tests/hidden/exercise.rs\"\n\n[[example]]\nname = \"d\"\npath = \"examples/demo.rs\"\n";
-        let out = strip_hidden_targets(text);
+        let out = strip_hidden_targets(text).unwrap();
         assert!(!out.contains("hidden"));
         assert!(out.contains(
             "[[test]]\nname = \"lesson02\"\npath = \"tests/lesson02.rs\"\n\n[[example]]"
         ));
-        assert_eq!(strip_hidden_targets("[package]\n"), "[package]\n");
+        assert_eq!(strip_hidden_targets("[package]\n").unwrap(), "[package]\n");
+        // Other layouts: the targets as an inline array; the hidden target alone.
+        let inline = "test = [{ name = \"l\", path = \"tests/l.rs\" }, { name = \"l_hidden\", path = \"../../solutions/l/tests/hidden/exercise.rs\" }]\n\n[package]\nname = \"l\"\n";
+        assert_eq!(
+            strip_hidden_targets(inline).unwrap(),
+            "test = [{ name = \"l\", path = \"tests/l.rs\" }]\n\n[package]\nname = \"l\"\n"
+        );
+        let alone = "[package]\nname = \"l\"\n\n[[test]]\nname = \"l_hidden\"\npath = \"../../solutions/l/tests/hidden/exercise.rs\"\n\n[lints]\nworkspace = true\n";
+        assert_eq!(
+            strip_hidden_targets(alone).unwrap(),
+            "[package]\nname = \"l\"\n\n[lints]\nworkspace = true\n"
+        );
     }
 
     #[test]
@@ -320,11 +374,27 @@ mod tests {
         let out = strip_hidden_checks(text).unwrap();
         assert!(out.contains("name = \"a\""));
         assert!(!out.contains("name = \"b\""));
+        assert_eq!(
+            out,
+            text.replace("    { name = \"b\", points = 2, hidden = true },\n", "")
+        );
+        // Checks on one line, or as tables of their own.
         let inline = text.replace(
             "[\n    { name = \"a\", points = 1 },\n    { name = \"b\", points = 2, hidden = true },\n]",
-            "[{ name = \"a\", points = 1 }, { name = \"b\", points = 2, hidden = true }]",
+            "[{ name = \"b\", points = 2, hidden = true }, { name = \"a\", points = 1 }]",
         );
-        assert!(strip_hidden_checks(&inline).is_err());
+        assert_eq!(
+            strip_hidden_checks(&inline).unwrap(),
+            text.replace(
+                "[\n    { name = \"a\", points = 1 },\n    { name = \"b\", points = 2, hidden = true },\n]",
+                "[{ name = \"a\", points = 1 }]",
+            )
+        );
+        let tables = "[course]\ntitle = \"t\"\n[[lessons]]\nid = \"lesson01\"\ndir = \"d\"\ntitle = \"t\"\n[[lessons.exercises]]\nname = \"f\"\n[[lessons.exercises.checks]]\nname = \"a\"\npoints = 1\n# the hidden one\n[[lessons.exercises.checks]]\nname = \"b\"\npoints = 2\nhidden = true\n";
+        assert_eq!(
+            strip_hidden_checks(tables).unwrap(),
+            tables.split("# the hidden one").next().unwrap()
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use crate::workspace::relative;
 use std::path::{Path, PathBuf};
+use walkdir::WalkDir;
 
 /// Where every scratch directory of the grader lives: `<temp>/course-grader/<pid>-<what>-<random>`.
 fn scratch_root() -> PathBuf {
@@ -34,6 +35,7 @@ pub type TempDir = tempfile::TempDir;
 
 /// Removes the scratch directories of grader processes that no longer run (Linux: by `/proc`).
 fn remove_abandoned(root: &Path) {
+    // One level, no recursion: `read_dir` is all it takes (no walk for `walkdir` to do).
     if !Path::new("/proc/self").exists() {
         return;
     }
@@ -51,30 +53,23 @@ fn remove_abandoned(root: &Path) {
     }
 }
 
-/// Every regular file under `dir` (symbolic links are not followed), as paths relative to `base`
-/// with `/` separators, sorted. `skip(rel, is_dir)` prunes files and whole directories.
+/// Every regular file under `dir` (symbolic links are neither followed nor listed, so nothing
+/// outside `dir` is reached: a student's link never leads out of the submission), as paths
+/// relative to `base` with `/` separators, sorted. `skip(rel, is_dir)` prunes files and whole
+/// directories. Unreadable directories are left out.
 pub fn files_under(dir: &Path, base: &Path, skip: &dyn Fn(&str, bool) -> bool) -> Vec<String> {
-    fn walk(dir: &Path, base: &Path, skip: &dyn Fn(&str, bool) -> bool, out: &mut Vec<String>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let path = entry.path();
-            let rel = relative(base, &path);
-            if kind.is_dir() {
-                if !skip(&rel, true) {
-                    walk(&path, base, skip, out);
-                }
-            } else if kind.is_file() && !skip(&rel, false) {
-                out.push(rel);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, base, skip, &mut out);
+    let mut out: Vec<String> = WalkDir::new(dir)
+        .min_depth(1)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            let kind = e.file_type();
+            !(kind.is_dir() || kind.is_file()) || !skip(&relative(base, e.path()), kind.is_dir())
+        })
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| relative(base, e.path()))
+        .collect();
     out.sort();
     out
 }
@@ -117,4 +112,41 @@ pub fn read(path: &Path) -> Result<String, String> {
 /// True for files that never belong in a course tree: insta's pending snapshots.
 pub fn is_scratch_file(rel: &str) -> bool {
     rel.ends_with(".snap.new") || rel.ends_with(".pending-snap")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn walks_stay_in_the_folder() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.rs"), "secret").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src/deep")).unwrap();
+        std::fs::create_dir_all(root.join("target/debug")).unwrap();
+        std::fs::write(root.join("src/lib.rs"), "").unwrap();
+        std::fs::write(root.join("src/deep/x.rs"), "").unwrap();
+        std::fs::write(root.join("target/debug/out"), "").unwrap();
+        std::fs::write(root.join("src/skip.me"), "").unwrap();
+        std::os::unix::fs::symlink(".", root.join("src/loop")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("src/out")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.rs"), root.join("src/s.rs"))
+            .unwrap();
+        let skip = |rel: &str, is_dir: bool| {
+            (is_dir && rel == "target") || (!is_dir && rel.ends_with(".me"))
+        };
+        assert_eq!(
+            files_under(root, root, &skip),
+            ["src/deep/x.rs", "src/lib.rs"]
+        );
+        assert_eq!(
+            files_under(&root.join("src"), root, &|_, _| false),
+            ["src/deep/x.rs", "src/lib.rs", "src/skip.me"]
+        );
+        assert!(files_under(&root.join("none"), root, &|_, _| false).is_empty());
+        assert!(files_under(&root.join("src/lib.rs"), root, &|_, _| false).is_empty());
+    }
 }

@@ -4,12 +4,13 @@
 //! [`run`](crate::run) → [`judge`](crate::judge) → [`report`](crate::report).
 
 use crate::build::{Built, build};
-use crate::course::Course;
+use crate::course::{Course, Lesson};
+use crate::freshness::Stamp;
 use crate::judge::{Context, judge};
-use crate::plan::{LessonPlan, plan, select};
+use crate::plan::{LessonPlan, Selection, plan};
 use crate::report::{Build, CheckReport, ExerciseReport, Graded as What, LessonReport, Report};
-use crate::run::{CheckRun, Runner, list_tests};
-use crate::verdict::{Status, Verdict};
+use crate::run::{CheckRun, RunOutput, Runner, list_tests};
+use crate::verdict::{Origin, Status, Verdict, origin, panic_of};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -19,7 +20,8 @@ use std::time::{Duration, Instant};
 pub struct Options {
     /// Grade `solutions/` instead of `exercises/`.
     pub solutions: bool,
-    /// Only this lesson (id, number or directory).
+    /// Only this lesson (id, number or directory), or only this exercise (its name): the
+    /// command line's key, resolved by [`Selection::resolve`].
     pub lesson: Option<String>,
     /// Overrides every time limit.
     pub timeout: Option<Duration>,
@@ -36,6 +38,9 @@ pub struct Options {
     /// Build the lessons, and run the checks, inside the sandbox when the machine has one (a
     /// build that can read only this workspace, the toolchain and the registry: submissions).
     pub sandboxed_build: bool,
+    /// With `solutions`: plant this misconception (its id) into the reference solution, to see
+    /// what a student with that mistake gets (instructors).
+    pub plant: Option<String>,
 }
 
 /// A grading run with what the build said on the side (for `cargo xtask check`).
@@ -73,21 +78,34 @@ enum Slot {
 }
 
 /// Stage 3, **list**: finds each check of `plan` in its lesson's check binaries and makes it a job.
+/// A binary's test names come from `listed_by_exe` when known (a fresh build), else from the
+/// binary, and are added there.
 fn list(
     runner: &Runner,
     plans: &[LessonPlan],
     built: &HashMap<String, Built>,
+    listed_by_exe: &mut HashMap<PathBuf, Vec<String>>,
     tests: &mut HashMap<String, Vec<(bool, Vec<String>)>>,
     jobs: &mut Vec<CheckRun>,
 ) -> Result<Vec<Vec<Vec<Slot>>>, String> {
     let mut slots = Vec::new();
+    // The jobs of each exercise listed so far: a check waits for those of the exercises it needs
+    // (only earlier ones in course order, so the waits never form a cycle).
+    let mut jobs_of: HashMap<&str, Vec<usize>> = HashMap::new();
     for plan in plans {
         let lesson = plan.lesson;
         let listed = match &built[&lesson.id] {
             Built::Ok(bins) => {
                 let mut listed = Vec::new();
                 for bin in bins {
-                    let names = list_tests(runner, &bin.exe)?;
+                    let names = match listed_by_exe.get(&bin.exe) {
+                        Some(names) => names.clone(),
+                        None => {
+                            let names = list_tests(runner, &bin.exe)?;
+                            listed_by_exe.insert(bin.exe.clone(), names.clone());
+                            names
+                        }
+                    };
                     tests
                         .entry(lesson.id.clone())
                         .or_default()
@@ -101,12 +119,20 @@ fn list(
         let mut per_exercise = Vec::new();
         for ex in &lesson.exercises {
             let mut per_check = Vec::new();
+            let mut own = Vec::new();
             for check in &ex.checks {
+                let after: Vec<usize> = check
+                    .needs
+                    .iter()
+                    .filter_map(|n| jobs_of.get(n.as_str()))
+                    .flatten()
+                    .copied()
+                    .collect();
                 let slot = match &listed {
-                    None => Slot::Decided(Verdict {
-                        status: Status::CompileError,
-                        message: "the lesson's crate does not compile".into(),
-                    }),
+                    None => Slot::Decided(Verdict::new(
+                        Status::CompileError,
+                        "the lesson's crate does not compile",
+                    )),
                     Some(listed) => {
                         let found = listed
                             .iter()
@@ -123,34 +149,118 @@ fn list(
                                     exe: exe.clone(),
                                     test_name: full.clone(),
                                     timeout: plan.timeout,
+                                    after,
+                                    backtrace: false,
                                 });
+                                own.push(jobs.len() - 1);
                                 Slot::Job(jobs.len() - 1)
                             }
-                            None if check.hidden => Slot::Decided(Verdict {
-                                status: Status::Wrong,
-                                message: format!(
+                            None if check.hidden => Slot::Decided(Verdict::new(
+                                Status::Wrong,
+                                format!(
                                     "no hidden test function `{}` in the lesson's hidden checks (test target `{}`)",
                                     check.name,
                                     lesson.hidden_target()
                                 ),
-                            }),
-                            None => Slot::Decided(Verdict {
-                                status: Status::Wrong,
-                                message: format!(
+                            )),
+                            None => Slot::Decided(Verdict::new(
+                                Status::Wrong,
+                                format!(
                                     "no test function `{}` in the lesson's checks (was tests/checks.rs edited?)",
                                     check.name
                                 ),
-                            }),
+                            )),
                         }
                     }
                 };
                 per_check.push(slot);
             }
+            jobs_of.insert(&ex.name, own);
             per_exercise.push(per_check);
         }
         slots.push(per_exercise);
     }
     Ok(slots)
+}
+
+/// Reruns, with a backtrace, each check that panicked inside a library (ndarray, std, ...), so
+/// the verdict can name the student's line that called it. Backtraces cost about 0.15 s per
+/// panic, so they are asked for only here; a rerun that panics elsewhere is ignored.
+fn trace_library_panics(
+    runner: &Runner,
+    plans: &[LessonPlan],
+    slots: &[Vec<Vec<Slot>>],
+    jobs: &[CheckRun],
+    mut outputs: Vec<RunOutput>,
+    workers: usize,
+) -> Vec<RunOutput> {
+    let location = |out: &RunOutput| panic_of(&out.output).map(|(at, _)| at);
+    let mut rerun = Vec::new();
+    for (plan, per_exercise) in plans.iter().zip(slots) {
+        for slot in per_exercise.iter().flatten() {
+            let Slot::Job(i) = slot else { continue };
+            let in_library = location(&outputs[*i])
+                .is_some_and(|at| matches!(origin(&at, &plan.student_src), Origin::Library(_)));
+            if in_library && outputs[*i].ended != crate::sandbox::Ended::TimedOut {
+                rerun.push(*i);
+            }
+        }
+    }
+    if rerun.is_empty() {
+        return outputs;
+    }
+    let again: Vec<CheckRun> = rerun
+        .iter()
+        .map(|i| CheckRun {
+            after: Vec::new(),
+            backtrace: true,
+            ..jobs[*i].clone()
+        })
+        .collect();
+    for (i, out) in rerun
+        .iter()
+        .zip(runner.run_all(&again, workers, &|_, _| {}))
+    {
+        if location(&out) == location(&outputs[*i]) {
+            outputs[*i] = out;
+        }
+    }
+    outputs
+}
+
+/// The lesson of the misconception `id`, checked against the rest of the options.
+fn planted_lesson<'c>(course: &'c Course, id: &str, opts: &Options) -> Result<&'c Lesson, String> {
+    if !opts.solutions {
+        return Err(
+            "--plant plants a misconception into the reference solutions: add --solutions".into(),
+        );
+    }
+    let lesson = course
+        .lessons
+        .iter()
+        .find(|l| l.misconceptions.iter().any(|m| m.id == id))
+        .ok_or_else(|| {
+            let ids: Vec<&str> = course
+                .lessons
+                .iter()
+                .flat_map(|l| &l.misconceptions)
+                .map(|m| m.id.as_str())
+                .collect();
+            let close = crate::suggest::did_you_mean(id, ids.iter().copied());
+            match close {
+                Some(c) => format!("no misconception `{id}` in course.toml\n  help: did you mean `{c}`?"),
+                None => format!("no misconception `{id}` in course.toml (they are listed under [[lessons.misconceptions]])"),
+            }
+        })?;
+    if let Some(key) = &opts.lesson
+        && course.find_lesson(key).is_some_and(|l| l.id != lesson.id)
+    {
+        return Err(format!(
+            "misconception `{id}` belongs to {}, not to `{key}`",
+            lesson.id
+        ));
+    }
+    Ok(lesson)
 }
 
 /// Grades the course at `root` and keeps the build's warnings and test lists.
@@ -159,7 +269,17 @@ fn list(
 /// binary (test target `lessonNN_hidden`), visible checks in the visible one (`lessonNN`).
 pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Graded, String> {
     let started = Instant::now();
-    let lessons = select(course, opts.lesson.as_deref())?;
+    let planted = match &opts.plant {
+        Some(id) => Some(planted_lesson(course, id, opts)?),
+        None => None,
+    };
+    // One exercise grades its lesson holding only that exercise (see `Selection::lessons`).
+    let key = opts
+        .lesson
+        .as_deref()
+        .or(planted.as_ref().map(|l| l.id.as_str()));
+    let selected = Selection::resolve(course, key)?.lessons(course);
+    let lessons: Vec<&crate::course::Lesson> = selected.iter().map(|l| &**l).collect();
     let expected_root = opts.expected_root.as_deref().unwrap_or(root);
     let plans = plan(
         root,
@@ -189,25 +309,61 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
         opts.progress,
         &format!("Building {} lesson(s)…", lessons.len()),
     );
-    let output = build(
-        root,
-        &lessons,
-        opts.solutions,
-        opts.target_dir.as_deref(),
-        opts.sandboxed_build && sandboxed,
-    )?;
+    let features: Vec<String> = planted
+        .iter()
+        .zip(&opts.plant)
+        .map(|(l, id)| format!("{}/misconception-{id}", l.package(true)))
+        .collect();
+    // Local builds skip cargo when nothing they read changed (see `freshness`).
+    let stamp = (!opts.sandboxed_build).then(|| {
+        Stamp::new(
+            root,
+            &lessons,
+            opts.solutions,
+            opts.target_dir.as_deref(),
+            &features,
+        )
+    });
+    let (output, listed) = match stamp.as_ref().and_then(Stamp::load) {
+        Some(fresh) => fresh,
+        None => (
+            build(
+                root,
+                &lessons,
+                opts.solutions,
+                opts.target_dir.as_deref(),
+                opts.sandboxed_build && sandboxed,
+                &features,
+            )?,
+            HashMap::new(),
+        ),
+    };
     let runner = Runner::new(sandboxed, opts.require_sandbox)?;
     let mut tests = HashMap::new();
     let mut jobs = Vec::new();
-    let slots = list(&runner, &plans, &output.lessons, &mut tests, &mut jobs)?;
+    let mut listed = listed;
+    let slots = list(
+        &runner,
+        &plans,
+        &output.lessons,
+        &mut listed,
+        &mut tests,
+        &mut jobs,
+    )?;
+    if let Some(stamp) = &stamp {
+        stamp.keep(&output, &listed);
+    }
 
     let show = opts.progress;
     let outputs = runner.run_all(&jobs, opts.jobs, &|done, total| {
         progress(show, &format!("Running checks {done}/{total}…"));
     });
     progress(opts.progress, "");
+    let outputs = trace_library_panics(&runner, &plans, &slots, &jobs, outputs, opts.jobs);
 
     let mut reports = Vec::new();
+    // Per (lesson, check): the misconceptions its failure matches; one is named after the blame.
+    let mut candidates = HashMap::new();
     for (plan, per_exercise) in plans.iter().zip(slots) {
         let lesson = plan.lesson;
         let mut exercises = Vec::new();
@@ -222,14 +378,24 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                             expected: plan.expected.checks.get(&check.name).map(Vec::as_slice),
                             snapshots: &plan.expected.snapshots,
                             student_src: &plan.student_src,
+                            misconceptions: &plan.misconceptions,
+                            check: &check.name,
                         };
                         let mut v = judge(&ctx, run);
                         if v.status == Status::TimedOut {
-                            v.message = format!(
-                                "stopped after {} s while checking `{}`: look for a loop that never ends",
-                                plan.timeout.as_secs_f64(),
-                                ex.name
-                            );
+                            v.message = if run.limit < plan.timeout {
+                                format!(
+                                    "stopped after {} s: an exercise this check needs did not finish \
+                                     in time, so it was not waited out again",
+                                    run.limit.as_secs_f64()
+                                )
+                            } else {
+                                format!(
+                                    "stopped after {} s while checking `{}`: look for a loop that never ends",
+                                    plan.timeout.as_secs_f64(),
+                                    ex.name
+                                )
+                            };
                         }
                         (v, run.duration)
                     }
@@ -246,7 +412,15 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                     message: verdict.message,
                     duration_ms: duration.as_millis() as u64,
                     hidden: check.hidden,
+                    blocked_by: None,
+                    diagnosis: None,
                 });
+                if !verdict.misconceptions.is_empty() {
+                    candidates.insert(
+                        (lesson.id.clone(), check.name.clone()),
+                        verdict.misconceptions,
+                    );
+                }
             }
             exercises.push(ExerciseReport {
                 name: ex.name.clone(),
@@ -276,7 +450,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
             modified_files.push(format!("{f} (changed while grading)"));
         }
     }
-    let report = Report {
+    let mut report = Report {
         schema_version: crate::report::SCHEMA_VERSION,
         course: course.course.title.clone(),
         graded: if opts.solutions {
@@ -293,6 +467,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
         execution_time: started.elapsed().as_secs_f64(),
         lessons: reports,
     };
+    crate::blame::blame(&mut report, course, &candidates);
     Ok(Graded {
         report,
         warnings: output.warnings,

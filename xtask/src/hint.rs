@@ -2,6 +2,7 @@
 //! level). How far each exercise has got is kept in `target/xtask/hints.json`.
 
 use crate::course::Course;
+use crate::suggest::{Kind, unknown};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -28,15 +29,7 @@ pub fn hint(
     reset: bool,
 ) -> Result<String, String> {
     let Some((lesson, ex)) = course.find_exercise(exercise) else {
-        let names: Vec<&str> = course
-            .lessons
-            .iter()
-            .flat_map(|l| l.exercises.iter().map(|e| e.name.as_str()))
-            .collect();
-        return Err(format!(
-            "no exercise `{exercise}` in course.toml; exercises: {}",
-            names.join(", ")
-        ));
+        return Err(unknown(course, Kind::Exercise, exercise));
     };
     if ex.hints.is_empty() {
         return Ok(format!("`{}` has no hints yet.\n", ex.name));

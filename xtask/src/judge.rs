@@ -8,9 +8,13 @@
 //! happened, a signal.
 
 use crate::expected::{Expect, same_label};
+use crate::misconception::Record;
 use crate::run::RunOutput;
 use crate::sandbox::Ended;
-use crate::verdict::{Status, Verdict, first_lines, panic_of, strip_col, todo_function};
+use crate::verdict::{
+    Origin, Status, Verdict, check_frame, first_lines, origin, panic_of, strip_col, student_frame,
+    todo_function,
+};
 use course_check::Observation;
 use std::collections::HashMap;
 
@@ -23,13 +27,14 @@ pub struct Context<'a> {
     pub snapshots: &'a HashMap<String, String>,
     /// A path fragment of the student's sources, to tell their panics from the checks'.
     pub student_src: &'a str,
+    /// The lesson's blessed misconceptions (any check's; those of this check are used).
+    pub misconceptions: &'a [Record],
+    /// The check's name (its test function).
+    pub check: &'a str,
 }
 
 fn verdict(status: Status, message: impl Into<String>) -> Verdict {
-    Verdict {
-        status,
-        message: message.into(),
-    }
+    Verdict::new(status, message)
 }
 
 /// How the observations compare with the expected ones.
@@ -38,8 +43,16 @@ enum Comparison {
     Complete,
     /// The first ones were right, then they stopped.
     StoppedEarly,
-    /// A wrong one: the verdict says why.
-    Wrong(Verdict),
+    /// A wrong one at this index: the verdict says why. `decisive` when the observation itself
+    /// is wrong (a failed assertion, a different snapshot), not the sequence.
+    Wrong {
+        /// Index of the wrong observation.
+        at: usize,
+        /// Its verdict.
+        verdict: Verdict,
+        /// A wrong value rather than a wrong sequence.
+        decisive: bool,
+    },
 }
 
 fn compare(ctx: &Context, expected: &[Expect], seen: &[Observation]) -> Comparison {
@@ -57,7 +70,11 @@ fn compare(ctx: &Context, expected: &[Expect], seen: &[Observation]) -> Comparis
                 },
             ) if same_label(label, got_label) => {
                 if !passed {
-                    return Comparison::Wrong(verdict(Status::Wrong, message.clone()));
+                    return Comparison::Wrong {
+                        at: i,
+                        verdict: verdict(Status::Wrong, message.clone()),
+                        decisive: true,
+                    };
                 }
             }
             (
@@ -69,41 +86,99 @@ fn compare(ctx: &Context, expected: &[Expect], seen: &[Observation]) -> Comparis
                 },
             ) if name == got_name => {
                 let Some(want_text) = ctx.snapshots.get(name) else {
-                    return Comparison::Wrong(verdict(
-                        Status::Wrong,
-                        format!(
-                            "the expected snapshot `{name}` is missing: run `cargo xtask bless`"
+                    return Comparison::Wrong {
+                        at: i,
+                        verdict: verdict(
+                            Status::Wrong,
+                            format!(
+                                "the expected snapshot `{name}` is missing: run `cargo xtask bless`"
+                            ),
                         ),
-                    ));
+                        decisive: false,
+                    };
                 };
-                let tolerance = if *exact { 0.0 } else { course_check::TOLERANCE };
-                if let Some(why) = course_check::explain_difference(want_text, text, tolerance) {
-                    return Comparison::Wrong(verdict(Status::Wrong, why));
+                if let Some(why) =
+                    course_check::explain_difference(want_text, text, tolerance(*exact))
+                {
+                    return Comparison::Wrong {
+                        at: i,
+                        verdict: verdict(Status::Wrong, why),
+                        decisive: true,
+                    };
                 }
             }
             (want, got) => {
-                return Comparison::Wrong(verdict(
-                    Status::Wrong,
-                    format!(
-                        "the check expected {} next, but the code under test reported {} \
-                         (was the check's output forged, or tests/checks.rs edited?)",
-                        describe_expect(want),
-                        describe_seen(got)
+                return Comparison::Wrong {
+                    at: i,
+                    verdict: verdict(
+                        Status::Wrong,
+                        format!(
+                            "the check expected {} next, but the code under test reported {} \
+                             (was the check's output forged, or tests/checks.rs edited?)",
+                            describe_expect(want),
+                            describe_seen(got)
+                        ),
                     ),
-                ));
+                    decisive: false,
+                };
             }
         }
     }
     if seen.len() > expected.len() {
-        return Comparison::Wrong(verdict(
-            Status::Wrong,
-            format!(
-                "the check reported {} more observation(s) than it should (was its output forged?)",
-                seen.len() - expected.len()
+        return Comparison::Wrong {
+            at: expected.len(),
+            verdict: verdict(
+                Status::Wrong,
+                format!(
+                    "the check reported {} more observation(s) than it should (was its output forged?)",
+                    seen.len() - expected.len()
+                ),
             ),
-        ));
+            decisive: false,
+        };
     }
     Comparison::Complete
+}
+
+/// The tolerance of a snapshot compared exactly or not.
+pub fn tolerance(exact: bool) -> f64 {
+    if exact { 0.0 } else { course_check::TOLERANCE }
+}
+
+/// The observations between `begin` and `end`, and whether both were made.
+fn body(observations: &[Observation]) -> (Vec<Observation>, bool, bool) {
+    let began = matches!(observations.first(), Some(Observation::Begin));
+    let ended = began && matches!(observations.last(), Some(Observation::End));
+    let body = observations
+        .iter()
+        .skip(usize::from(began))
+        .filter(|o| !matches!(o, Observation::End))
+        .cloned()
+        .collect();
+    (body, began, ended)
+}
+
+/// The observations of a run up to and including its first wrong value (a failed assertion or a
+/// snapshot that differs), when it has one: what a misconception is recognised by.
+pub fn up_to_first_wrong(ctx: &Context, observations: &[Observation]) -> Option<Vec<Observation>> {
+    let (mut body, _, _) = body(observations);
+    match compare(ctx, ctx.expected?, &body) {
+        Comparison::Wrong {
+            at, decisive: true, ..
+        } => {
+            body.truncate(at + 1);
+            Some(body)
+        }
+        _ => None,
+    }
+}
+
+/// The misconceptions whose blessed observations this check's observations repeat.
+fn diagnose(ctx: &Context, observations: &[Observation]) -> Vec<String> {
+    let (body, _, _) = body(observations);
+    crate::misconception::candidates(ctx.misconceptions, ctx.check, &body)
+        .map(|r| r.misconception.clone())
+        .collect()
 }
 
 fn describe_expect(e: &Expect) -> String {
@@ -122,8 +197,17 @@ fn describe_seen(o: &Observation) -> String {
     }
 }
 
-/// Judges one finished check.
+/// Judges one finished check, with the misconceptions a failure matches.
 pub fn judge(ctx: &Context, run: &RunOutput) -> Verdict {
+    let mut v = decide(ctx, run);
+    if v.status != Status::Passed {
+        v.misconceptions = diagnose(ctx, &run.observations);
+    }
+    v
+}
+
+/// The verdict of one finished check.
+fn decide(ctx: &Context, run: &RunOutput) -> Verdict {
     if run.ended == Ended::TimedOut {
         return verdict(
             Status::TimedOut,
@@ -145,17 +229,9 @@ pub fn judge(ctx: &Context, run: &RunOutput) -> Verdict {
             "this check has no expected observations: run `cargo xtask bless` (instructors)",
         );
     };
-    let began = matches!(run.observations.first(), Some(Observation::Begin));
-    let body: Vec<Observation> = run
-        .observations
-        .iter()
-        .skip(usize::from(began))
-        .filter(|o| !matches!(o, Observation::End))
-        .cloned()
-        .collect();
-    let ended = began && matches!(run.observations.last(), Some(Observation::End));
+    let (body, began, ended) = body(&run.observations);
     match compare(ctx, expected, &body) {
-        Comparison::Wrong(v) => v,
+        Comparison::Wrong { verdict, .. } => verdict,
         Comparison::Complete if ended && run.ended == Ended::Exited(0) => {
             verdict(Status::Passed, "")
         }
@@ -210,25 +286,41 @@ fn explain_ending(ctx: &Context, run: &RunOutput) -> Verdict {
             ),
         };
     }
-    if location.contains(ctx.student_src) {
+    let at = strip_col(&location);
+    let message = first_lines(&message, 6);
+    match origin(&location, ctx.student_src) {
+        Origin::Student => verdict(Status::Panicked, format!("panicked at {at}: {message}")),
+        Origin::Check => checker_failed(at, &message),
+        Origin::Library(name) => {
+            match (student_frame(output, ctx.student_src), check_frame(output)) {
+                (Some(caller), _) => verdict(
+                    Status::Panicked,
+                    format!("panicked in {name}, called from {caller}: {message}"),
+                ),
+                (None, Some(check)) => checker_failed(&check, &format!("{message} (in {name})")),
+                // No backtrace (it is asked for only when needed): say where it was.
+                (None, None) => verdict(
+                    Status::Panicked,
+                    format!("panicked in {name} (at {at}): {message}"),
+                ),
+            }
+        }
+    }
+}
+
+/// The check's own code stopped: not "your code panicked", but what it could not do with the
+/// result it got.
+fn checker_failed(at: &str, message: &str) -> Verdict {
+    if let Some(err) = message.strip_prefix("called `Result::unwrap()` on an `Err` value: ") {
         return verdict(
-            Status::Panicked,
-            format!(
-                "panicked at {}: {}",
-                strip_col(&location),
-                first_lines(&message, 6)
-            ),
+            Status::Wrong,
+            format!("your code returned an error where the check expects a value (at {at}): {err}"),
         );
     }
-    if location.contains("/tests/") || location.starts_with("tests/") {
-        return verdict(Status::Wrong, message);
-    }
     verdict(
-        Status::Panicked,
+        Status::Wrong,
         format!(
-            "panicked at {}: {}",
-            strip_col(&location),
-            first_lines(&message, 6)
+            "the check could not go on with what your code returned (it stopped at {at}): {message}"
         ),
     )
 }
@@ -246,6 +338,7 @@ mod tests {
             output: output.to_owned(),
             observations,
             duration: Duration::ZERO,
+            limit: Duration::from_secs(10),
         }
     }
 
@@ -282,6 +375,8 @@ mod tests {
             expected: Some(&expected),
             snapshots: &snapshots,
             student_src: SRC,
+            misconceptions: &[],
+            check: "c",
         };
         f(&ctx)
     }

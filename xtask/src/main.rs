@@ -10,18 +10,22 @@
 mod archive;
 mod autograder;
 mod batch;
+mod blame;
 mod bless;
 mod build;
+mod cargo;
 mod check;
 mod course;
 mod demo;
 mod dist;
 mod expected;
+mod freshness;
 mod fsutil;
 mod grade;
 mod hint;
 mod judge;
 mod manifest;
+mod misconception;
 mod plan;
 mod progress;
 mod report;
@@ -53,6 +57,7 @@ use std::time::Duration;
     after_help = "The student loop: edit exercises/<lesson>/src/exercises.rs, then\n  \
                   cargo xtask demo 1      the lesson's worked example with your code\n  \
                   cargo xtask grade 1     check by check, what is right and what to do next\n  \
+                  cargo xtask grade NAME  only that exercise's checks, e.g. `grade split_heads`\n  \
                   cargo xtask hint NAME   the next hint for an exercise"
 )]
 struct Cli {
@@ -76,19 +81,36 @@ enum Format {
 enum Cmd {
     /// Grade the exercises (or the reference solutions): every check runs in its own process.
     ///
-    /// Exits 0 only at full marks. Grading never writes or accepts snapshots.
+    /// Exits 0 only at full marks. Grading never writes or accepts snapshots. A mistyped lesson or
+    /// exercise name is refused (exit status 2) with the closest name: `did you mean ...?`.
     Grade {
-        /// Only this lesson: `lesson01`, `1` or its directory name.
+        /// Only this lesson (`lesson01`, `1` or its directory name), or only this exercise
+        /// (`split_heads`): its lesson is built and only that exercise's checks run.
+        #[arg(value_name = "LESSON|EXERCISE")]
         lesson: Option<String>,
         /// Grade the reference solutions in solutions/ instead of exercises/.
         #[arg(long)]
         solutions: bool,
         /// Seconds one check may run (overrides course.toml), at most one day.
-        #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+        #[arg(
+            long,
+            value_name = "SECS",
+            value_parser = parse_timeout,
+            allow_negative_numbers = true
+        )]
         timeout: Option<Duration>,
         /// Report format.
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
+        /// With --solutions: plant the misconception ID (course.toml `[[lessons.misconceptions]]`)
+        /// into the reference solution and grade its lesson: what a student with that mistake
+        /// sees (instructors).
+        #[arg(long, value_name = "ID", requires = "solutions")]
+        plant: Option<String>,
+        /// Human format: one line per exercise and only its first failing check's message
+        /// (by default every failing check is shown with its full message).
+        #[arg(long)]
+        brief: bool,
         /// With --submission: grade even where student code cannot be sandboxed (the report is
         /// then unofficial).
         #[arg(long, requires = "submission")]
@@ -100,7 +122,12 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         output: Option<PathBuf>,
         /// Check processes to run at once (default: the number of cores).
-        #[arg(long, short, value_parser = clap::value_parser!(u16).range(1..))]
+        #[arg(
+            long,
+            short,
+            value_parser = clap::value_parser!(u16).range(1..),
+            allow_negative_numbers = true
+        )]
         jobs: Option<u16>,
         /// Official grading of a student's handout (or its exercises/ folder) in DIR: only the
         /// student's exercises/*/src is used, with the instructors' checks, snapshots and hidden
@@ -141,7 +168,12 @@ enum Cmd {
         /// Only this lesson (the manifest is then checked for its files only).
         lesson: Option<String>,
         /// Check processes to run at once (default: the number of cores).
-        #[arg(long, short, value_parser = clap::value_parser!(u16).range(1..))]
+        #[arg(
+            long,
+            short,
+            value_parser = clap::value_parser!(u16).range(1..),
+            allow_negative_numbers = true
+        )]
         jobs: Option<u16>,
     },
     /// Scaffold a new lesson (exercise and solution crates, worked example, course.toml entry,
@@ -220,21 +252,65 @@ enum Cmd {
     Sandbox(sandbox::SandboxArgs),
 }
 
-/// `--timeout SECS`: a positive number of seconds, at most a day.
+/// `--timeout SECS`: a number of seconds from a millisecond to a day (a smaller one would round
+/// to no time at all).
 fn parse_timeout(text: &str) -> Result<Duration, String> {
     let secs: f64 = text
         .parse()
         .map_err(|_| format!("`{text}` is not a number of seconds"))?;
-    if !(secs > 0.0 && secs <= 86_400.0) {
+    if !(0.001..=86_400.0).contains(&secs) {
         return Err(format!(
-            "must be more than 0 and at most 86400 seconds (a day), not {text}"
+            "must be at least 0.001 and at most 86400 seconds (a day), not {text}"
         ));
     }
     Ok(Duration::from_secs_f64(secs))
 }
 
+/// A usage error found by clap, in the form of the grader's own errors: one `error:` line (with
+/// what clap lists under it, e.g. the missing arguments) and at most one `  help:` line (clap's
+/// tip, or else the usage).
+fn usage_error(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut lines = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("For more information"));
+    let mut error = lines
+        .next()
+        .unwrap_or("error: invalid arguments")
+        .to_owned();
+    let (mut tip, mut usage) = (None, None);
+    for line in lines {
+        if let Some(t) = line.strip_prefix("tip: ") {
+            tip.get_or_insert(t.to_owned());
+        } else if let Some(u) = line.strip_prefix("Usage: ") {
+            usage.get_or_insert(format!("usage: {u}"));
+        } else {
+            error.push(' ');
+            error.push_str(line);
+        }
+    }
+    match tip.or(usage) {
+        Some(help) => format!("{error}\n  help: {help}"),
+        None => error,
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help, --version, and the help shown for a bare `cargo xtask`, as clap prints them.
+        Err(e)
+            if !e.use_stderr()
+                || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            e.exit()
+        }
+        Err(e) => {
+            eprintln!("{}", usage_error(&e));
+            return ExitCode::from(2);
+        }
+    };
     if let Cmd::Sandbox(args) = cli.command {
         return ExitCode::from(sandbox::main(args).clamp(0, 255) as u8);
     }
@@ -255,6 +331,43 @@ fn exit(ok: bool) -> ExitCode {
     }
 }
 
+/// After `grade EXERCISE` of the student's code at full marks, the human report's "Full marks."
+/// is that exercise's: the line that follows names the next exercise (or the whole course).
+fn next_exercise(
+    course: &course::Course,
+    selection: plan::Selection,
+    report: &report::Report,
+) -> Option<String> {
+    let plan::Selection::Exercise(lesson, done) = selection else {
+        return None;
+    };
+    let full = report.score == report.max_score && report.official;
+    if !full || report.graded != report::Graded::Exercises {
+        return None;
+    }
+    let next = course
+        .lessons
+        .iter()
+        .flat_map(|l| l.exercises.iter().map(move |e| (l, e)))
+        .skip_while(|(_, e)| e.name != done.name)
+        .nth(1);
+    Some(match next {
+        Some((l, e)) if l.id == lesson.id => format!(
+            "Next: `cargo xtask grade {}`, or `cargo xtask grade {}` for the whole lesson\n",
+            e.name, lesson.id
+        ),
+        Some((l, e)) => format!(
+            "`{}` was the last exercise of {}: `cargo xtask grade {}` for the whole lesson, then \
+             `{}` of {}\n",
+            done.name, lesson.id, lesson.id, e.name, l.id
+        ),
+        None => format!(
+            "`{}` was the course's last exercise: `cargo xtask grade` grades everything\n",
+            done.name
+        ),
+    })
+}
+
 fn run(cli: Cli) -> Result<ExitCode, String> {
     let root = workspace::root()?;
     let course = course::Course::load(&root)?;
@@ -264,6 +377,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             solutions,
             timeout,
             format,
+            plant,
+            brief,
             output,
             jobs,
             submission,
@@ -273,14 +388,42 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             gradebook,
             reports,
         } => {
-            if let Some(path) = &output {
+            // Where the results go is checked before any grading: a file in an existing folder, a
+            // folder that exists or whose parent does.
+            let files = [("--output", &output), ("--gradebook", &gradebook)];
+            let dirs = [("--reports", &reports), ("--keep", &keep)];
+            for (flag, path, want_dir) in files
+                .iter()
+                .map(|(f, p)| (f, p, false))
+                .chain(dirs.iter().map(|(f, p)| (f, p, true)))
+            {
+                let Some(path) = path else { continue };
                 let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
-                if parent.is_some_and(|p| !p.is_dir()) || path.is_dir() {
+                let wrong_kind = if want_dir {
+                    path.exists() && !path.is_dir()
+                } else {
+                    path.is_dir()
+                };
+                if parent.is_some_and(|p| !p.is_dir()) || wrong_kind {
                     return Err(format!(
-                        "--output {}: its folder does not exist (or it is a folder)",
-                        path.display()
+                        "{flag} {}: {}",
+                        path.display(),
+                        if want_dir {
+                            "the folder it goes in does not exist (or it is a file)"
+                        } else {
+                            "its folder does not exist (or it is a folder)"
+                        }
                     ));
                 }
+            }
+            let selection = plan::Selection::resolve(&course, lesson.as_deref())?;
+            let one_exercise = matches!(selection, plan::Selection::Exercise(..));
+            if let (plan::Selection::Exercise(l, ex), Some(_)) = (selection, &submissions) {
+                return Err(format!(
+                    "--submissions grades whole lessons, not one exercise\n  help: give the \
+                     lesson of `{}`: `{}`",
+                    ex.name, l.id
+                ));
             }
             let opts = grade::Options {
                 solutions,
@@ -294,11 +437,17 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 require_sandbox: false,
                 expected_root: None,
                 sandboxed_build: false,
+                plant,
             };
             if let Some(dir) = submissions {
                 let batch = batch::options(opts, jobs.map(usize::from), gradebook, reports);
                 return Ok(exit(batch::run(&root, &course, &dir, &batch)?));
             }
+            let detail = if brief {
+                report::human::Detail::Brief
+            } else {
+                report::human::Detail::Full
+            };
             let report = match &submission {
                 Some(dir) => submission::grade(
                     &root,
@@ -312,9 +461,15 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 )?,
                 None => grade::grade(&root, &course, &opts)?,
             };
-            let rendered = match format {
+            let mut rendered = match format {
                 Format::Human if submission.is_some() && !report.modified_files.is_empty() => {
-                    let mut text = report::human::render(&report, &style::Style::stdout());
+                    // Written to --output: no colour codes in the file.
+                    let style = if output.is_some() {
+                        style::Style::plain()
+                    } else {
+                        style::Style::stdout()
+                    };
+                    let mut text = report::human::render(&report, &style, detail);
                     text.push_str(
                         "\nFiles the student changed outside exercises/*/src (not used: graded with the instructors' copies):\n",
                     );
@@ -324,13 +479,19 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     text
                 }
                 Format::Human if output.is_some() => {
-                    report::human::render(&report, &style::Style::plain())
+                    report::human::render(&report, &style::Style::plain(), detail)
                 }
-                Format::Human => report::human::render(&report, &style::Style::stdout()),
+                Format::Human => report::human::render(&report, &style::Style::stdout(), detail),
                 Format::Json => report.to_json(),
                 Format::Gradescope => report::gradescope::render(&report),
                 Format::Junit => report::junit::render(&report, &course),
             };
+            if format == Format::Human
+                && submission.is_none()
+                && let Some(next) = next_exercise(&course, selection, &report)
+            {
+                rendered.push_str(&next);
+            }
             match output {
                 Some(path) => {
                     std::fs::write(&path, &rendered)
@@ -346,7 +507,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 }
                 None => print!("{rendered}"),
             }
-            progress::record(&root, &report)?;
+            // A grade of one exercise is not the lesson's progress: `list` keeps the last grade
+            // of the whole lesson.
+            if !one_exercise {
+                progress::record(&root, &report)?;
+            }
             // An unofficial grade (modified checks or snapshots) never counts as full marks.
             let full = report.score == report.max_score && report.official;
             Ok(if full {
@@ -396,7 +561,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         } => {
             let l = course
                 .find_lesson(&lesson)
-                .ok_or_else(|| format!("no lesson `{lesson}` in course.toml"))?;
+                .ok_or_else(|| suggest::unknown(&course, suggest::Kind::Lesson, &lesson))?;
             let opts = demo::Options {
                 solutions,
                 compare,

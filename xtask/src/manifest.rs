@@ -8,20 +8,24 @@ use crate::workspace::relative;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use walkdir::WalkDir;
 
 /// The manifest's file name at the course root.
 pub const FILE: &str = "checks.sha256";
 
+/// Adds the files under `dir` to `out`. Symbolic links to directories are not entered (a
+/// `tests/loop -> .` link would list the folder again and again); a link to a file is listed and
+/// hashed through the link, as cargo compiles it.
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            walk(&path, out);
-        } else if path.is_file() {
-            out.push(path);
+    let entries = WalkDir::new(dir)
+        .min_depth(1)
+        .follow_links(false)
+        .into_iter()
+        .filter_map(Result::ok);
+    for entry in entries {
+        let kind = entry.file_type();
+        if kind.is_file() || (kind.is_symlink() && entry.path().is_file()) {
+            out.push(entry.into_path());
         }
     }
 }
@@ -138,12 +142,41 @@ pub fn differences(root: &Path, course: &Course) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse;
+    use super::*;
 
     #[test]
     fn parses_sha256sum_lines() {
         let m = parse("abc  course.toml\ndef  exercises/x/tests/checks.rs\n");
         assert_eq!(m["course.toml"], "abc");
         assert_eq!(m.len(), 2);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_loop_is_not_followed() {
+        let course: Course = toml::from_str(
+            "[course]\ntitle = \"t\"\n[[lessons]]\nid = \"lesson01\"\ndir = \"lesson01-a\"\ntitle = \"a\"\n",
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let tests = root.join("exercises/lesson01-a/tests");
+        std::fs::create_dir_all(tests.join("snapshots")).unwrap();
+        std::fs::write(root.join("course.toml"), "").unwrap();
+        std::fs::write(tests.join("checks.rs"), "// checks").unwrap();
+        std::fs::write(tests.join("snapshots/a.snap"), "a").unwrap();
+        std::os::unix::fs::symlink(".", tests.join("loop")).unwrap();
+        std::os::unix::fs::symlink("..", tests.join("snapshots/up")).unwrap();
+        std::os::unix::fs::symlink("checks.rs", tests.join("alias.rs")).unwrap();
+        assert_eq!(
+            tracked_files(root, &course),
+            [
+                "course.toml",
+                "exercises/lesson01-a/tests/alias.rs",
+                "exercises/lesson01-a/tests/checks.rs",
+                "exercises/lesson01-a/tests/snapshots/a.snap",
+            ]
+        );
+        assert_eq!(generate(root, &course).lines().count(), 4);
     }
 }

@@ -1,10 +1,13 @@
-//! Stage 1 of grading, **plan**: which lessons, which crate of each (exercise or solution), their
-//! time limits, and everything their checks must observe, read from the instructors' files before
-//! anything is built or run.
+//! Stage 1 of grading, **plan**: which lessons (or which one exercise), which crate of each
+//! (exercise or solution), their time limits, and everything their checks must observe, read from
+//! the instructors' files before anything is built or run.
 
-use crate::course::{Course, Lesson};
+use crate::course::{Course, Exercise, Lesson};
 use crate::expected::Expected;
+use crate::misconception::{self, Record};
+use crate::suggest::{Kind, unknown};
 use crate::workspace::relative;
+use std::borrow::Cow;
 use std::path::Path;
 use std::time::Duration;
 
@@ -19,19 +22,57 @@ pub struct LessonPlan<'c> {
     pub timeout: Duration,
     /// What its checks (visible and hidden) must observe.
     pub expected: Expected,
+    /// What its misconceptions' checks observe (see [`crate::misconception`]).
+    pub misconceptions: Vec<Record>,
 }
 
-/// The lessons a key selects: all of them, or the one it names.
+/// The lessons a key selects: all of them, or the one it names (`lesson01`, `1` or its directory).
 pub fn select<'c>(course: &'c Course, key: Option<&str>) -> Result<Vec<&'c Lesson>, String> {
     match key {
-        Some(key) => Ok(vec![course.find_lesson(key).ok_or_else(|| {
-            let known: Vec<&str> = course.lessons.iter().map(|l| l.id.as_str()).collect();
-            format!(
-                "no lesson `{key}` in course.toml (lessons: {})",
-                known.join(", ")
-            )
-        })?]),
+        Some(key) => Ok(vec![
+            course
+                .find_lesson(key)
+                .ok_or_else(|| unknown(course, Kind::Lesson, key))?,
+        ]),
         None => Ok(course.lessons.iter().collect()),
+    }
+}
+
+/// What `grade [KEY]` grades: every lesson, one lesson, or one exercise.
+#[derive(Debug, Clone, Copy)]
+pub enum Selection<'c> {
+    /// No key: every lesson.
+    All,
+    /// A lesson (`lesson01`, `1` or its directory): all its exercises.
+    Lesson(&'c Lesson),
+    /// An exercise (`split_heads`): its lesson is built, and only its checks run.
+    Exercise(&'c Lesson, &'c Exercise),
+}
+
+impl<'c> Selection<'c> {
+    /// Resolves `grade`'s key: a lesson first, then an exercise name; anything else is an error
+    /// with a did-you-mean.
+    pub fn resolve(course: &'c Course, key: Option<&str>) -> Result<Self, String> {
+        let Some(key) = key else {
+            return Ok(Selection::All);
+        };
+        if let Some(lesson) = course.find_lesson(key) {
+            Ok(Selection::Lesson(lesson))
+        } else if let Some((lesson, exercise)) = course.find_exercise(key) {
+            Ok(Selection::Exercise(lesson, exercise))
+        } else {
+            Err(unknown(course, Kind::LessonOrExercise, key))
+        }
+    }
+
+    /// The lessons to grade, each with only its selected exercises: for one exercise, its lesson
+    /// holding just that exercise (so the lesson's points are the exercise's).
+    pub fn lessons(self, course: &'c Course) -> Vec<Cow<'c, Lesson>> {
+        match self {
+            Selection::All => course.lessons.iter().map(Cow::Borrowed).collect(),
+            Selection::Lesson(lesson) => vec![Cow::Borrowed(lesson)],
+            Selection::Exercise(lesson, exercise) => vec![Cow::Owned(lesson.only(&exercise.name))],
+        }
     }
 }
 
@@ -63,6 +104,7 @@ pub fn plan<'c>(
                     )
                 }),
                 expected,
+                misconceptions: misconception::load(&visible)?,
             })
         })
         .collect()

@@ -16,6 +16,7 @@
 //! neither the grader nor git sees it); the command prints that path.
 
 use crate::course::{Course, Lesson};
+use crate::suggest::{Kind, unknown};
 use crate::workspace::relative;
 use proc_macro2::{LineColumn, TokenStream};
 use std::io::{BufRead, IsTerminal, Write};
@@ -241,9 +242,7 @@ pub fn run(root: &Path, course: &Course, what: &str, yes: bool) -> Result<u8, St
     } else if let Some(lesson) = course.find_lesson(what) {
         (lesson, None)
     } else {
-        return Err(format!(
-            "`{what}` is neither an exercise nor a lesson in course.toml (see `cargo xtask list`)"
-        ));
+        return Err(unknown(course, Kind::LessonOrExercise, what));
     };
     let path = exercise_path(root, lesson);
     let rel = relative(root, &path);

@@ -7,8 +7,8 @@ use course_check::observe::{self as protocol, Observation};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// Output kept per stream; the rest is dropped with a note.
@@ -19,6 +19,9 @@ pub const OBSERVATIONS_CAP: u64 = 8 << 20;
 const LIST_TIMEOUT: Duration = Duration::from_secs(20);
 /// Time allowed after the limit for the sandbox to report before it is killed from outside.
 const GRACE: Duration = Duration::from_secs(3);
+/// Time limit of a check whose prerequisite ran out of time: it almost surely calls the same
+/// endless loop, so it is not waited out again (a course with one loop grades in about one limit).
+pub const BLOCKED_LIMIT: Duration = Duration::from_millis(500);
 
 /// The environment of every check process: nothing inherited, nothing that could change how the
 /// harness or insta behave, only what the check needs.
@@ -28,6 +31,8 @@ pub struct CheckEnv {
     pub private_dir: PathBuf,
     /// Where the check writes its observations.
     pub observations: PathBuf,
+    /// Print a backtrace on a panic (costs about 0.15 s per panic, so only when asked).
+    pub backtrace: bool,
 }
 
 impl CheckEnv {
@@ -38,7 +43,7 @@ impl CheckEnv {
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
             .env("HOME", &self.private_dir)
             .env("TMPDIR", &self.private_dir)
-            .env("RUST_BACKTRACE", "0")
+            .env("RUST_BACKTRACE", if self.backtrace { "1" } else { "0" })
             .env("NO_COLOR", "1")
             .env("CLICOLOR", "0")
             .env(protocol::OBSERVE_ENV, &self.observations);
@@ -54,6 +59,11 @@ pub struct CheckRun {
     pub test_name: String,
     /// Time limit.
     pub timeout: Duration,
+    /// Jobs (indices into the same list) that must finish first: the checks of the exercises
+    /// this one needs. When one of them timed out, this one runs with [`BLOCKED_LIMIT`].
+    pub after: Vec<usize>,
+    /// Print a backtrace on a panic: a panic in a library, rerun to find the caller.
+    pub backtrace: bool,
 }
 
 /// What one check process did.
@@ -67,6 +77,8 @@ pub struct RunOutput {
     pub observations: Vec<Observation>,
     /// Wall time.
     pub duration: Duration,
+    /// The time limit it ran under (shorter than asked when a prerequisite timed out).
+    pub limit: Duration,
 }
 
 /// Runs checks in sandboxes under a scratch directory of its own.
@@ -105,16 +117,10 @@ impl Runner {
         Ok(cmd)
     }
 
-    /// Runs one check in its sandbox.
-    pub fn run(&self, job: &CheckRun) -> RunOutput {
-        let args = [job.test_name.as_str(), "--exact", "--test-threads=1"];
-        self.execute(&job.exe, &args, job.timeout)
-    }
-
     /// Runs `exe args` the way every check process runs: a private directory, the check
     /// environment, the sandbox (when on), the time limit, capped output; then collects how it
     /// ended and its observations, and removes the directory.
-    fn execute(&self, exe: &Path, args: &[&str], timeout: Duration) -> RunOutput {
+    fn execute(&self, exe: &Path, args: &[&str], timeout: Duration, backtrace: bool) -> RunOutput {
         let start = Instant::now();
         let n = self.count.fetch_add(1, Ordering::SeqCst);
         let dir = self.scratch.path().join(format!("check-{n}"));
@@ -122,12 +128,14 @@ impl Runner {
         let env = CheckEnv {
             observations: private.join(".observations"),
             private_dir: private.clone(),
+            backtrace,
         };
         let failed = |why: String| RunOutput {
             ended: Ended::SetupFailed,
             output: why,
             observations: Vec::new(),
             duration: start.elapsed(),
+            limit: timeout,
         };
         if let Err(e) = std::fs::create_dir_all(&private) {
             return failed(format!("cannot create {}: {e}", private.display()));
@@ -147,7 +155,14 @@ impl Runner {
             Err(e) => return failed(format!("cannot find the grader's own executable: {e}")),
         };
         env.apply(&mut cmd);
-        let (status, output) = match run_capped(cmd, timeout + GRACE) {
+        // A sandboxed check's supervisor stops it at the limit and reports; a direct one is
+        // stopped from here, at the limit itself.
+        let grace = if self.sandboxed {
+            GRACE
+        } else {
+            Duration::ZERO
+        };
+        let (status, output) = match run_capped(cmd, timeout + grace) {
             Ok(done) => done,
             Err(e) => return failed(format!("could not start {}: {e}", exe.display())),
         };
@@ -170,38 +185,117 @@ impl Runner {
             output,
             observations,
             duration: start.elapsed(),
+            limit: timeout,
         }
     }
 
-    /// Runs every job, `workers` at a time; `on_done(done, total)` is called after each.
+    /// Runs every job, `workers` at a time, each once the jobs it comes `after` have finished;
+    /// `on_done(done, total)` is called after each.
+    ///
+    /// `after` must point only to earlier jobs (so there is always a job ready).
     pub fn run_all(
         &self,
         jobs: &[CheckRun],
         workers: usize,
         on_done: &(dyn Fn(usize, usize) + Sync),
     ) -> Vec<RunOutput> {
-        let next = AtomicUsize::new(0);
-        let done = AtomicUsize::new(0);
-        let results: Mutex<Vec<Option<RunOutput>>> = Mutex::new(vec![None; jobs.len()]);
+        debug_assert!(
+            jobs.iter()
+                .enumerate()
+                .all(|(i, j)| j.after.iter().all(|a| *a < i)),
+            "a job may only wait for earlier jobs"
+        );
+        let board = Mutex::new(Board {
+            started: vec![false; jobs.len()],
+            results: vec![None; jobs.len()],
+            done: 0,
+        });
+        let changed = Condvar::new();
         std::thread::scope(|s| {
             for _ in 0..workers.max(1).min(jobs.len().max(1)) {
                 s.spawn(|| {
                     loop {
-                        let i = next.fetch_add(1, Ordering::SeqCst);
-                        let Some(job) = jobs.get(i) else { break };
-                        let out = self.run(job);
-                        results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(out);
-                        on_done(done.fetch_add(1, Ordering::SeqCst) + 1, jobs.len());
+                        let (i, limit) = {
+                            let mut b = board.lock().unwrap_or_else(|e| e.into_inner());
+                            loop {
+                                match b.next_ready(jobs) {
+                                    Next::Run(i, limit) => break (i, limit),
+                                    Next::Wait => {
+                                        b = changed.wait(b).unwrap_or_else(|e| e.into_inner());
+                                    }
+                                    Next::Finished => return,
+                                }
+                            }
+                        };
+                        let job = &jobs[i];
+                        let args = [job.test_name.as_str(), "--exact", "--test-threads=1"];
+                        let out = self.execute(&job.exe, &args, limit, job.backtrace);
+                        let done = {
+                            let mut b = board.lock().unwrap_or_else(|e| e.into_inner());
+                            b.results[i] = Some(out);
+                            b.done += 1;
+                            b.done
+                        };
+                        changed.notify_all();
+                        on_done(done, jobs.len());
                     }
                 });
             }
         });
-        results
+        board
             .into_inner()
             .unwrap_or_else(|e| e.into_inner())
+            .results
             .into_iter()
             .map(|o| o.expect("every job ran"))
             .collect()
+    }
+}
+
+/// What the workers of [`Runner::run_all`] share: which jobs started, and their results.
+struct Board {
+    started: Vec<bool>,
+    results: Vec<Option<RunOutput>>,
+    done: usize,
+}
+
+/// What a worker does next.
+enum Next {
+    /// Run this job under this limit.
+    Run(usize, Duration),
+    /// Every job left waits for one still running.
+    Wait,
+    /// Every job has started.
+    Finished,
+}
+
+impl Board {
+    /// The first job not started whose prerequisites have finished (marked started), and its limit.
+    fn next_ready(&mut self, jobs: &[CheckRun]) -> Next {
+        let mut waiting = false;
+        for (i, job) in jobs.iter().enumerate() {
+            if self.started[i] {
+                continue;
+            }
+            let finished: Option<Vec<&RunOutput>> = job
+                .after
+                .iter()
+                .map(|a| self.results[*a].as_ref())
+                .collect();
+            let Some(finished) = finished else {
+                waiting = true;
+                continue;
+            };
+            self.started[i] = true;
+            let blocked = finished.iter().any(|r| r.ended == Ended::TimedOut);
+            let limit = if blocked {
+                job.timeout.min(BLOCKED_LIMIT)
+            } else {
+                job.timeout
+            };
+            return Next::Run(i, limit);
+        }
+        if waiting { Next::Wait } else { Next::Finished }
     }
 }
 
@@ -320,7 +414,7 @@ fn kill_group(pid: u32) {
 
 /// Lists the tests in a check executable (`checks::name` for each), in a sandbox like a check.
 pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<String>, String> {
-    let out = runner.execute(exe, &["--list", "--format", "terse"], LIST_TIMEOUT);
+    let out = runner.execute(exe, &["--list", "--format", "terse"], LIST_TIMEOUT, false);
     if out.ended == Ended::SetupFailed {
         return Err(format!(
             "could not list the checks in {}: {}",

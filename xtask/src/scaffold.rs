@@ -80,6 +80,7 @@ pub fn name_lesson(root: &Path, course: &Course, slug: &str) -> Result<NewLesson
 
 /// `(number, dir)` of the `lessonNN-*` directories under `root/side`.
 fn lesson_dirs(root: &Path, side: &str) -> Vec<(u32, String)> {
+    // One level, no recursion: `read_dir` is all it takes (no walk for `walkdir` to do).
     let Ok(entries) = std::fs::read_dir(root.join(side)) else {
         return Vec::new();
     };

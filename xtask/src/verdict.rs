@@ -56,6 +56,20 @@ pub struct Verdict {
     pub status: Status,
     /// What happened and what to do next (empty when passed).
     pub message: String,
+    /// The misconceptions whose blessed observations the failure repeats (ids, in the order
+    /// of the lesson's records); which one the report names is decided with the blame.
+    pub misconceptions: Vec<String>,
+}
+
+impl Verdict {
+    /// A verdict without a diagnosis.
+    pub fn new(status: Status, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+            misconceptions: Vec::new(),
+        }
+    }
 }
 
 /// The panic a test printed: `(location, message)`.
@@ -89,6 +103,63 @@ pub fn todo_function(message: &str) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
+/// Where a panic happened, for the person who reads the verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// In the student's sources.
+    Student,
+    /// In the check's own code (`tests/`).
+    Check,
+    /// In a library: its name (`ndarray`, `the standard library`, ...).
+    Library(String),
+}
+
+/// Which code a `path:line:col` location belongs to; `student_src` is the student's sources
+/// relative to the root (`exercises/<dir>/src`).
+pub fn origin(location: &str, student_src: &str) -> Origin {
+    if location.contains(student_src) {
+        return Origin::Student;
+    }
+    if location.contains("/tests/") || location.starts_with("tests/") {
+        return Origin::Check;
+    }
+    if location.contains("/library/") && location.starts_with("/rustc/") {
+        return Origin::Library("the standard library".into());
+    }
+    // A registry crate (`.../ndarray-0.17.1/src/...`) or a workspace crate (`crates/attention/src`).
+    let before_src = location
+        .rsplit_once("/src/")
+        .map_or(location, |(dir, _)| dir);
+    let dir = before_src.rsplit('/').next().unwrap_or(before_src);
+    let name = match dir.rsplit_once('-') {
+        Some((name, version)) if version.starts_with(|c: char| c.is_ascii_digit()) => name,
+        _ => dir,
+    };
+    Origin::Library(if name.is_empty() {
+        "a library".into()
+    } else {
+        name.to_owned()
+    })
+}
+
+/// The first frame of a printed backtrace located in the student's sources (`path:line`).
+pub fn student_frame(output: &str, student_src: &str) -> Option<String> {
+    output
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("at "))
+        .find_map(|at| at.find(student_src).map(|i| strip_col(&at[i..]).to_owned()))
+}
+
+/// The first frame of a printed backtrace in the check's own code (`tests/`).
+pub fn check_frame(output: &str) -> Option<String> {
+    output
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("at "))
+        .map(|at| at.trim_start_matches("./"))
+        .find(|at| at.contains("/tests/") || at.starts_with("tests/"))
+        .map(|at| strip_col(at).to_owned())
+}
+
 pub fn strip_col(location: &str) -> &str {
     // `path:line:col` -> `path:line`
     match location.rsplit_once(':') {
@@ -114,6 +185,47 @@ mod tests {
         assert_eq!(todo_function("not yet implemented"), None);
         assert!(panic_of("all good").is_none());
         assert_eq!(first_lines("a\nb\nc", 2), "a\nb");
+    }
+
+    #[test]
+    fn panics_are_traced_to_their_code() {
+        let src = "exercises/lesson02-split-heads/src";
+        assert_eq!(
+            origin(&format!("{src}/exercises.rs:4:1"), src),
+            Origin::Student
+        );
+        assert_eq!(
+            origin("exercises/lesson02-split-heads/tests/checks.rs:9:2", src),
+            Origin::Check
+        );
+        assert_eq!(
+            origin(
+                "/root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/ndarray-0.17.1/src/impl_methods.rs:3:4",
+                src
+            ),
+            Origin::Library("ndarray".into())
+        );
+        assert_eq!(
+            origin("/rustc/5980/library/core/src/slice/index.rs:1:1", src),
+            Origin::Library("the standard library".into())
+        );
+        assert_eq!(
+            origin("crates/attention/src/softmax.rs:1:1", src),
+            Origin::Library("attention".into())
+        );
+        let trace = format!(
+            "stack backtrace:\n   0: x\n             at /rustc/1/library/std/src/panicking.rs:1:1\n  \
+             12: ndarray::y\n             at /r/ndarray-0.17.1/src/a.rs:2:2\n  13: lesson02::exercises::split_heads\n             at ./{src}/exercises.rs:42:9\n  14: checks::c\n             at ./exercises/lesson02-split-heads/tests/checks.rs:7:1\n"
+        );
+        assert_eq!(
+            student_frame(&trace, src).as_deref(),
+            Some(format!("{src}/exercises.rs:42").as_str())
+        );
+        assert_eq!(
+            check_frame(&trace).as_deref(),
+            Some("exercises/lesson02-split-heads/tests/checks.rs:7")
+        );
+        assert_eq!(student_frame("no trace", src), None);
     }
 
     #[test]

@@ -16,6 +16,7 @@
 
 use crate::course::{Course, Lesson};
 use crate::style::Style;
+use crate::suggest::{Kind, unknown};
 use notify::event::{AccessKind, AccessMode, EventKind};
 use notify::{RecursiveMode, Watcher};
 use std::collections::{BTreeSet, VecDeque};
@@ -192,7 +193,7 @@ pub fn run(root: &Path, course: &Course, opts: &Options) -> Result<u8, String> {
         Some(key) => Some(
             course
                 .find_lesson(key)
-                .ok_or_else(|| format!("no lesson `{key}` in course.toml"))?,
+                .ok_or_else(|| unknown(course, Kind::Lesson, key))?,
         ),
         None => None,
     };

@@ -10,7 +10,7 @@ mod support;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use support::{OutDir, Scratch, course_root, shared_target, xtask_in};
+use support::{OutDir, Scratch, assert_valid_report, shared_target, xtask_in};
 
 const HOSTILE_L1: &str = include_str!("fixtures/hostile/lesson01_exercises.rs");
 const L1: &str = "lesson01-why-heads";
@@ -140,20 +140,6 @@ fn read_csv(path: &Path) -> Vec<BTreeMap<String, String>> {
                 .collect()
         })
         .collect()
-}
-
-/// Validates `value` against docs/report.schema.json.
-fn assert_valid_report(value: &serde_json::Value, what: &str) {
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(course_root().join("docs/report.schema.json")).unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(value)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{what} breaks the schema: {errors:#?}");
 }
 
 #[test]

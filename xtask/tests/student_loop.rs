@@ -275,7 +275,9 @@ fn reset_restores_one_function_or_a_lesson_in_a_handout_without_git() {
     reset(h, &["no_such_exercise", "--yes"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("neither an exercise nor a lesson"));
+        .stderr(predicate::str::contains(
+            "error: no lesson or exercise named `no_such_exercise`",
+        ));
     // The backups live under target/, outside the course tree.
     let in_tree = support::tree_of(&h.join("exercises"));
     assert!(

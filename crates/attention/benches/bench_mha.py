@@ -18,6 +18,8 @@ over all timed calls of the clean rounds.
         python3 crates/attention/benches/bench_mha.py --batch 8 --seq 256 --width 512 --heads 8
 
 `--causal` benchmarks the causal variant on both sides; `--no-rust` times NumPy alone;
+`--numpy-isa avx2` holds NumPy to AVX2 + FMA (OpenBLAS's Haswell kernel, no AVX-512 ufunc loops),
+the NumPy an AVX2-only machine runs, next to `--kernel avx2`;
 `--rust-exe PATH` runs a prebuilt example instead of `cargo run --release`; `--kernel K`
 (auto, avx512, avx2 or portable; repeatable) times each named Rust kernel in every round, next to
 the same NumPy round (default: auto). Each kernel's output is checked against NumPy's.
@@ -32,6 +34,19 @@ import subprocess
 import sys
 import tempfile
 import time
+
+# NumPy's SIMD dispatch and OpenBLAS's kernel are chosen when NumPy is imported, so
+# `--numpy-isa avx2` is handled here: the script runs itself again with both held to AVX2 + FMA,
+# as NumPy would run on a CPU without AVX-512.
+NUMPY_AVX2_ENV = {
+    "OPENBLAS_CORETYPE": "Haswell",
+    "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
+}
+if "--numpy-isa=avx2" in sys.argv or any(
+    a == "--numpy-isa" and b == "avx2" for a, b in zip(sys.argv, sys.argv[1:])
+):
+    if any(os.environ.get(k) != v for k, v in NUMPY_AVX2_ENV.items()):
+        os.execve(sys.executable, [sys.executable] + sys.argv, {**os.environ, **NUMPY_AVX2_ENV})
 
 import numpy as np
 
@@ -78,6 +93,16 @@ def blas_info():
                 f"kernel={p.get('architecture')} threads={p.get('num_threads')}"
             )
     return "; ".join(parts) or "no BLAS found by threadpoolctl"
+
+
+def numpy_simd():
+    """NumPy's dispatched SIMD levels that are on, e.g. "X86_V3 X86_V4 AVX512_ICL AVX512_SPR"."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:
+        return "unknown"
+    on = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+    return " ".join(on) or "baseline only"
 
 
 def busy_seconds():
@@ -153,6 +178,10 @@ def main():
     ap.add_argument("--rust-exe", help="a prebuilt bench_mha example to run instead of `cargo run`")
     ap.add_argument("--kernel", action="append", choices=["auto", "avx512", "avx2", "portable"],
                     help="Rust kernel to time (repeatable; default auto)")
+    ap.add_argument("--numpy-isa", choices=["native", "avx2"], default="native",
+                    help="avx2: hold NumPy's SIMD and OpenBLAS's kernel to AVX2 + FMA "
+                         "(OPENBLAS_CORETYPE=Haswell, NPY_DISABLE_CPU_FEATURES), as on a CPU "
+                         "without AVX-512")
     a = ap.parse_args()
 
     b, t, d, h = a.batch, a.seq, a.width, a.heads
@@ -160,7 +189,8 @@ def main():
     flops = 2 * b * t * d * 3 * d + 2 * b * t * d * d + 2 * 2 * b * h * t * t * (d // h)
     print(f"numpy {np.__version__}; BLAS: {blas_info()}")
     print(f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '<unset>')} "
-          f"OPENBLAS_L2_SIZE={os.environ.get('OPENBLAS_L2_SIZE', '<unset>')}")
+          f"OPENBLAS_L2_SIZE={os.environ.get('OPENBLAS_L2_SIZE', '<unset>')}; "
+          f"NumPy SIMD dispatch on: {numpy_simd()} (--numpy-isa {a.numpy_isa})")
     print(f"B={b} T={t} D={d} h={h} causal={a.causal}; {flops / 1e9:.2f} GFLOP full-work count "
           f"(causal skip counted as full work); {a.rounds} rounds x {a.runs} runs per side")
 

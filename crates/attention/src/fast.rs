@@ -9,8 +9,10 @@
 //!   place (a vectorised `exp`), and `weights @ v` goes straight into the merged heads at column
 //!   `i·hs`: there is no other `(B, h, T, T)` temporary;
 //! * with the causal mask, key blocks that a block of queries cannot see are skipped (queries
-//!   `r0..r1` only need keys `0..r1`);
-//! * the work is split over the machine's cores with [`std::thread::scope`]. With at least as
+//!   `r0..r1` only need keys `0..r1`), and so are the register tiles of the diagonal block that
+//!   lie wholly above the diagonal (`gemm::Skip`);
+//! * the work is split over the machine's cores with [`std::thread::scope`], the threads taking
+//!   tasks one at a time from a shared queue (a core busy with other work does fewer). With at least as
 //!   many batch elements as cores, each thread runs whole batch elements, `(T, D) @ (D, 3D)`,
 //!   attention, `(T, D) @ (D, D)`, through `(T, 3D)` and `(T, D)` scratch buffers that stay in
 //!   cache (this measured faster than one `(B·T, D) @ (D, 3D)` product through a `(B·T, 3D)`
@@ -28,15 +30,19 @@
 //!   fresh pages; only the two returned arrays are new memory.
 
 use crate::error::{Result, ShapeError};
-use gemm::PackedB;
+use gemm::{PackedB, Skip};
 use kernel::Isa;
 pub use kernel::Kernel;
 use ndarray::{Array3, Array4, ArrayView2, ArrayView3, ArrayViewMut2, Axis, s};
 use softmax::softmax_rows;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod gemm;
 mod kernel;
 mod pool;
+#[cfg(test)]
+mod profile;
 mod softmax;
 
 /// The settings of one [`mha_forward`]: number of heads, causal mask, kernel.
@@ -346,17 +352,26 @@ impl Head<'_> {
         while r0 < t {
             let r1 = (r0 + causal_block(shape.isa)).min(t);
             let mut wb = self.w.slice_mut(s![r0..r1, ..r1]);
-            kt.matmul_prefix(scale, self.q.slice(s![r0..r1, ..]), wb.view_mut());
+            let q = self.q.slice(s![r0..r1, ..]);
+            kt.matmul_prefix(scale, q, wb.view_mut(), Skip::MaskedC { r0 });
             softmax_rows(wb.view_mut(), Some(r0), shape.isa);
-            v.matmul_prefix(1.0, wb.view(), self.o.slice_mut(s![r0..r1, ..]));
+            let o = self.o.slice_mut(s![r0..r1, ..]);
+            v.matmul_prefix(1.0, wb.view(), o, Skip::ZeroA { r0 });
             r0 = r1;
         }
     }
 }
 
-/// `c = a @ b`, the rows of `a` and `c` split into `threads` contiguous chunks.
+/// `c = a @ b`, the rows of `a` and `c` split into chunks that `threads` threads share out.
 fn par_matmul(a: ArrayView2<f64>, b: &PackedB, c: ArrayViewMut2<f64>, threads: usize) {
-    let chunk = a.nrows().div_ceil(threads.max(1)).max(1);
+    // About four chunks per thread (so that a thread slowed down by other work on the machine
+    // leaves its share to the others), each a multiple of 24 rows, whole register tiles of both
+    // SIMD levels (6 and 8 rows).
+    let chunk = a
+        .nrows()
+        .div_ceil(4 * threads.max(1))
+        .next_multiple_of(24)
+        .max(24);
     let tasks: Vec<_> = a
         .axis_chunks_iter(Axis(0), chunk)
         .zip(c.into_axis_chunks_iter_mut(Axis(0), chunk))
@@ -364,34 +379,38 @@ fn par_matmul(a: ArrayView2<f64>, b: &PackedB, c: ArrayViewMut2<f64>, threads: u
     run_split_with(tasks, threads, || (), |(), (a, c)| b.matmul(1.0, a, c));
 }
 
-/// Runs `work` on every task, the tasks split into `threads` contiguous groups of near-equal
-/// size; the last group runs on the calling thread. Each group first makes its own scratch
-/// state with `init`.
-fn run_split_with<T, S, I, F>(mut tasks: Vec<T>, threads: usize, init: I, work: F)
+/// Runs `work` on every task on `threads` threads (the calling thread is one of them). The
+/// threads take the tasks one at a time, in order, as they become free, so a thread that other
+/// processes slow down does fewer of them. Each thread first makes its own scratch state with
+/// `init`.
+fn run_split_with<T, S, I, F>(tasks: Vec<T>, threads: usize, init: I, work: F)
 where
     T: Send,
     I: Fn() -> S + Sync,
     F: Fn(&mut S, T) + Sync,
 {
     let threads = threads.clamp(1, tasks.len().max(1));
-    let run = |group: Vec<T>| {
-        let mut state = init();
-        group.into_iter().for_each(|task| work(&mut state, task));
-    };
     if threads == 1 {
-        run(tasks);
+        let mut state = init();
+        tasks.into_iter().for_each(|task| work(&mut state, task));
         return;
     }
-    let mut groups = Vec::with_capacity(threads);
-    for g in (1..threads).rev() {
-        let at = tasks.len() * g / threads;
-        groups.push(tasks.split_off(at));
-    }
+    let tasks: Vec<Mutex<Option<T>>> = tasks.into_iter().map(|t| Mutex::new(Some(t))).collect();
+    let next = AtomicUsize::new(0);
+    let run = || {
+        let mut state = init();
+        while let Some(slot) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let task = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(task) = task {
+                work(&mut state, task);
+            }
+        }
+    };
     let run = &run;
     std::thread::scope(|scope| {
-        for group in groups {
-            scope.spawn(move || run(group));
+        for _ in 1..threads {
+            scope.spawn(run);
         }
-        run(tasks);
+        run();
     });
 }

@@ -127,13 +127,28 @@ fn explain_plain(expected: &str, got: &str, tolerance: f64) -> Option<String> {
     if e_head != g_head {
         return Some(format!("expected `{e_head}`, got `{g_head}`"));
     }
-    let e_rows: Vec<&str> = e_lines.collect();
-    let g_rows: Vec<&str> = g_lines.collect();
+    let mut e_rows: Vec<&str> = e_lines.collect();
+    let mut g_rows: Vec<&str> = g_lines.collect();
+    // A declared `encoding` line (right after `shape`) must match too, but holds no values.
+    let declared = |rows: &[&str]| rows.first().is_some_and(|l| l.starts_with("encoding "));
+    let mut head_lines = 1;
+    if declared(&e_rows) || declared(&g_rows) {
+        let (e_enc, g_enc) = (
+            e_rows.first().copied().unwrap_or(""),
+            g_rows.first().copied().unwrap_or(""),
+        );
+        if e_enc != g_enc {
+            return Some(format!("expected `{e_enc}`, got `{g_enc}`"));
+        }
+        e_rows.remove(0);
+        g_rows.remove(0);
+        head_lines = 2;
+    }
     if e_rows.len() != g_rows.len() {
         return Some(format!(
             "expected {} lines, got {}",
-            e_rows.len() + 1,
-            g_rows.len() + 1
+            e_rows.len() + head_lines,
+            g_rows.len() + head_lines
         ));
     }
     let mut first: Option<String> = None;

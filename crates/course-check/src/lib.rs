@@ -7,11 +7,14 @@
 //!   compared with an absolute tolerance of [`TOLERANCE`], so an equally correct implementation that
 //!   sums in another order still passes.
 //! * [`assert_exact_snapshot!`]: numbers written in full (shortest round-trip form) and compared
-//!   exactly. For data movement (split/merge/repeat) on exactly representable inputs.
+//!   exactly. For data movement (split/merge/repeat) on exactly representable inputs. With
+//!   `encoding = "b*10000 + t*100 + c"` (a labelled input, whose values encode their positions)
+//!   the snapshot declares that encoding and a mismatch is explained in positions.
 //!
 //! On a mismatch the comparator first prints a `course-check:` line that says, NumPy-style, what
-//! differs (the shape, or the first differing index with expected and got values); the grader shows
-//! that line to the student instead of a raw diff.
+//! differs (the shape, or the first differing index with expected and got values, decoded into
+//! positions when the snapshot declares an `encoding`); the grader shows that line to the student
+//! instead of a raw diff.
 //!
 //! Every check starts with `let _proof = course_check::proof();` (see [`proof`]) and imports the
 //! assertion macros that shadow std's (`use course_check::{assert, assert_eq, assert_ne};`).
@@ -28,7 +31,7 @@ pub use compare::{
 };
 pub use observe::{OBSERVE_ENV, Observation};
 pub use proof::{Proof, proof};
-pub use render::{Rendering, render, render_exact};
+pub use render::{Rendering, render, render_exact, render_exact_encoded};
 
 #[doc(hidden)]
 pub use insta as __insta;
@@ -45,8 +48,26 @@ macro_rules! assert_close_snapshot {
 }
 
 /// Snapshot a tensor with every value written in full and compared exactly.
+///
+/// * `assert_exact_snapshot!("name", array)` stores `<module>__name.snap` next to the check file.
+/// * `assert_exact_snapshot!("name", array, encoding = "b*10000 + t*100 + c")`, for a tensor
+///   whose every value encodes the position it came from in a *labelled* input (here
+///   `setup::labelled`: sequence `b`, position `t`, channel `c`): the snapshot gets the line
+///   `encoding b*10000 + t*100 + c` right after its `shape` line (see [`render_exact_encoded`]),
+///   and a wrong value is then explained with the position it encodes, plus the pattern when one
+///   fits: `first at index [0, 0, 1, 0]: expected 100 = (b 0, t 1, c 0), got 2 = (b 0, t 0, c 2)
+///   (…); your output holds the input's values in their original order: the input was reshaped
+///   without moving the head axis (…)` (see [`explain_difference`], [`explain_labelled`]).
+///   Give an encoding only when every expected value decodes to the position it came from
+///   (data movement: split, merge, fold, repeat), never for computed values such as averages.
+///   The formula must parse with [`Encoding::parse`]; otherwise the macro panics (a bug in the
+///   check).
 #[macro_export]
 macro_rules! assert_exact_snapshot {
+    ($name:expr, $value:expr, encoding = $encoding:expr $(,)?) => {{
+        let __text = $crate::render_exact_encoded(&$value, $encoding);
+        $crate::__snapshot!($name, __text, $crate::Tolerant::exact());
+    }};
     ($name:expr, $value:expr $(,)?) => {{
         let __text = $crate::render_exact(&$value);
         $crate::__snapshot!($name, __text, $crate::Tolerant::exact());

@@ -1,5 +1,6 @@
 //! Turning tensors into snapshot text.
 
+use crate::compare::Encoding;
 use ndarray::{ArrayBase, Axis, Data, Dimension};
 use std::fmt::Write;
 
@@ -33,6 +34,40 @@ where
     D: Dimension,
 {
     render_with(a, Rendering::Exact)
+}
+
+/// Snapshot text of a labelled tensor (every value encodes its position): [`render_exact`] with
+/// the line `encoding <formula>` inserted right after the `shape` line, so that
+/// [`explain_difference`](crate::explain_difference) decodes a wrong value into the position it
+/// came from (see [`Encoding`]). This is what `assert_exact_snapshot!(name, a, encoding = "…")`
+/// writes.
+///
+/// ```
+/// let x = ndarray::Array2::from_shape_fn((2, 2), |(t, c)| (t * 100 + c) as f64);
+/// assert_eq!(
+///     course_check::render_exact_encoded(&x, "t*100 + c"),
+///     "shape (2, 2)\nencoding t*100 + c\n[0] 0 1\n[1] 100 101\n"
+/// );
+/// ```
+///
+/// # Panics
+///
+/// When `formula` is not an encoding [`Encoding::parse`] accepts: that is a bug in the check.
+pub fn render_exact_encoded<S, D>(a: &ArrayBase<S, D>, formula: &str) -> String
+where
+    S: Data<Elem = f64>,
+    D: Dimension,
+{
+    let formula = formula.trim();
+    assert!(
+        Encoding::parse(formula).is_some(),
+        "course-check: the encoding `{formula}` of an exact snapshot does not parse (write it \
+         like `b*10000 + t*100 + c`: `name*weight` terms joined by `+`, distinct non-zero \
+         weights, a bare name for weight 1); this is a bug in the check, not in the code under test"
+    );
+    let text = render_exact(a);
+    let (shape, rows) = text.split_once('\n').unwrap_or((text.as_str(), ""));
+    format!("{shape}\nencoding {formula}\n{rows}")
 }
 
 fn number(v: f64, how: Rendering) -> String {

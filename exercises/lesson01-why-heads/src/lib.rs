@@ -5,7 +5,7 @@
 //! builds two heads over the same eight-word sentence, gives each its own projections drawn from
 //! one seeded stream, and measures how differently they look.
 //!
-//! The worked example (see [`setup::worked_example`]): the sentence
+//! The worked example (see [`worked::worked_example`]): the sentence
 //! `"the keeper lights the lantern when fog rolls"` (T = 8, a vocabulary of 7 sorted words),
 //! NumPy's generator seeded with 42, model width `C = 16`, head size `hs = 8`, a unit-scale
 //! `(7, 16)` embedding table drawn first, then head A's `Wq, Wk, Wv` and head B's `Wq, Wk, Wv`,
@@ -19,12 +19,15 @@
 //! Run `cargo xtask demo lesson01` to print the example with your code, and
 //! `cargo xtask grade lesson01` to grade it.
 //!
-//! Your work is in [`exercises`]; [`setup`] is given.
+//! Your work is in [`exercises`]; [`setup`] and [`worked`] are given ([`worked`] assembles the
+//! worked example from your functions; [`setup`] never calls them).
 
 pub mod exercises;
 pub mod setup;
+pub mod worked;
 
 pub use exercises::{
     attention_weights, disagreements, draw_head, head_output, max_abs_diff, row_sums, top_focus,
 };
-pub use setup::{Head, Sentence, WorkedExample, worked_example};
+pub use setup::{Head, Sentence, WorkedExample};
+pub use worked::worked_example;

@@ -1,6 +1,8 @@
-//! The lesson's given code: the sentence, its tokens, the embedding, and the worked example.
+//! The lesson's given code: the sentence, its tokens, the embedding, and the worked example's
+//! constants and type.
 //!
-//! Nothing to implement here; the example calls your [`crate::exercises`].
+//! Nothing to implement here, and nothing here calls your code: the worked example is assembled
+//! from your [`crate::exercises`] in [`crate::worked`].
 
 use attention::rng::RandomState;
 use ndarray::{Array2, Array3};
@@ -93,23 +95,4 @@ pub struct WorkedExample {
     pub head_b: Head,
     /// The generator, positioned right after head B (ready to draw a third head).
     pub rng: RandomState,
-}
-
-/// Builds the lesson's example with projections scaled by `scale` (0.3 in the lesson text):
-/// seed 42, a `(V, C)` unit-scale embedding table, then head A and head B via
-/// [`crate::exercises::draw_head`].
-pub fn worked_example(scale: f64) -> WorkedExample {
-    let sentence = Sentence::tokenize(SENTENCE);
-    let mut rng = RandomState::new(SEED);
-    let emb: Array2<f64> = rng.randn((sentence.vocab.len(), C));
-    let x = sentence.embed(&emb);
-    let head_a = crate::exercises::draw_head(&mut rng, C, HS, scale);
-    let head_b = crate::exercises::draw_head(&mut rng, C, HS, scale);
-    WorkedExample {
-        sentence,
-        x,
-        head_a,
-        head_b,
-        rng,
-    }
 }

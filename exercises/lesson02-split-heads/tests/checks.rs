@@ -44,7 +44,8 @@ fn split_heads_moves_data() {
     // (B, T, C) = (2, 3, 4) with h = 2: every value encodes b, t, c.
     assert_exact_snapshot!(
         "split_moves_data",
-        split_heads(labelled(2, 3, 4).view(), 2).unwrap()
+        split_heads(labelled(2, 3, 4).view(), 2).unwrap(),
+        encoding = "b*10000 + t*100 + c"
     );
 }
 
@@ -56,7 +57,11 @@ fn split_heads_batch_and_heads_differ() {
     let x = labelled(3, 4, 6);
     let heads = split_heads(x.view(), 2).unwrap();
     assert_eq!(heads.shape(), &[3, 2, 4, 3], "(B, h, T, hs)");
-    assert_exact_snapshot!("split_batch_and_heads_differ", heads);
+    assert_exact_snapshot!(
+        "split_batch_and_heads_differ",
+        heads,
+        encoding = "b*10000 + t*100 + c"
+    );
 }
 
 #[test]
@@ -94,7 +99,11 @@ fn merge_heads_moves_data() {
     let heads = Array4::from_shape_fn((1, 2, 3, 2), |(b, i, t, j)| {
         (b * 1000 + i * 100 + t * 10 + j) as f64
     });
-    assert_exact_snapshot!("merge_moves_data", merge_heads(heads.view()));
+    assert_exact_snapshot!(
+        "merge_moves_data",
+        merge_heads(heads.view()),
+        encoding = "b*1000 + i*100 + t*10 + j"
+    );
 }
 
 #[test]
@@ -106,7 +115,11 @@ fn merge_heads_batch_and_heads_differ() {
     });
     let merged = merge_heads(heads.view());
     assert_eq!(merged.shape(), &[3, 4, 6], "(B, T, h * hs)");
-    assert_exact_snapshot!("merge_batch_and_heads_differ", merged);
+    assert_exact_snapshot!(
+        "merge_batch_and_heads_differ",
+        merged,
+        encoding = "b*1000 + i*100 + t*10 + j"
+    );
 }
 
 #[test]
@@ -227,7 +240,7 @@ fn split_heads_by_hand() {
         ndarray::array![[2.0, 3.0], [6.0, 7.0], [10.0, 11.0]],
         "head 1 sees the last two features of every token"
     );
-    assert_exact_snapshot!("arange_12_two_heads", heads);
+    assert_exact_snapshot!("arange_12_two_heads", heads, encoding = "b*12 + t*4 + c");
 }
 
 #[test]

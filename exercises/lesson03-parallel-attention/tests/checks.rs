@@ -59,7 +59,11 @@ fn fold_heads_moves_data() {
     // (B, h, T, n) = (2, 2, 3, 2): every value encodes b, i, t, j.
     let x = labelled(2, 2, 3, 2);
     let folded = fold_heads(x.view());
-    assert_exact_snapshot!("fold_moves_data", folded);
+    assert_exact_snapshot!(
+        "fold_moves_data",
+        folded,
+        encoding = "b*1000 + i*100 + t*10 + j"
+    );
     assert_eq!(
         unfold_heads(folded.view(), 2).unwrap(),
         x,
@@ -104,7 +108,11 @@ fn fold_heads_batch_and_heads_differ() {
     let x = labelled(3, 2, 2, 2);
     let folded = fold_heads(x.view());
     assert_eq!(folded.shape(), &[6, 2, 2], "(B·h, T, n)");
-    assert_exact_snapshot!("fold_batch_and_heads_differ", folded);
+    assert_exact_snapshot!(
+        "fold_batch_and_heads_differ",
+        folded,
+        encoding = "b*1000 + i*100 + t*10 + j"
+    );
 }
 
 // ---- attention_scores --------------------------------------------------------------------------

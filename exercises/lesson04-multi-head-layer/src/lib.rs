@@ -79,10 +79,12 @@
 //! Run `cargo xtask demo lesson04` to print the examples with your code, and
 //! `cargo xtask grade lesson04` to grade it.
 //!
-//! Your work is in [`exercises`]; [`setup`] is given.
+//! Your work is in [`exercises`]; [`setup`] and [`worked`] are given ([`worked`] holds the
+//! layer's methods that call your functions; [`setup`] never calls them).
 
 pub mod exercises;
 pub mod setup;
+pub mod worked;
 
 pub use exercises::{
     average_over_heads, concat_and_project, fused_qkv, init_multi_head, multi_head_forward,

@@ -1,8 +1,9 @@
-//! The lesson's given code: the [`MultiHead`] layer's fields and the methods that call your
-//! exercises, lesson 2's split and merge, head-by-head attention on the core crate, the text's
-//! figures, and the worked examples.
+//! The lesson's given code: the [`MultiHead`] layer's fields and the methods that need none of
+//! your exercises, lesson 2's split and merge, head-by-head attention on the core crate, the
+//! text's figures, and the worked examples' inputs.
 //!
-//! Nothing to implement here.
+//! Nothing to implement here, and nothing here calls your code: [`MultiHead::new`] and
+//! [`MultiHead::forward`], which call your [`crate::exercises`], are in [`crate::worked`].
 
 use attention::Result;
 use attention::attend::scaled_dot_product;
@@ -73,12 +74,6 @@ pub struct MultiHead {
 }
 
 impl MultiHead {
-    /// A layer of width `width` with `heads` heads, drawn from `seed`: see
-    /// [`crate::exercises::init_multi_head`].
-    pub fn new(width: usize, heads: usize, seed: u32) -> Result<Self> {
-        crate::exercises::init_multi_head(width, heads, seed)
-    }
-
     /// A layer with the given projections, each `(D, D)`.
     ///
     /// Errors when `heads` is 0 or does not divide `D`, or a projection is not `(D, D)`.
@@ -115,20 +110,6 @@ impl MultiHead {
             wv,
             wo,
         })
-    }
-
-    /// The layer's forward pass: see [`crate::exercises::multi_head_forward`].
-    ///
-    /// `query`: `(B, T, D)`, `context`: `(B, S, D)` (the same array for self-attention),
-    /// `allowed`: optional mask broadcastable to `(B, h, T, S)`. Returns
-    /// `(output (B, T, D), weights (B, h, T, S))`.
-    pub fn forward(
-        &self,
-        query: ArrayView3<f64>,
-        context: ArrayView3<f64>,
-        allowed: Option<ArrayView4<bool>>,
-    ) -> Result<(Array3<f64>, Array4<f64>)> {
-        crate::exercises::multi_head_forward(self, query, context, allowed)
     }
 
     /// The number of weights the layer holds: the elements of its four projections.

@@ -392,7 +392,7 @@ fn fused_qkv_splits_in_order() {
         MultiHead::from_weights(2, eye.clone(), &eye * 2.0, &eye * 3.0, eye.clone()).unwrap();
     let x = labelled(2, 3, 4);
     let (q, k, v) = fused_qkv(&layer, x.view()).unwrap();
-    assert_exact_snapshot!("fused_q", q);
+    assert_exact_snapshot!("fused_q", q, encoding = "b*10000 + t*100 + c");
     assert_eq!(q, x, "q = x @ wq comes from the first D columns");
     assert_eq!(k, &x * 2.0, "k = x @ wk comes from columns D..2D");
     assert_eq!(v, &x * 3.0, "v = x @ wv comes from columns 2D..3D");

@@ -42,13 +42,16 @@
 //! Run `cargo xtask demo lesson05` to print the example with your code, and
 //! `cargo xtask grade lesson05` to grade it.
 //!
-//! Your work is in [`exercises`]; [`setup`] is given.
+//! Your work is in [`exercises`]; [`setup`] and [`worked`] are given ([`worked`] assembles the
+//! worked example from your functions; [`setup`] never calls them).
 
 pub mod exercises;
 pub mod setup;
+pub mod worked;
 
 pub use exercises::{
     causal_weights, previous_token_head, run_heads, same_category, same_category_head,
     token_features,
 };
-pub use setup::{Head, WorkedExample, worked_example};
+pub use setup::{Head, WorkedExample};
+pub use worked::worked_example;

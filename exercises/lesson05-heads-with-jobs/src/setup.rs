@@ -1,7 +1,10 @@
 //! The lesson's given code: the six-token sentence, its categories, the two hand-built heads'
-//! gains, and the worked example that calls your [`crate::exercises`].
+//! gains, and the worked example's type.
+//!
+//! Nothing to implement here, and nothing here calls your code: the worked example is assembled
+//! from your [`crate::exercises`] in [`crate::worked`].
 
-use ndarray::{Array2, Array3, ArrayView1};
+use ndarray::{Array2, ArrayView1};
 
 /// The six tokens of the worked example, in order.
 pub const TOKENS: [&str; 6] = ["the", "rain", "jacket", "is", "light", "packable"];
@@ -45,22 +48,6 @@ impl WorkedExample {
     pub fn heads(&self) -> [Head; 2] {
         [self.previous.clone(), self.same.clone()]
     }
-
-    /// Both heads' causal weights, `(2, T, T)`, computed by [`crate::exercises::run_heads`].
-    pub fn weights(&self) -> Array3<f64> {
-        crate::exercises::run_heads(self.x.view(), &self.heads())
-            .expect("the worked example's shapes fit")
-    }
-}
-
-/// Builds the worked example with your [`crate::exercises::token_features`],
-/// [`crate::exercises::previous_token_head`] and [`crate::exercises::same_category_head`].
-pub fn worked_example() -> WorkedExample {
-    let x = crate::exercises::token_features(&CATEGORY, N_CATEGORIES)
-        .expect("every category is below N_CATEGORIES");
-    let previous = crate::exercises::previous_token_head(T, N_CATEGORIES, PREVIOUS_TOKEN_GAIN);
-    let same = crate::exercises::same_category_head(T, N_CATEGORIES, SAME_CATEGORY_GAIN);
-    WorkedExample { x, previous, same }
 }
 
 /// The column of the largest value in `row`; a tie goes to the first such column (NumPy's

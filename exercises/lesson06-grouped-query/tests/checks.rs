@@ -84,7 +84,8 @@ fn repeat_kv_moves_data() {
     // (B, H_kv, T, hs) = (2, 2, 2, 2), n_rep = 2: every value encodes b, kv head, t, j.
     assert_exact_snapshot!(
         "repeat_kv_moves_data",
-        repeat_kv(labelled_heads(2, 2, 2, 2).view(), 2).unwrap()
+        repeat_kv(labelled_heads(2, 2, 2, 2).view(), 2).unwrap(),
+        encoding = "b*1000 + kv*100 + t*10 + j"
     );
 }
 
@@ -306,7 +307,8 @@ fn merge_and_project_token_major() {
     let heads = labelled_heads(2, 3, 2, 2);
     assert_exact_snapshot!(
         "merge_token_major",
-        merge_and_project(heads.view(), Array2::eye(6).view()).unwrap()
+        merge_and_project(heads.view(), Array2::eye(6).view()).unwrap(),
+        encoding = "b*1000 + i*100 + t*10 + j"
     );
 }
 

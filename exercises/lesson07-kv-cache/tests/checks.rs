@@ -104,7 +104,11 @@ fn append_writes_one_position_per_step() {
     }
     assert_eq!(cache.len(), 3);
     assert_eq!(cache.keys().shape(), &[2, 3, 3, 4], "(B, H_kv, len, hs)");
-    assert_exact_snapshot!("append_keys", cache.keys().to_owned());
+    assert_exact_snapshot!(
+        "append_keys",
+        cache.keys().to_owned(),
+        encoding = "step*1000 + b*100 + i*10 + j"
+    );
     assert_exact_snapshot!("append_values", cache.values().to_owned());
 }
 

@@ -22,6 +22,8 @@ pub mod misconceptions;
 mod reference;
 #[path = "../../../exercises/lesson01-why-heads/src/setup.rs"]
 pub mod setup;
+#[path = "../../../exercises/lesson01-why-heads/src/worked.rs"]
+pub mod worked;
 
 /// The exercises: the reference implementations, or a planted misconception (see the crate docs).
 pub mod exercises {
@@ -47,4 +49,5 @@ pub mod exercises {
 }
 
 pub use exercises::*;
-pub use setup::{Head, Sentence, WorkedExample, worked_example};
+pub use setup::{Head, Sentence, WorkedExample};
+pub use worked::worked_example;

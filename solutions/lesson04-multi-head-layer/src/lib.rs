@@ -22,6 +22,8 @@ pub mod misconceptions;
 mod reference;
 #[path = "../../../exercises/lesson04-multi-head-layer/src/setup.rs"]
 pub mod setup;
+#[path = "../../../exercises/lesson04-multi-head-layer/src/worked.rs"]
+pub mod worked;
 
 /// The exercises: the reference implementations, or a planted misconception (see the crate docs).
 pub mod exercises {

@@ -21,6 +21,8 @@ pub mod misconceptions;
 mod reference;
 #[path = "../../../exercises/lesson05-heads-with-jobs/src/setup.rs"]
 pub mod setup;
+#[path = "../../../exercises/lesson05-heads-with-jobs/src/worked.rs"]
+pub mod worked;
 
 /// The exercises: the reference implementations, or a planted misconception (see the crate docs).
 pub mod exercises {
@@ -44,4 +46,5 @@ pub mod exercises {
 }
 
 pub use exercises::*;
-pub use setup::{Head, WorkedExample, worked_example};
+pub use setup::{Head, WorkedExample};
+pub use worked::worked_example;

@@ -110,6 +110,26 @@ pub fn write(root: &Path, _course: &Course, out_dir: &Path) -> Result<PathBuf, S
 
 /// The runner result (see the module's documentation) for a JSON report: one test per check,
 /// one failing test per lesson that does not compile. When the report cannot be read, one
+/// A check's message for the runner's log: the verdict, the message, whom it is blocked by and
+/// the misconception it matches (the JSON report's fields of the same names).
+fn check_message(status: &str, c: &serde_json::Value) -> String {
+    let mut text = format!("{status}: {}", c["message"].as_str().unwrap_or(""))
+        .trim_end_matches(": ")
+        .to_owned();
+    if let Some(b) = c["blocked_by"].as_str() {
+        text.push_str(&format!(
+            "\nBlocked: `{b}`, which this check needs, is not passing: fix it first."
+        ));
+    }
+    if let (Some(t), Some(e)) = (
+        c["diagnosis"]["title"].as_str(),
+        c["diagnosis"]["explanation"].as_str(),
+    ) {
+        text.push_str(&format!("\nMisconception: {t}. {e}"));
+    }
+    text
+}
+
 /// `error` test with zero of the course's points, whose message is `log` (or the read error).
 pub fn classroom_value(course: &Course, report: &Path, log: Option<&str>) -> Value {
     let parsed = std::fs::read_to_string(report)
@@ -166,7 +186,7 @@ pub fn classroom_value(course: &Course, report: &Path, log: Option<&str>) -> Val
                                     c["name"].as_str().unwrap_or("?")),
                     "status": state,
                     "score": c["points"].as_u64().unwrap_or(0),
-                    "message": format!("{status}: {}", c["message"].as_str().unwrap_or("")).trim_end_matches(": ").to_owned(),
+                    "message": check_message(status, c),
                     "line_no": 0, "test_code": "",
                 }));
             }

@@ -36,8 +36,8 @@ pub fn render(report: &Report) -> String {
                             .to_owned()
                     }
                     Status::Passed if check.message.is_empty() => "passed".to_owned(),
-                    s if check.message.is_empty() => s.to_string(),
-                    s => format!("{}: {}", s, check.message),
+                    s if check.explanation().is_empty() => s.to_string(),
+                    s => format!("{}: {}", s, check.explanation()),
                 };
                 tests.push(json!({
                     "name": format!("{} / {} / {}", lesson.id, ex.name, check.name),

@@ -1,8 +1,9 @@
 //! The terminal report: a table per lesson, a total, and what to do next.
 
-use super::Report;
+use super::{CheckReport, ExerciseReport, Report};
 use crate::style::Style;
 use crate::verdict::Status;
+use std::collections::HashSet;
 use std::fmt::Write;
 
 fn colour(style: &Style, status: Status, text: &str) -> String {
@@ -30,8 +31,134 @@ fn percent(score: u32, max: u32) -> u32 {
     }
 }
 
+/// How much of each failure the table shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// Every failing check with its verdict, full message, blame and diagnosis.
+    #[default]
+    Full,
+    /// One line per exercise and the first failing check's message (`--brief`).
+    Brief,
+}
+
+/// The exercise's label in the table: its verdict, or whom it is blocked by.
+fn exercise_label(ex: &ExerciseReport) -> String {
+    let status = ex.status();
+    if let Some(blocker) = ex.blocked_by() {
+        return format!("blocked: fix `{blocker}` first");
+    }
+    match status {
+        Status::Passed => "passed".to_owned(),
+        Status::Wrong => {
+            let passed = ex
+                .checks
+                .iter()
+                .filter(|c| c.status == Status::Passed)
+                .count();
+            format!("wrong ({passed}/{} checks pass)", ex.checks.len())
+        }
+        other => other.label().to_owned(),
+    }
+}
+
+/// The lines under a failing exercise: each failing check (or, brief, the first one).
+///
+/// A misconception's explanation is printed the first time it is named (`explained` remembers).
+fn failures(
+    out: &mut String,
+    ex: &ExerciseReport,
+    style: &Style,
+    detail: Detail,
+    explained: &mut HashSet<String>,
+) {
+    let failing: Vec<&CheckReport> = ex
+        .checks
+        .iter()
+        .filter(|c| c.status != Status::Passed)
+        .collect();
+    // Not started at all: one line says it, as in the brief form.
+    let brief = detail == Detail::Brief || ex.status() == Status::NotStarted;
+    let shown: Vec<&CheckReport> = if brief {
+        failing.into_iter().take(1).collect()
+    } else {
+        failing
+    };
+    for c in shown {
+        let mut lines = c.message.lines();
+        let first = lines.next().unwrap_or("");
+        if brief {
+            let _ = writeln!(out, "      {} {first}", style.dim(&format!("{}:", c.name)));
+            for l in lines.take(5) {
+                let _ = writeln!(out, "        {l}");
+            }
+            continue;
+        }
+        let verdict = match &c.blocked_by {
+            Some(b) => format!("{}, blocked by `{b}`", c.status.label()),
+            None => c.status.label().to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "      {} {}",
+            style.dim(&format!("{}:", c.name)),
+            colour(style, c.status, &verdict)
+        );
+        if !first.is_empty() {
+            let _ = writeln!(out, "        {first}");
+        }
+        for l in lines {
+            let _ = writeln!(out, "        {l}");
+        }
+        if let Some(d) = &c.diagnosis {
+            if explained.insert(d.id.clone()) {
+                let _ = writeln!(out, "        {} {}", style.bold("Misconception:"), d.title);
+                for l in wrap(&d.explanation, 84) {
+                    let _ = writeln!(out, "          {l}");
+                }
+            } else {
+                let _ = writeln!(
+                    out,
+                    "        {} {} (explained above)",
+                    style.bold("Misconception:"),
+                    d.title
+                );
+            }
+        }
+    }
+}
+
+/// `text` in lines of at most `width` characters (words are never split).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// The lesson's number for people (`lesson02` → `2`), else its id.
+fn lesson_name(id: &str) -> String {
+    match id
+        .strip_prefix("lesson")
+        .and_then(|n| n.parse::<u32>().ok())
+    {
+        Some(n) => format!("lesson {n}"),
+        None => id.to_owned(),
+    }
+}
+
 /// The human-readable report.
-pub fn render(report: &Report, style: &Style) -> String {
+pub fn render(report: &Report, style: &Style, detail: Detail) -> String {
     let mut out = String::new();
     let what = if report.graded == super::Graded::Solutions {
         " (reference solutions)"
@@ -39,6 +166,7 @@ pub fn render(report: &Report, style: &Style) -> String {
         ""
     };
     let _ = writeln!(out, "{}{what}", style.bold(&report.course));
+    let mut explained = HashSet::new();
     for lesson in &report.lessons {
         let _ = writeln!(
             out,
@@ -65,44 +193,16 @@ pub fn render(report: &Report, style: &Style) -> String {
             .unwrap_or(0);
         for ex in &lesson.exercises {
             let status = ex.status();
-            let label = if status == Status::Wrong || status == Status::Passed {
-                let passed = ex
-                    .checks
-                    .iter()
-                    .filter(|c| c.status == Status::Passed)
-                    .count();
-                if status == Status::Passed {
-                    "passed".to_owned()
-                } else {
-                    format!("wrong ({passed}/{} checks pass)", ex.checks.len())
-                }
-            } else {
-                status.label().to_owned()
-            };
             let _ = writeln!(
                 out,
                 "  {} {:width$}  {:>5}  {}",
                 colour(style, status, mark(status)),
                 ex.name,
                 format!("{}/{}", ex.score, ex.max_score),
-                colour(style, status, &label),
+                colour(style, status, &exercise_label(ex)),
             );
-            if status != Status::Passed
-                && status != Status::CompileError
-                && let Some(c) = ex.first_failure()
-            {
-                let mut lines = c.message.lines();
-                if let Some(first) = lines.next() {
-                    let _ = writeln!(
-                        out,
-                        "      {} {}",
-                        style.dim(&format!("{}:", c.name)),
-                        first
-                    );
-                }
-                for l in lines.take(5) {
-                    let _ = writeln!(out, "        {l}");
-                }
+            if status != Status::Passed && status != Status::CompileError {
+                failures(&mut out, ex, style, detail, &mut explained);
             }
         }
     }
@@ -128,12 +228,20 @@ pub fn render(report: &Report, style: &Style) -> String {
             "  Restore them (e.g. `git checkout -- <file>`) for an official grade."
         );
     }
-    if let Some(ex) = report.first_unfinished() {
-        let _ = writeln!(
-            out,
-            "Next: work on `{}`; stuck? `cargo xtask hint {}`",
-            ex.name, ex.name
-        );
+    if let Some((lesson, ex)) = report.first_unfinished() {
+        if lesson.build == super::Build::CompileError {
+            let _ = writeln!(
+                out,
+                "Next: fix the compile error in {} (shown above), then grade again",
+                lesson_name(&lesson.id)
+            );
+        } else {
+            let name = ex.blocked_by().unwrap_or(&ex.name);
+            let _ = writeln!(
+                out,
+                "Next: work on `{name}`; stuck? `cargo xtask hint {name}`"
+            );
+        }
     } else if report.max_score > 0 && report.official {
         let _ = writeln!(out, "{}", style.green("Full marks."));
     } else if report.max_score > 0 {

@@ -95,7 +95,7 @@ pub fn render(report: &Report, course: &Course) -> String {
             };
             let detail = match (&lesson.compiler_output, c.status) {
                 (Some(out), Status::CompileError) => out.clone(),
-                _ => c.message.clone(),
+                _ => c.explanation(),
             };
             let first = c.message.lines().next().unwrap_or(c.status.label());
             let mut el = BytesStart::new(tag);

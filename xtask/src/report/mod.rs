@@ -7,13 +7,13 @@ pub mod junit;
 use crate::verdict::Status;
 use serde::Serialize;
 
-/// Version of the JSON report's layout.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the JSON report's layout (2: `blocked_by` and `diagnosis` on every check).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// A whole grading run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
-    /// Layout version of this report (1).
+    /// Layout version of this report ([`SCHEMA_VERSION`]).
     pub schema_version: u32,
     /// The course's title.
     pub course: String,
@@ -110,6 +110,45 @@ pub struct CheckReport {
     pub duration_ms: u64,
     /// A hidden check (instructors' official grading only).
     pub hidden: bool,
+    /// When it failed while an exercise it needs (course.toml `needs`) is not passing: that
+    /// exercise, followed back to the first one that fails on its own. Fix it first.
+    pub blocked_by: Option<String>,
+    /// When it failed the way a known misconception does: which one.
+    pub diagnosis: Option<Diagnosis>,
+}
+
+/// A named misconception that a wrong answer matches (course.toml `[[lessons.misconceptions]]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnosis {
+    /// Its id, e.g. `split-without-transpose`.
+    pub id: String,
+    /// One line naming the mistake.
+    pub title: String,
+    /// Why it is wrong and what to do instead.
+    pub explanation: String,
+}
+
+impl CheckReport {
+    /// The message followed by whom the failure is blocked by and the misconception it matches:
+    /// the whole explanation, for formats with one text per check (Gradescope, JUnit).
+    pub fn explanation(&self) -> String {
+        let mut text = self.message.clone();
+        let mut add = |line: String| {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&line);
+        };
+        if let Some(b) = &self.blocked_by {
+            add(format!(
+                "Blocked: `{b}`, which this check needs, is not passing: fix it first."
+            ));
+        }
+        if let Some(d) = &self.diagnosis {
+            add(format!("Misconception: {}. {}", d.title, d.explanation));
+        }
+        text
+    }
 }
 
 impl ExerciseReport {
@@ -138,9 +177,11 @@ impl ExerciseReport {
             .unwrap_or(Status::Wrong)
     }
 
-    /// The first check that did not pass.
-    pub fn first_failure(&self) -> Option<&CheckReport> {
-        self.checks.iter().find(|c| c.status != Status::Passed)
+    /// The exercise every failing check of this one is blocked by, when they all are.
+    pub fn blocked_by(&self) -> Option<&str> {
+        let mut failing = self.checks.iter().filter(|c| c.status != Status::Passed);
+        let first = failing.next()?.blocked_by.as_deref()?;
+        failing.all(|c| c.blocked_by.is_some()).then_some(first)
     }
 }
 
@@ -154,12 +195,14 @@ impl Report {
         })
     }
 
-    /// The first exercise, in course order, that is not at full marks.
-    pub fn first_unfinished(&self) -> Option<&ExerciseReport> {
-        self.lessons
-            .iter()
-            .flat_map(|l| &l.exercises)
-            .find(|e| e.score < e.max_score)
+    /// The first exercise, in course order, that is not at full marks, with its lesson.
+    pub fn first_unfinished(&self) -> Option<(&LessonReport, &ExerciseReport)> {
+        self.lessons.iter().find_map(|l| {
+            l.exercises
+                .iter()
+                .find(|e| e.score < e.max_score)
+                .map(|e| (l, e))
+        })
     }
 
     /// The JSON report (see the README's "Reports" section).

@@ -103,14 +103,34 @@ impl Scratch {
 }
 
 /// Parses a finished command's stdout as JSON.
+/// A grade report (it has a `schema_version`) is validated against docs/report.schema.json, so
+/// every report the tests read is checked against the published schema.
 pub fn json_of(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "not JSON ({e}):\n{}\n{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         )
-    })
+    });
+    if value.get("schema_version").is_some() {
+        assert_valid_report(&value, "the report");
+    }
+    value
+}
+
+/// Validates `value` against docs/report.schema.json.
+pub fn assert_valid_report(value: &serde_json::Value, what: &str) {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(course_root().join("docs/report.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{what} breaks the schema: {errors:#?}");
 }
 
 /// `check name -> (status, message)` from a JSON report.

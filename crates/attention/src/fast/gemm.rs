@@ -1,16 +1,20 @@
 //! `c = alpha · a @ b` for `f64` matrices, single-threaded, with a SIMD micro-kernel per level.
 //!
-//! A classic packed GEMM (Goto / BLIS loop order, in [`tiles`]): `b` is packed into `KC × NR`
-//! column panels, `a` into `MR × KC` row panels, and an `MR × NR` micro-kernel keeps its block of
-//! `c` in registers while it runs over `KC`. Right operands are packed with [`PackedB`] (the weight
+//! A classic packed GEMM (Goto / BLIS, in [`tiles`]): `b` is packed into `KC × NR` column
+//! panels, `a` into `MR × KC` row panels, and an `MR × NR` micro-kernel keeps its block of `c` in
+//! registers while it runs over `KC`. Right operands are packed with [`PackedB`] (the weight
 //! matrices once per forward, keys and values once per head) into 64-byte aligned panels; a
 //! narrow product reads the rows of `a` in place instead of packing them. The kernels use
 //! `pulp`'s safe vector types, for the level picked at run time ([`Isa`]):
 //!
 //! | level | registers | micro-kernel `MR × NR` | `KC`, `MC` |
 //! |---|---|---|---|
-//! | AVX-512 (`V4`) | 32 × 512 bit | `8 × 16` (16 accumulators) | 512, 256 |
-//! | AVX2 + FMA (`V3`) | 16 × 256 bit | `6 × 8` (12 accumulators, 2 loads, 1 splat) | 256, 128 |
+//! | AVX-512 (`V4`) | 32 × 512 bit | `8 × 16` (16 accumulators, 2 loads, 1 splat) | 512, 256 |
+//! | AVX2 + FMA (`V3`) | 16 × 256 bit | `6 × 8` (12 accumulators, 2 loads, 1 splat) | 512, 96 |
+//!
+//! Causal attention tells the kernels which register tiles it does not need ([`Skip`]): score
+//! tiles wholly above the diagonal are not computed, and `weights @ v` stops each tile's depth
+//! at its last row's diagonal.
 //!
 //! Elsewhere (no SIMD level, another architecture, or [`super::Kernel::Portable`] forced) the
 //! product is [`ndarray::linalg::general_mat_mul`]. (`matrixmultiply`'s own AVX-512 kernel
@@ -23,12 +27,37 @@ use ndarray::{ArrayView2, ArrayViewMut2, s};
 
 mod tiles;
 
-/// The AVX-512 GEMM: `8 × 16` blocks of `c` in sixteen 8-lane accumulators.
+/// The AVX-512 GEMM: `8 × 16` blocks of `c` in sixteen 8-lane accumulators. `KC = 512`
+/// measured a little faster than 256 for the `D = 512` projections (one depth block).
 #[cfg(target_arch = "x86_64")]
-type Avx512 = tiles::Tiles<pulp::x86::V4, 8, 2, 16>;
-/// The AVX2 GEMM: `6 × 8` blocks of `c` in twelve 4-lane accumulators.
+type Avx512 = tiles::Tiles<pulp::x86::V4, 8, 2, 16, 512, 256>;
+/// The AVX2 GEMM: `6 × 8` blocks of `c` in twelve 4-lane accumulators (with the two `b` vectors
+/// and the splat, 15 of the 16 registers: wider tiles such as `4 × 12` spill). One depth block
+/// for `D = 512`, as with AVX-512; the `MC × KC` block of `a` (384 KiB) fits a 512 KiB L2 cache,
+/// and a smaller `MC` only streams the packed `b` (read in order) once more per block.
 #[cfg(target_arch = "x86_64")]
-type Avx2 = tiles::Tiles<pulp::x86::V3, 6, 2, 8>;
+type Avx2 = tiles::Tiles<pulp::x86::V3, 6, 2, 8, 512, 96>;
+
+/// Work a causal product can leave out, in whole register tiles, for rows `i` of `a` and `c`
+/// that stand for queries `r0 + i`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Skip {
+    /// Compute everything.
+    None,
+    /// Scores: `c[i, j]` for a key `j > r0 + i` is not needed (it is masked); register tiles
+    /// entirely above that diagonal are not computed and those entries of `c` are left as they
+    /// were. Entries that are computed may include some above the diagonal.
+    MaskedC {
+        /// The query of row 0.
+        r0: usize,
+    },
+    /// Weights times values: `a[i, p]` is zero for `p > r0 + i`, so the depth of each register
+    /// tile stops after its last row's diagonal (the terms left out are exact zeros).
+    ZeroA {
+        /// The query of row 0.
+        r0: usize,
+    },
+}
 
 /// A right operand `b` `(k, n)`, packed once for repeated products.
 pub(crate) struct PackedB<'a> {
@@ -57,13 +86,20 @@ impl<'a> PackedB<'a> {
     /// `c = alpha · a @ b`: `a` is `(m, k)`, `c` is `(m, n)` (overwritten).
     pub(crate) fn matmul(&self, alpha: f64, a: ArrayView2<f64>, c: ArrayViewMut2<f64>) {
         debug_assert_eq!((a.ncols(), c.ncols()), self.b.dim());
-        self.matmul_prefix(alpha, a, c);
+        self.matmul_prefix(alpha, a, c, Skip::None);
     }
 
     /// `c = alpha · a @ b[..k', ..n']` with the leading block of `b` only: `a` is `(m, k')`,
     /// `c` is `(m, n')` (overwritten), `k' <= k`, `n' <= n`. (Causal attention multiplies by
-    /// the keys and values seen so far.)
-    pub(crate) fn matmul_prefix(&self, alpha: f64, a: ArrayView2<f64>, c: ArrayViewMut2<f64>) {
+    /// the keys and values seen so far.) `skip` tells the SIMD kernels which register tiles of
+    /// a causal product they can leave out (the portable path computes everything).
+    pub(crate) fn matmul_prefix(
+        &self,
+        alpha: f64,
+        a: ArrayView2<f64>,
+        c: ArrayViewMut2<f64>,
+        skip: Skip,
+    ) {
         let (k, n) = (a.ncols(), c.ncols());
         assert!(k <= self.b.nrows() && n <= self.b.ncols() && a.nrows() == c.nrows());
         let dim = self.b.dim();
@@ -72,12 +108,12 @@ impl<'a> PackedB<'a> {
                 #[cfg(target_arch = "x86_64")]
                 Isa::Avx512(simd) => {
                     let panels = &self.buf[self.off..self.off + Avx512::packed_len(dim.0, dim.1)];
-                    return Avx512::matmul(simd, alpha, a, panels, dim, c);
+                    return Avx512::matmul(simd, alpha, a, panels, dim, c, skip);
                 }
                 #[cfg(target_arch = "x86_64")]
                 Isa::Avx2(simd) => {
                     let panels = &self.buf[self.off..self.off + Avx2::packed_len(dim.0, dim.1)];
-                    return Avx2::matmul(simd, alpha, a, panels, dim, c);
+                    return Avx2::matmul(simd, alpha, a, panels, dim, c, skip);
                 }
                 Isa::Portable => {}
             }
@@ -125,10 +161,11 @@ mod tests {
     }
 
     fn assert_close(got: &Array2<f64>, want: &Array2<f64>, case: &str) {
-        let diff = got
-            .iter()
-            .zip(want)
-            .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+        // A NaN (an entry left unwritten) counts as an infinite difference.
+        let diff = got.iter().zip(want).fold(0.0f64, |m, (x, y)| {
+            let d = (x - y).abs();
+            if d.is_nan() { f64::INFINITY } else { m.max(d) }
+        });
         assert!(diff < 1e-11, "{case}: max diff {diff:e}");
     }
 
@@ -195,8 +232,54 @@ mod tests {
                 let a = ramp((11, k), 4);
                 let want = reference(1.3, a.view(), b.slice(s![..k, ..n]));
                 let mut c = Array2::from_elem((11, n), f64::NAN);
-                packed.matmul_prefix(1.3, a.view(), c.view_mut());
+                packed.matmul_prefix(1.3, a.view(), c.view_mut(), Skip::None);
                 assert_close(&c, &want, &format!("{:?}: prefix ({k}, {n})", isa.kernel()));
+            }
+        }
+    }
+
+    #[test]
+    fn causal_skips_leave_out_only_masked_or_zero_work() {
+        // Row `i` of `a` and `c` is query `r0 + i`. Sizes: partial tiles, narrow (rows of `a`
+        // read in place) and wide products, a strided `a` (packed even when narrow), and a depth
+        // over one 512 block.
+        for isa in levels() {
+            for &(r0, m, k, n) in &[
+                (0, 13, 13, 40),
+                (5, 11, 16, 21),
+                (64, 64, 128, 70),
+                (48, 48, 96, 96),
+                (500, 30, 530, 17),
+                (0, 40, 40, 9),
+                (1, 24, 32, 40),
+                (2, 30, 40, 48),
+            ] {
+                let case = format!("{:?}: r0 {r0}, ({m}, {k}) @ ({k}, {n})", isa.kernel());
+                // Scores: only entries (i, j) with j <= r0 + i are compared.
+                let (a, b) = (ramp((m, k), 5), ramp((k, n), 6));
+                let want = reference(0.5, a.view(), b.view());
+                let mut c = Array2::from_elem((m, n), f64::NAN);
+                let skip = Skip::MaskedC { r0 };
+                PackedB::new(b.view(), 1, isa).matmul_prefix(0.5, a.view(), c.view_mut(), skip);
+                let mut seen = c.clone();
+                seen.indexed_iter_mut()
+                    .filter(|((i, j), _)| *j > r0 + i)
+                    .for_each(|(ij, v)| *v = want[ij]);
+                assert_close(&seen, &want, &format!("{case}, masked c"));
+
+                // Weights times values: `a` is zero above the diagonal.
+                let mut a = ramp((m, k), 7);
+                a.indexed_iter_mut()
+                    .filter(|((i, p), _)| *p > r0 + i)
+                    .for_each(|(_, v)| *v = 0.0);
+                let want = reference(1.0, a.view(), b.view());
+                let at = a.t().to_owned();
+                for a in [a.view(), at.t()] {
+                    let mut c = Array2::from_elem((m, n), f64::NAN);
+                    let skip = Skip::ZeroA { r0 };
+                    PackedB::new(b.view(), 1, isa).matmul_prefix(1.0, a, c.view_mut(), skip);
+                    assert_close(&c, &want, &format!("{case}, zero a"));
+                }
             }
         }
     }

@@ -13,6 +13,7 @@ fn split_heads_three_heads_of_a_new_shape() {
     // (B, T, C) = (3, 5, 12) with h = 3: a shape and head count the visible checks never use.
     assert_exact_snapshot!(
         "split_three_heads",
-        split_heads(labelled(3, 5, 12).view(), 3).unwrap()
+        split_heads(labelled(3, 5, 12).view(), 3).unwrap(),
+        encoding = "b*10000 + t*100 + c"
     );
 }

@@ -5,6 +5,7 @@
 //! through `#[inline(always)]` calls only, never a closure, so that it is compiled for the
 //! level's instruction set.
 
+use super::Skip;
 use ndarray::{ArrayView2, ArrayViewMut2, s};
 use pulp::NullaryFnOnce;
 use pulp::bytemuck::{Pod, cast_slice};
@@ -18,10 +19,6 @@ pub(crate) trait Lanes: Copy {
     type V: Copy + Pod;
     /// Lanes per vector.
     const W: usize;
-    /// Depth of one packed block.
-    const KC: usize;
-    /// Rows of `a` per packed block (`MC × KC` values stay in the L2 cache).
-    const MC: usize;
     /// `[x; W]`.
     fn splat(self, x: f64) -> Self::V;
     /// `a · b + c`, fused.
@@ -34,9 +31,6 @@ pub(crate) trait Lanes: Copy {
 impl Lanes for pulp::x86::V4 {
     type V = pulp::f64x8;
     const W: usize = 8;
-    // 512 measured a little faster than 256 for the `D = 512` projections: one pass over `c`.
-    const KC: usize = 512;
-    const MC: usize = 256;
     #[inline(always)]
     fn splat(self, x: f64) -> Self::V {
         self.splat_f64x8(x)
@@ -54,12 +48,6 @@ impl Lanes for pulp::x86::V4 {
 impl Lanes for pulp::x86::V3 {
     type V = pulp::f64x4;
     const W: usize = 4;
-    // One depth block for `D = 512`, as with AVX-512: with two, the second pass adds into a
-    // `(T, 3D)` block of `c` that has left the L2 cache (that read-modify-write cost ~10% of the
-    // forward). The `MC × KC` block of `a` (384 KiB) fits a 512 KiB L2 cache; a smaller `MC`
-    // only streams the packed `b` (read sequentially) once more per block.
-    const KC: usize = 512;
-    const MC: usize = 96;
     #[inline(always)]
     fn splat(self, x: f64) -> Self::V {
         self.splat_f64x4(x)
@@ -74,8 +62,16 @@ impl Lanes for pulp::x86::V3 {
 }
 
 /// A packed GEMM whose micro-kernel keeps an `MR × NR` block of `c` in `MR · NV` vector
-/// registers (`NR = NV · W`).
-pub(crate) struct Tiles<S, const MR: usize, const NV: usize, const NR: usize>(PhantomData<S>);
+/// registers (`NR = NV · W`), over depth blocks of `KC` rows of `b` and row blocks of `MC` rows
+/// of `a` (`MC × KC` values of `a` stay in the L2 cache).
+pub(crate) struct Tiles<
+    S,
+    const MR: usize,
+    const NV: usize,
+    const NR: usize,
+    const KC: usize,
+    const MC: usize,
+>(PhantomData<S>);
 
 thread_local! {
     /// Per-thread packing buffer for `a`, reused across calls.
@@ -87,9 +83,11 @@ pub(crate) fn fits(a: ArrayView2<f64>, c: ArrayView2<f64>) -> bool {
     a.ncols() > 0 && (c.ncols() <= 1 || c.strides()[1] == 1)
 }
 
-impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize> Tiles<S, MR, NV, NR> {
+impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usize, const MC: usize>
+    Tiles<S, MR, NV, NR, KC, MC>
+{
     /// Checked at compile time for every instantiation.
-    const SHAPE_OK: () = assert!(NR == NV * S::W && MR > 0 && NV > 0);
+    const SHAPE_OK: () = assert!(NR == NV * S::W && MR > 0 && NV > 0 && KC > 0 && MC > 0);
     /// Widest product whose left operand is read in place rather than packed (`weights @ v`
     /// with heads of up to 64 values).
     const UNPACKED_A_MAX_N: usize = 64;
@@ -112,8 +110,8 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize> Tiles<S, MR, N
         let mut rest = &mut buf[off..off + len];
         let per_task = panels.div_ceil(threads.max(1)).max(1);
         let mut tasks = Vec::new();
-        for pc in (0..k).step_by(S::KC) {
-            let kc = S::KC.min(k - pc);
+        for pc in (0..k).step_by(KC) {
+            let kc = KC.min(k - pc);
             let (block, tail) = std::mem::take(&mut rest).split_at_mut(Self::packed_len(kc, n));
             rest = tail;
             for (t, part) in block.chunks_mut(per_task * NR * kc).enumerate() {
@@ -140,9 +138,10 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize> Tiles<S, MR, N
         panels: &[f64],
         (k_all, n_all): (usize, usize),
         c: ArrayViewMut2<f64>,
+        skip: Skip,
     ) {
         APACK.with(|apack| {
-            simd.vectorize(Gemm::<S, MR, NV, NR> {
+            simd.vectorize(Gemm::<S, MR, NV, NR, KC, MC> {
                 simd,
                 alpha,
                 a,
@@ -150,73 +149,97 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize> Tiles<S, MR, N
                 k_all,
                 n_all,
                 c,
+                skip,
                 apack: &mut apack.borrow_mut(),
             })
         });
     }
 
-    /// `c (+)= alpha · a @ b` for one depth block: `a` is `(m, kc)`, `bpack` holds `b`'s panels
-    /// of `stride >= kc` rows each (only the first `kc` are used), at least `ceil(n / NR)` of
-    /// them.
+    /// `c = alpha · a @ b`, `a` `(m, k)`, over the depth blocks of `b` (`depth[i]` holds block
+    /// `i`'s panels, of `stride >= kc` rows each, at least `ceil(n / NR)` of them).
     ///
-    /// A narrow product whose left operand has contiguous rows reads them in place (`MR` row
-    /// streams); otherwise `a` is packed too.
+    /// Loop order: for each block of `MC` rows of `a` (packed whole, every depth block), for each
+    /// column panel `jp` of `b`, for each depth block, for each row panel of `a`. A depth slice
+    /// of a `b` panel (`KC × NR`) stays in the L1 cache while the row panels of `a` stream from
+    /// L2, and the `MC × NR` column of `c` that the depth blocks add into stays in L1 too.
     #[inline(always)]
-    fn block(
+    fn packed(
         simd: S,
         alpha: f64,
         a: ArrayView2<f64>,
-        (bpack, stride): (&[S::V], usize),
-        mut c: ArrayViewMut2<f64>,
-        accumulate: bool,
+        depth: &[DepthBlock<'_, S::V>],
+        c_rows: &mut [&mut [f64]],
+        skip: Skip,
         apack: &mut Vec<f64>,
     ) {
-        let (m, kc) = a.dim();
-        let n = c.ncols();
-        let b_panels = bpack
-            .chunks_exact(NV * stride)
-            .map(|panel| &panel[..NV * kc])
-            .take(n.div_ceil(NR));
-        let mut c_rows: Vec<&mut [f64]> = c
-            .rows_mut()
-            .into_iter()
-            .map(|row| row.into_slice().expect("c rows are contiguous"))
-            .collect();
-        // Packing `a` pays off when each of its panels meets many panels of `b`; a narrow
-        // product (`weights @ v`) reads contiguous rows of `a` in place instead.
-        if n <= Self::UNPACKED_A_MAX_N && (a.strides()[1] == 1 || kc == 1) {
-            let a_rows: Vec<&[f64]> = a
-                .rows()
-                .into_iter()
-                .map(|row| row.to_slice().expect("a rows are contiguous"))
-                .collect();
-            for (jp, bpanel) in b_panels.clone().enumerate() {
-                let j0 = jp * NR;
+        let (m, k) = a.dim();
+        let n = c_rows.first().map_or(0, |row| row.len());
+        for ic in (0..m).step_by(MC) {
+            let mc = MC.min(m - ic);
+            // Row panels of `MR` rows, depth block by depth block: block `pc` of row panel `ip`
+            // is `apack[rows · pc + ip · MR · kc..][..MR · kc]`.
+            let rows = mc.div_ceil(MR) * MR;
+            apack.resize(rows * k, 0.0);
+            for blk in depth {
+                let at = rows * blk.pc;
+                Self::pack_a(
+                    a.slice(s![ic..ic + mc, blk.pc..blk.pc + blk.kc]),
+                    &mut apack[at..at + rows * blk.kc],
+                );
+            }
+            for j0 in (0..n).step_by(NR) {
+                let jp = j0 / NR;
                 let w = NR.min(n - j0);
-                for i0 in (0..m).step_by(MR) {
-                    // Rows past the end repeat the last row; their results are not stored.
-                    let rows: [&[f64]; MR] =
-                        std::array::from_fn(|i| &a_rows[(i0 + i).min(m - 1)][..kc]);
-                    let acc = Self::kernel_rows(simd, rows, bpanel);
-                    let end = (i0 + MR).min(m);
-                    Self::store(alpha, &acc, &mut c_rows[i0..end], j0, w, accumulate);
+                for blk in depth {
+                    let bpanel = &blk.panels[jp * NV * blk.stride..][..NV * blk.kc];
+                    let ablock = &apack[rows * blk.pc..rows * (blk.pc + blk.kc)];
+                    for (ip, apanel) in ablock.chunks_exact(MR * blk.kc).enumerate() {
+                        let i0 = ic + ip * MR;
+                        let end = (i0 + MR).min(ic + mc);
+                        let Some(kc) = skip.depth(i0..end, j0, blk) else {
+                            continue;
+                        };
+                        let acc = Self::kernel(simd, &apanel[..MR * kc], &bpanel[..NV * kc]);
+                        Self::store(alpha, &acc, &mut c_rows[i0..end], j0, w, blk.pc > 0);
+                    }
                 }
             }
-            return;
         }
-        for ic in (0..m).step_by(S::MC) {
-            let mc = S::MC.min(m - ic);
-            apack.resize(mc.div_ceil(MR) * kc * MR, 0.0);
-            Self::pack_a(a.slice(s![ic..ic + mc, ..]), apack);
-            for (jp, bpanel) in b_panels.clone().enumerate() {
-                let j0 = jp * NR;
-                let w = NR.min(n - j0);
-                for (ip, apanel) in apack.chunks_exact(MR * kc).enumerate() {
-                    let i0 = ic + ip * MR;
-                    let acc = Self::kernel(simd, apanel, bpanel);
-                    let end = (i0 + MR).min(ic + mc);
-                    Self::store(alpha, &acc, &mut c_rows[i0..end], j0, w, accumulate);
-                }
+    }
+
+    /// `c (+)= alpha · a @ b` for one depth block `blk`, reading the (contiguous) rows of `a`
+    /// `(m, kc)` in place: `MR` row streams, for narrow products (`weights @ v`), where packing
+    /// `a` would not pay off.
+    #[inline(always)]
+    fn unpacked(
+        simd: S,
+        alpha: f64,
+        a: ArrayView2<f64>,
+        blk: &DepthBlock<'_, S::V>,
+        c_rows: &mut [&mut [f64]],
+        skip: Skip,
+    ) {
+        let (m, kc) = a.dim();
+        let n = c_rows.first().map_or(0, |row| row.len());
+        let a_rows: Vec<&[f64]> = a
+            .rows()
+            .into_iter()
+            .map(|row| row.to_slice().expect("a rows are contiguous"))
+            .collect();
+        for j0 in (0..n).step_by(NR) {
+            let jp = j0 / NR;
+            let w = NR.min(n - j0);
+            let bpanel = &blk.panels[jp * NV * blk.stride..][..NV * kc];
+            for i0 in (0..m).step_by(MR) {
+                let end = (i0 + MR).min(m);
+                let Some(kc) = skip.depth(i0..end, j0, blk) else {
+                    continue;
+                };
+                // Rows past the end repeat the last row; their results are not stored.
+                let rows: [&[f64]; MR] =
+                    std::array::from_fn(|i| &a_rows[(i0 + i).min(m - 1)][..kc]);
+                let acc = Self::kernel_rows(simd, rows, &bpanel[..NV * kc]);
+                Self::store(alpha, &acc, &mut c_rows[i0..end], j0, w, blk.pc > 0);
             }
         }
     }
@@ -374,7 +397,15 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize> Tiles<S, MR, N
 }
 
 /// The whole product, run inside [`Lanes::vectorize`] so the kernel is compiled for the level.
-struct Gemm<'a, S, const MR: usize, const NV: usize, const NR: usize> {
+struct Gemm<
+    'a,
+    S,
+    const MR: usize,
+    const NV: usize,
+    const NR: usize,
+    const KC: usize,
+    const MC: usize,
+> {
     simd: S,
     alpha: f64,
     a: ArrayView2<'a, f64>,
@@ -383,11 +414,12 @@ struct Gemm<'a, S, const MR: usize, const NV: usize, const NR: usize> {
     k_all: usize,
     n_all: usize,
     c: ArrayViewMut2<'a, f64>,
+    skip: Skip,
     apack: &'a mut Vec<f64>,
 }
 
-impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize> NullaryFnOnce
-    for Gemm<'_, S, MR, NV, NR>
+impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usize, const MC: usize>
+    NullaryFnOnce for Gemm<'_, S, MR, NV, NR, KC, MC>
 {
     type Output = ();
 
@@ -401,27 +433,86 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize> NullaryFnOnce
             k_all,
             n_all,
             mut c,
+            skip,
             apack,
         } = self;
         // Only the first `k` rows and `c.ncols()` columns of the operand are used: whole depth
         // blocks, then a prefix of the last one, of the leading panels.
-        let k = a.ncols();
-        let per_row = Tiles::<S, MR, NV, NR>::packed_len(1, n_all);
-        for pc in (0..k).step_by(S::KC) {
-            let stride = S::KC.min(k_all - pc);
-            let kc = S::KC.min(k - pc);
-            let bb = &panels[pc * per_row..(pc + stride) * per_row];
-            Tiles::<S, MR, NV, NR>::block(
+        let ((m, k), n) = (a.dim(), c.ncols());
+        if m == 0 || n == 0 {
+            return;
+        }
+        let per_row = Tiles::<S, MR, NV, NR, KC, MC>::packed_len(1, n_all);
+        let depth: Vec<DepthBlock<'_, S::V>> = (0..k)
+            .step_by(KC)
+            .map(|pc| {
+                let stride = KC.min(k_all - pc);
+                DepthBlock {
+                    pc,
+                    kc: KC.min(k - pc),
+                    stride,
+                    panels: cast_slice(&panels[pc * per_row..(pc + stride) * per_row]),
+                }
+            })
+            .collect();
+        let mut c_rows: Vec<&mut [f64]> = c
+            .rows_mut()
+            .into_iter()
+            .map(|row| row.into_slice().expect("c rows are contiguous"))
+            .collect();
+        // Packing `a` pays off when each of its panels meets many panels of `b`; a narrow
+        // product (`weights @ v`) reads contiguous rows of `a` in place instead.
+        if n <= Tiles::<S, MR, NV, NR, KC, MC>::UNPACKED_A_MAX_N && (a.strides()[1] == 1 || k == 1)
+        {
+            for blk in &depth {
+                let ab = a.slice(s![.., blk.pc..blk.pc + blk.kc]);
+                Tiles::<S, MR, NV, NR, KC, MC>::unpacked(simd, alpha, ab, blk, &mut c_rows, skip);
+            }
+        } else {
+            Tiles::<S, MR, NV, NR, KC, MC>::packed(
                 simd,
                 alpha,
-                a.slice(s![.., pc..pc + kc]),
-                (cast_slice(bb), stride),
-                c.view_mut(),
-                pc > 0,
+                a,
+                &depth,
+                &mut c_rows,
+                skip,
                 apack,
             );
         }
     }
+}
+
+impl Skip {
+    /// How much of depth block `blk` the register tile of rows `rows` (non-empty) and columns
+    /// from `j0` needs: `None` to leave the tile out of this block, else its depth `1..=blk.kc`.
+    /// A tile left out of a block after the first keeps what the earlier blocks stored.
+    #[inline(always)]
+    fn depth<V>(
+        self,
+        rows: std::ops::Range<usize>,
+        j0: usize,
+        blk: &DepthBlock<'_, V>,
+    ) -> Option<usize> {
+        // The last query of the tile.
+        let last = |r0: usize| r0 + rows.end - 1;
+        match self {
+            Skip::None => Some(blk.kc),
+            Skip::MaskedC { r0 } => (j0 <= last(r0)).then_some(blk.kc),
+            Skip::ZeroA { r0 } => {
+                let kc = (last(r0) + 1).saturating_sub(blk.pc).min(blk.kc);
+                (kc > 0).then_some(kc)
+            }
+        }
+    }
+}
+
+/// One depth block of a packed right operand: rows `pc..pc + kc` of it are used, out of panels
+/// of `stride` rows.
+struct DepthBlock<'a, V> {
+    pc: usize,
+    kc: usize,
+    stride: usize,
+    panels: &'a [V],
 }
 
 /// Interleaves up to `W` equally long lines into `dst` (`len · W` values):

@@ -1,0 +1,135 @@
+//! Timings of the forward and its parts (`cargo test --release -p attention --lib -- --ignored
+//! --nocapture profile`): not checks, a tool for tuning the kernels. The parts run on one
+//! thread, `B = 1`; each figure is the fastest of several calls, the least disturbed by other
+//! work on a shared machine.
+
+use super::gemm::PackedB;
+use super::kernel::{Isa, Kernel};
+use super::softmax::softmax_rows;
+use super::{Shape, pool};
+use crate::rng::RandomState;
+use ndarray::{Array2, ArrayViewMut2, Axis};
+use std::time::Instant;
+
+/// The fastest of `3 · runs` calls of `f` (after one warm-up call), in wall-clock milliseconds: on a machine shared with
+/// other work, the least disturbed call.
+fn fastest_ms(runs: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    (0..runs * 3)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+#[test]
+#[ignore = "timings, not a check"]
+fn profile() {
+    let (t, d, heads) = (256, 512, 8);
+    let hs = d / heads;
+    let mut rs = RandomState::new(0);
+    let x: Array2<f64> = rs.randn((t, d));
+    let w_qkv: Array2<f64> = rs.randn((d, 3 * d));
+    let w_o: Array2<f64> = rs.randn((d, d));
+    for kernel in Kernel::ALL {
+        let isa = Isa::new(kernel);
+        if isa.kernel() != kernel {
+            continue;
+        }
+        let mut qkv = Array2::<f64>::zeros((t, 3 * d));
+        let mut out = Array2::<f64>::zeros((t, d));
+        let pq = PackedB::new(w_qkv.view(), 1, isa);
+        let po = PackedB::new(w_o.view(), 1, isa);
+        let ms_qkv = fastest_ms(21, || pq.matmul(1.0, x.view(), qkv.view_mut()));
+        let ms_o = fastest_ms(21, || po.matmul(1.0, x.view(), out.view_mut()));
+        let ms_pack = fastest_ms(21, || drop(PackedB::new(w_qkv.view(), 1, isa)));
+        let mut w = vec![0.0; heads * t * t];
+        let mut merged = Array2::<f64>::zeros((t, d));
+        let shape = Shape {
+            t,
+            d,
+            hs,
+            causal: true,
+            isa,
+        };
+        let ms_att = fastest_ms(21, || {
+            let ws = ArrayViewMut2::from_shape((heads * t, t), &mut w[..]).unwrap();
+            let heads_iter = ws
+                .into_shape_with_order((heads, t, t))
+                .unwrap()
+                .into_outer_iter_mut()
+                .zip(
+                    merged
+                        .view_mut()
+                        .into_shape_with_order((t, heads, hs))
+                        .unwrap()
+                        .into_axis_iter_mut(Axis(1)),
+                )
+                .enumerate()
+                .map(|(hi, (w, o))| shape.head(qkv.view(), 0, hi, w, o));
+            heads_iter.for_each(|h| h.attend(&shape));
+        });
+        let mut sm = vec![0.5; heads * t * t];
+        let ms_soft = fastest_ms(21, || {
+            for (i, c) in sm.chunks_mut(t * t).enumerate() {
+                let rows = ArrayViewMut2::from_shape((t, t), c).unwrap();
+                softmax_rows(rows, if i % 2 == 0 { Some(0) } else { None }, isa);
+            }
+        });
+        let gf = |flops: f64, ms: f64| flops / ms / 1e6;
+        let fq = 2.0 * (t * d * 3 * d) as f64;
+        let fo = 2.0 * (t * d * d) as f64;
+        println!(
+            "{kernel:>8}: qkv {ms_qkv:.2} ms ({:.1} GFLOP/s), out {ms_o:.2} ms ({:.1}), pack w_qkv \
+             {ms_pack:.2} ms, causal attention (8 heads) {ms_att:.2} ms, softmax (8 full) {ms_soft:.2} ms",
+            gf(fq, ms_qkv),
+            gf(fo, ms_o),
+        );
+        drop(pool::take(0));
+    }
+}
+
+#[test]
+#[ignore = "timings, not a check"]
+fn profile_forward_overheads() {
+    use ndarray::{Array3, Array4};
+    let (b, t, d, heads) = (8, 256, 512, 8);
+    let mut rs = RandomState::new(0);
+    let x: Array3<f64> = rs.randn((b, t, d));
+    let w_qkv: Array2<f64> = rs.randn((d, 3 * d));
+    let w_o: Array2<f64> = rs.randn((d, d));
+    for kernel in [Kernel::Avx512, Kernel::Avx2] {
+        let config = super::MhaConfig::new(heads)
+            .with_causal(true)
+            .with_kernel(kernel);
+        let ms = fastest_ms(5, || {
+            drop(super::mha_forward(x.view(), w_qkv.view(), w_o.view(), config).unwrap());
+        });
+        println!("{kernel}: forward {ms:.2} ms (fastest of 15)");
+    }
+    // Fresh output arrays, every page written once, by two threads.
+    let mut keep = Vec::new();
+    let ms = fastest_ms(5, || {
+        let mut w = Array4::<f64>::zeros((b, heads, t, t));
+        let mut o = Array3::<f64>::zeros((b, t, d));
+        std::thread::scope(|s| {
+            let (w1, w2) = w.view_mut().split_at(Axis(0), b / 2);
+            let (o1, o2) = o.view_mut().split_at(Axis(0), b / 2);
+            s.spawn(move || {
+                let (mut w1, mut o1) = (w1, o1);
+                w1.fill(1.0);
+                o1.fill(1.0);
+            });
+            let (mut w2, mut o2) = (w2, o2);
+            w2.fill(1.0);
+            o2.fill(1.0);
+        });
+        keep.push((w, o));
+        if keep.len() > 2 {
+            keep.remove(0);
+        }
+    });
+    println!("fresh (B, h, T, T) + (B, T, D), filled by 2 threads (freed later): {ms:.2} ms");
+}

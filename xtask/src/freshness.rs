@@ -1,0 +1,281 @@
+//! Skips `cargo build` (and listing the checks) in local grading when nothing it reads changed.
+//!
+//! Cargo's own no-op build costs about 0.2 s, a large part of a warm grade. Before building, the
+//! grader hashes the contents of every file a lesson build reads (the workspace manifests and
+//! lockfile, the toolchain file, `.cargo/`, and everything under `crates/`, `exercises/` and
+//! `solutions/` except `target` folders), together with the build's arguments and the environment
+//! that changes cargo's output. After a build in which every lesson compiled, it keeps that hash
+//! with the check executables (their sizes and modification times right after the build, under
+//! the build lock) and their test lists in `<target>/xtask/fresh-<key>.json` (the key hashes the
+//! course's path and the build's arguments). The next grade with the same hash and untouched executables
+//! reuses them without running cargo. Any other outcome runs cargo as usual. Submissions never
+//! use this: their builds are decided by content in the sandbox (see [`crate::build`]).
+
+use crate::build::{BuildOutput, Built, CheckBinary};
+use crate::course::Lesson;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+/// The inputs of one build, hashed, and where their record is kept.
+#[derive(Debug)]
+pub struct Stamp {
+    file: PathBuf,
+    inputs: String,
+}
+
+/// A kept build: the check executables and their tests.
+#[derive(Debug, Serialize, Deserialize)]
+struct Record {
+    inputs: String,
+    /// Per lesson id: `(executable, hidden)`.
+    lessons: BTreeMap<String, Vec<(PathBuf, bool)>>,
+    warnings: BTreeMap<String, Vec<String>>,
+    /// Per executable: its size, its modification time (ns) and its test names.
+    executables: BTreeMap<PathBuf, (u64, u128, Vec<String>)>,
+}
+
+/// What a fresh build gives back: the build's output and each executable's tests.
+pub type Fresh = (BuildOutput, HashMap<PathBuf, Vec<String>>);
+
+/// A file's size and modification time (ns).
+pub fn identity(path: &Path) -> Option<(u64, u128)> {
+    let meta = std::fs::metadata(path).ok()?;
+    let mtime = meta.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
+    Some((meta.len(), mtime.as_nanos()))
+}
+
+/// Adds every file under `dir` (not following symbolic links, skipping `target` and dot folders)
+/// to `hasher`, in a stable order.
+fn hash_tree(root: &Path, dir: &Path, hasher: &mut Sha256) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        let name = entry.file_name();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        if kind.is_dir() {
+            if name != "target" && !name.to_string_lossy().starts_with('.') {
+                hash_tree(root, &path, hasher);
+            }
+        } else if kind.is_file() {
+            hash_file(root, &path, hasher);
+        }
+    }
+}
+
+fn hash_file(root: &Path, path: &Path, hasher: &mut Sha256) {
+    if let Ok(bytes) = std::fs::read(path) {
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        hasher.update(rel.to_string_lossy().as_bytes());
+        hasher.update([0]);
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(&bytes);
+    }
+}
+
+impl Stamp {
+    /// Hashes the inputs of building `lessons` (`solutions` or exercises, with `features`) into
+    /// `target_dir`, and names the record's file.
+    pub fn new(
+        root: &Path,
+        lessons: &[&Lesson],
+        solutions: bool,
+        target_dir: Option<&Path>,
+        features: &[String],
+    ) -> Self {
+        let mut key = Sha256::new();
+        key.update(root.to_string_lossy().as_bytes());
+        key.update(format!("{target_dir:?} {solutions} {features:?}").as_bytes());
+        for lesson in lessons {
+            key.update(lesson.id.as_bytes());
+            key.update([0]);
+        }
+        let key = hex(&key.finalize()[..8]);
+        // The environment that changes what cargo builds, or where.
+        let mut env: Vec<(String, String)> = std::env::vars()
+            .filter(|(k, _)| {
+                k == "CARGO"
+                    || k == "CARGO_TARGET_DIR"
+                    || k == "RUSTUP_TOOLCHAIN"
+                    || k.starts_with("CARGO_PROFILE_")
+                    || k.starts_with("CARGO_BUILD_")
+                    || k.starts_with("RUSTC")
+                    || k == "CARGO_ENCODED_RUSTFLAGS"
+            })
+            .collect();
+        env.sort();
+        let mut inputs = Sha256::new();
+        inputs.update(format!("{env:?}").as_bytes());
+        for file in [
+            "Cargo.toml",
+            "Cargo.lock",
+            "rust-toolchain.toml",
+            "rust-toolchain",
+        ] {
+            hash_file(root, &root.join(file), &mut inputs);
+        }
+        hash_tree(root, &root.join(".cargo"), &mut inputs);
+        for dir in ["crates", "exercises", "solutions"] {
+            hash_tree(root, &root.join(dir), &mut inputs);
+        }
+        // Kept in the folder cargo builds in, never in the course tree.
+        let target = target_dir
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from))
+            .unwrap_or_else(|| root.join("target"));
+        Stamp {
+            file: target.join("xtask").join(format!("fresh-{key}.json")),
+            inputs: hex(&inputs.finalize()),
+        }
+    }
+
+    /// The kept build, when its inputs are these and its executables are untouched.
+    pub fn load(&self) -> Option<Fresh> {
+        let text = std::fs::read_to_string(&self.file).ok()?;
+        let record: Record = serde_json::from_str(&text).ok()?;
+        if record.inputs != self.inputs {
+            return None;
+        }
+        let mut tests = HashMap::new();
+        for (exe, (len, mtime, names)) in record.executables {
+            if identity(&exe)? != (len, mtime) {
+                return None;
+            }
+            tests.insert(exe, names);
+        }
+        let lessons = record
+            .lessons
+            .into_iter()
+            .map(|(id, bins)| {
+                let bins = bins
+                    .into_iter()
+                    .map(|(exe, hidden)| CheckBinary {
+                        identity: identity(&exe),
+                        exe,
+                        hidden,
+                    })
+                    .collect();
+                (id, Built::Ok(bins))
+            })
+            .collect();
+        let output = BuildOutput {
+            lessons,
+            warnings: record.warnings.into_iter().collect(),
+        };
+        Some((output, tests))
+    }
+
+    /// Keeps a build in which every lesson compiled, with each executable's tests; anything else
+    /// (and any failure to write) just leaves no record.
+    pub fn keep(&self, output: &BuildOutput, tests: &HashMap<PathBuf, Vec<String>>) {
+        let mut record = Record {
+            inputs: self.inputs.clone(),
+            lessons: BTreeMap::new(),
+            warnings: output
+                .warnings
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            executables: BTreeMap::new(),
+        };
+        for (id, built) in &output.lessons {
+            let Built::Ok(bins) = built else {
+                let _ = std::fs::remove_file(&self.file);
+                return;
+            };
+            for bin in bins {
+                // The identity taken under the build lock: a build of another copy of the course
+                // into the same folder since then changes it, and the record is not reused.
+                let (Some(id), Some(names)) = (bin.identity, tests.get(&bin.exe)) else {
+                    let _ = std::fs::remove_file(&self.file);
+                    return;
+                };
+                record
+                    .executables
+                    .insert(bin.exe.clone(), (id.0, id.1, names.clone()));
+            }
+            record.lessons.insert(
+                id.clone(),
+                bins.iter().map(|b| (b.exe.clone(), b.hidden)).collect(),
+            );
+        }
+        if let Some(dir) = self.file.parent()
+            && std::fs::create_dir_all(dir).is_ok()
+            && let Ok(text) = serde_json::to_string(&record)
+        {
+            let _ = std::fs::write(&self.file, text);
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_build_is_reused_only_while_inputs_and_executables_are_unchanged() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path();
+        std::fs::create_dir_all(root.join("exercises/l/src")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[workspace]").unwrap();
+        std::fs::write(root.join("exercises/l/src/lib.rs"), "pub fn f() {}").unwrap();
+        let exe = root.join("check-bin");
+        std::fs::write(&exe, "binary").unwrap();
+        let course: crate::course::Course = toml::from_str(
+            "[course]\ntitle = \"t\"\n[[lessons]]\nid = \"lesson01\"\ndir = \"l\"\ntitle = \"t\"\n",
+        )
+        .unwrap();
+        let lessons: Vec<&Lesson> = course.lessons.iter().collect();
+        let stamp = || Stamp::new(root, &lessons, false, None, &[]);
+        let mut output = BuildOutput::default();
+        output.lessons.insert(
+            "lesson01".into(),
+            Built::Ok(vec![CheckBinary {
+                exe: exe.clone(),
+                hidden: false,
+                identity: identity(&exe),
+            }]),
+        );
+        let tests: HashMap<PathBuf, Vec<String>> =
+            [(exe.clone(), vec!["checks::a".to_owned()])].into();
+        assert!(stamp().load().is_none());
+        stamp().keep(&output, &tests);
+        let (again, listed) = stamp().load().expect("nothing changed");
+        assert!(matches!(&again.lessons["lesson01"], Built::Ok(b) if b[0].exe == exe));
+        assert_eq!(listed[&exe], ["checks::a"]);
+        // A changed source: rebuild.
+        std::fs::write(root.join("exercises/l/src/lib.rs"), "pub fn g() {}").unwrap();
+        assert!(stamp().load().is_none());
+        stamp().keep(&output, &tests);
+        assert!(stamp().load().is_some());
+        // A target folder is not an input.
+        std::fs::create_dir_all(root.join("exercises/l/target")).unwrap();
+        std::fs::write(root.join("exercises/l/target/x"), "x").unwrap();
+        assert!(stamp().load().is_some());
+        // A rebuilt or removed executable: rebuild.
+        std::fs::write(&exe, "other binary").unwrap();
+        assert!(stamp().load().is_none());
+        // An executable rebuilt after the build (by another copy of the course sharing the
+        // target folder) is not kept either.
+        stamp().keep(&output, &tests);
+        assert!(stamp().load().is_none());
+        // A build where a lesson failed is not kept.
+        output
+            .lessons
+            .insert("lesson01".into(), Built::Failed("error".into()));
+        stamp().keep(&output, &tests);
+        assert!(stamp().load().is_none());
+    }
+}

@@ -1,0 +1,533 @@
+//! Named misconceptions: classic wrong answers that the grader recognises.
+//!
+//! Each misconception of `course.toml` (`[[lessons.misconceptions]]`) is a real wrong
+//! implementation in `solutions/<dir>/src/misconceptions.rs`, planted into the reference solution
+//! by the cargo feature `misconception-<id>`. `cargo xtask bless` builds each planted solution,
+//! runs the lesson's visible checks on it and keeps, per check that catches it, its observations up
+//! to the first wrong one: [`FILE`] in the lesson's snapshot directory, one JSON [`Record`] per
+//! line. When a student's check fails with the same observations, the report names the
+//! misconception (see [`crate::judge`]); points never depend on it.
+
+use crate::course::{Lesson, Misconception};
+use crate::expected::{Expected, same_label};
+use crate::judge::{Context, judge, tolerance, up_to_first_wrong};
+use crate::run::{CheckRun, Runner, list_tests};
+use crate::verdict::Status;
+use crate::workspace::relative;
+use course_check::Observation;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+/// The file, in a lesson's visible snapshot directory, that holds its misconceptions' records.
+pub const FILE: &str = "misconceptions.jsonl";
+
+/// What one check observes of one planted misconception, up to its first wrong observation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The misconception's id.
+    pub misconception: String,
+    /// The check (test function) that catches it.
+    pub check: String,
+    /// Its observations from the first after `begin` to the first wrong one, included.
+    pub observations: Vec<Observation>,
+}
+
+/// Reads the records in `dir` (none when the file is missing).
+pub fn load(dir: &Path) -> Result<Vec<Record>, String> {
+    let path = dir.join(FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(Vec::new());
+    };
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, line)| {
+            serde_json::from_str(line).map_err(|e| {
+                format!(
+                    "{}:{}: not a misconception record: {e}",
+                    path.display(),
+                    i + 1
+                )
+            })
+        })
+        .collect()
+}
+
+/// The file's text: one record per line, by misconception then check.
+pub fn render(records: &[Record]) -> String {
+    let mut sorted: Vec<&Record> = records.iter().collect();
+    sorted.sort_by(|a, b| (&a.misconception, &a.check).cmp(&(&b.misconception, &b.check)));
+    sorted
+        .iter()
+        .map(|r| serde_json::to_string(r).expect("a record serialises") + "\n")
+        .collect()
+}
+
+/// The records of `check` whose observations `body` (a run's observations after `begin`)
+/// repeats: the same assertions with the same outcome, the same snapshots with values within
+/// their tolerance, up to the record's wrong one.
+///
+/// When some of them also fail with the same messages (numbers within a relative 1e-6), only
+/// those are kept: two wrong answers can fail the same assertion with different values.
+pub fn candidates<'r>(
+    records: &'r [Record],
+    check: &'r str,
+    body: &'r [Observation],
+) -> impl Iterator<Item = &'r Record> {
+    let found: Vec<&Record> = records
+        .iter()
+        .filter(move |r| r.check == check && repeats(&r.observations, body))
+        .collect();
+    let said_the_same: Vec<&Record> = found
+        .iter()
+        .copied()
+        .filter(|r| same_messages(&r.observations, body))
+        .collect();
+    if said_the_same.is_empty() {
+        found.into_iter()
+    } else {
+        said_the_same.into_iter()
+    }
+}
+
+/// True when every failed assertion of `want` has the message of the same one in `got`, up to
+/// the last digits of its numbers.
+fn same_messages(want: &[Observation], got: &[Observation]) -> bool {
+    want.iter().zip(got).all(|(w, g)| match (w, g) {
+        (
+            Observation::Assert {
+                passed: false,
+                message: a,
+                ..
+            },
+            Observation::Assert { message: b, .. },
+        ) => same_words_and_numbers(a, b),
+        _ => true,
+    })
+}
+
+/// A message's words and numbers, in order.
+#[derive(Debug, PartialEq)]
+enum Token {
+    Word(String),
+    Number(f64),
+}
+
+fn tokens(text: &str) -> Vec<Token> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let starts_number = c.is_ascii_digit()
+            || (matches!(c, '-' | '.') && chars.get(i + 1).is_some_and(char::is_ascii_digit));
+        if starts_number {
+            let start = i;
+            i += 1;
+            while i < chars.len()
+                && (chars[i].is_ascii_digit()
+                    || chars[i] == '.'
+                    || (matches!(chars[i], 'e' | 'E')
+                        && chars
+                            .get(i + 1)
+                            .is_some_and(|n| n.is_ascii_digit() || *n == '-')))
+            {
+                i += if matches!(chars[i], 'e' | 'E') { 2 } else { 1 };
+            }
+            let number: String = chars[start..i.min(chars.len())].iter().collect();
+            match number.parse::<f64>() {
+                Ok(n) => {
+                    if !word.trim().is_empty() {
+                        out.push(Token::Word(
+                            word.split_whitespace().collect::<Vec<_>>().join(" "),
+                        ));
+                    }
+                    word.clear();
+                    out.push(Token::Number(n));
+                }
+                Err(_) => word.push_str(&number),
+            }
+            continue;
+        }
+        word.push(c);
+        i += 1;
+    }
+    if !word.trim().is_empty() {
+        out.push(Token::Word(
+            word.split_whitespace().collect::<Vec<_>>().join(" "),
+        ));
+    }
+    out
+}
+
+fn same_words_and_numbers(a: &str, b: &str) -> bool {
+    let (a, b) = (tokens(a), tokens(b));
+    a.len() == b.len()
+        && a.iter().zip(&b).all(|(x, y)| match (x, y) {
+            (Token::Number(x), Token::Number(y)) => {
+                (x - y).abs() <= 1e-6 * x.abs().max(y.abs()).max(1.0) || x.to_bits() == y.to_bits()
+            }
+            (x, y) => x == y,
+        })
+}
+
+/// Which of the candidate misconceptions (ids) a failing check names. Several wrong answers can
+/// fail a check the same way (a wrong split and a wrong merge both break `merge(split(x)) == x`),
+/// so where the bug is decides:
+/// - a misconception of an exercise that passes is not the student's;
+/// - a check blocked by an exercise names a misconception of that exercise;
+/// - otherwise one of the check's own exercise, else one of another exercise.
+///
+/// Two candidates left at the same step are indistinguishable: none is named.
+pub fn choose<'c>(
+    lesson: &'c Lesson,
+    candidates: &[String],
+    own_exercise: &str,
+    blocked_by: Option<&str>,
+    passing: &dyn Fn(&str) -> bool,
+) -> Option<&'c Misconception> {
+    let mut ms: Vec<&Misconception> = candidates
+        .iter()
+        .filter_map(|id| lesson.misconceptions.iter().find(|m| &m.id == id))
+        .filter(|m| !passing(&m.exercise))
+        .collect();
+    ms.dedup_by_key(|m| m.id.as_str());
+    let only = |of: &dyn Fn(&Misconception) -> bool| -> Option<Option<&'c Misconception>> {
+        let found: Vec<&&Misconception> = ms.iter().filter(|m| of(m)).collect();
+        match found.as_slice() {
+            [] => None,
+            [one] => Some(Some(**one)),
+            _ => Some(None),
+        }
+    };
+    match blocked_by {
+        Some(b) => only(&|m| m.exercise == b).flatten(),
+        None => only(&|m| m.exercise == own_exercise)
+            .or_else(|| only(&|_| true))
+            .flatten(),
+    }
+}
+
+fn repeats(want: &[Observation], got: &[Observation]) -> bool {
+    !want.is_empty()
+        && got.len() >= want.len()
+        && want.iter().zip(got).all(|(w, g)| match (w, g) {
+            (
+                Observation::Assert {
+                    label: a,
+                    passed: p,
+                    ..
+                },
+                Observation::Assert {
+                    label: b,
+                    passed: q,
+                    ..
+                },
+            ) => same_label(a, b) && p == q,
+            (
+                Observation::Snapshot {
+                    name: a,
+                    text: t,
+                    exact,
+                },
+                Observation::Snapshot {
+                    name: b, text: u, ..
+                },
+            ) => a == b && course_check::explain_difference(t, u, tolerance(*exact)).is_none(),
+            _ => false,
+        })
+}
+
+/// What planting a lesson's misconceptions showed.
+#[derive(Debug, Default)]
+pub struct Planted {
+    /// The records to bless.
+    pub records: Vec<Record>,
+    /// Disagreements with `course.toml`, one line each (a listed check that passes, a
+    /// misconception no check recognises, ...).
+    pub problems: Vec<String>,
+    /// Per misconception: the checks it fails and the checks that name it.
+    pub outcomes: Vec<Outcome>,
+}
+
+/// How one planted misconception fares.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// Its id.
+    pub id: String,
+    /// The visible checks it fails.
+    pub failed: BTreeSet<String>,
+    /// The checks whose failure the grader names it for (a check that another misconception
+    /// fails the same way first names that one).
+    pub diagnosed: BTreeSet<String>,
+}
+
+/// Builds the lesson's solution with `misconception-<id>` planted; returns its visible-check
+/// executable. Features get their own artifacts, so this never invalidates the plain build.
+pub fn build_planted(root: &Path, lesson: &Lesson, id: &str) -> Result<PathBuf, String> {
+    let out = crate::cargo::command()
+        .args(["build", "--message-format=json", "-p"])
+        .arg(lesson.package(true))
+        .args(["--features", &format!("misconception-{id}"), "--test"])
+        .arg(lesson.check_target())
+        .env_remove("RUSTFLAGS")
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped())
+        .output()
+        .map_err(|e| format!("could not run cargo: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let exe = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["target"]["name"] == lesson.check_target())
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from));
+    exe.ok_or_else(|| {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        format!(
+            "the solution of {} with `misconception-{id}` planted does not build:\n{}",
+            lesson.id,
+            crate::build::trim_error(&stderr, 12)
+        )
+    })
+}
+
+/// Plants each misconception of `lesson` in turn, runs the lesson's visible checks on it, and
+/// compares what fails with `course.toml`. `expected` is the lesson's blessed expectations (or
+/// the ones being blessed).
+pub fn plant_all(
+    root: &Path,
+    runner: &Runner,
+    lesson: &Lesson,
+    expected: &Expected,
+    timeout: Duration,
+) -> Result<Planted, String> {
+    let mut planted = Planted::default();
+    let visible: Vec<&str> = lesson
+        .exercises
+        .iter()
+        .flat_map(|e| &e.checks)
+        .filter(|c| !c.hidden)
+        .map(|c| c.name.as_str())
+        .collect();
+    let student_src = relative(root, &lesson.crate_dir(root, true).join("src"));
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    for m in &lesson.misconceptions {
+        let exe = build_planted(root, lesson, &m.id)?;
+        let names = list_tests(runner, &exe)?;
+        let mut runs = Vec::new();
+        for check in &visible {
+            let Some(full) = names.iter().find(|n| n.rsplit("::").next() == Some(check)) else {
+                continue;
+            };
+            runs.push((
+                *check,
+                CheckRun {
+                    exe: exe.clone(),
+                    test_name: full.clone(),
+                    timeout,
+                    after: Vec::new(),
+                    backtrace: false,
+                },
+            ));
+        }
+        let jobs: Vec<CheckRun> = runs.iter().map(|(_, j)| j.clone()).collect();
+        let outputs = runner.run_all(&jobs, workers, &|_, _| {});
+        let mut outcome = Outcome {
+            id: m.id.clone(),
+            failed: BTreeSet::new(),
+            diagnosed: BTreeSet::new(),
+        };
+        for ((check, _), run) in runs.iter().zip(&outputs) {
+            let ctx = Context {
+                expected: expected.checks.get(*check).map(Vec::as_slice),
+                snapshots: &expected.snapshots,
+                student_src: &student_src,
+                misconceptions: &[],
+                check,
+            };
+            if judge(&ctx, run).status == Status::Passed {
+                continue;
+            }
+            outcome.failed.insert((*check).to_owned());
+            if let Some(observations) = up_to_first_wrong(&ctx, &run.observations) {
+                planted.records.push(Record {
+                    misconception: m.id.clone(),
+                    check: (*check).to_owned(),
+                    observations,
+                });
+            }
+        }
+        let listed: BTreeSet<String> = m.checks.iter().cloned().collect();
+        for c in listed.difference(&outcome.failed) {
+            planted.problems.push(format!(
+                "misconception `{}` passes `{c}`, which course.toml says catches it",
+                m.id
+            ));
+        }
+        for c in outcome.failed.difference(&listed) {
+            planted.problems.push(format!(
+                "misconception `{}` also fails `{c}`: add it to the misconception's `checks`",
+                m.id
+            ));
+        }
+        planted.outcomes.push(outcome);
+    }
+    // What the report will name, with every record known (two misconceptions may look alike):
+    // with one misconception planted, its exercise fails on its own and a check that needs it is
+    // blocked by it.
+    for outcome in &mut planted.outcomes {
+        let Some(m) = lesson.misconceptions.iter().find(|m| m.id == outcome.id) else {
+            continue;
+        };
+        for r in planted
+            .records
+            .iter()
+            .filter(|r| r.misconception == outcome.id)
+        {
+            let Some((own, check)) = lesson
+                .exercises
+                .iter()
+                .find_map(|e| e.checks.iter().find(|c| c.name == r.check).map(|c| (e, c)))
+            else {
+                continue;
+            };
+            let blocked = (own.name != m.exercise && check.needs.contains(&m.exercise))
+                .then_some(m.exercise.as_str());
+            let ids: Vec<String> = candidates(&planted.records, &r.check, &r.observations)
+                .map(|c| c.misconception.clone())
+                .collect();
+            let passing = |e: &str| e != m.exercise && e != own.name;
+            if choose(lesson, &ids, &own.name, blocked, &passing).is_some_and(|c| c.id == m.id) {
+                outcome.diagnosed.insert(r.check.clone());
+            }
+        }
+        if outcome.diagnosed.is_empty() {
+            planted.problems.push(format!(
+                "misconception `{}` is named by no check: none of the checks it fails sees a wrong \
+                 value (an assertion or a snapshot) before it stops, or another misconception \
+                 fails them the same way",
+                outcome.id
+            ));
+        }
+    }
+    Ok(planted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lesson() -> Lesson {
+        crate::course::fixture().lessons.remove(0)
+    }
+
+    #[test]
+    fn the_misconception_named_is_where_the_bug_is() {
+        let l = lesson();
+        let ids = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let nothing_passes = |_: &str| false;
+        let named =
+            |c: &[&str], own: &str, blocked: Option<&str>, passing: &dyn Fn(&str) -> bool| {
+                choose(&l, &ids(c), own, blocked, passing).map(|m| m.id.clone())
+            };
+        // Blocked by split_heads: the split's misconception, not the merge's.
+        assert_eq!(
+            named(
+                &["merge-a", "split-a"],
+                "merge_heads",
+                Some("split_heads"),
+                &nothing_passes
+            ),
+            Some("split-a".into())
+        );
+        // Not blocked: the check's own exercise first.
+        assert_eq!(
+            named(
+                &["split-a", "merge-a"],
+                "merge_heads",
+                None,
+                &nothing_passes
+            ),
+            Some("merge-a".into())
+        );
+        // A misconception of a passing exercise is not the student's.
+        assert_eq!(
+            named(&["merge-a", "split-a"], "merge_heads", None, &|e: &str| e
+                == "merge_heads"),
+            Some("split-a".into())
+        );
+        // Two of the same exercise that fail alike: none is named.
+        assert_eq!(
+            named(
+                &["split-a", "split-b"],
+                "split_heads",
+                None,
+                &nothing_passes
+            ),
+            None
+        );
+        assert_eq!(named(&[], "split_heads", None, &nothing_passes), None);
+    }
+
+    #[test]
+    fn messages_agree_up_to_the_last_digits_of_their_numbers() {
+        let a = "differs by 9.398149121264364e-1 (weights), got [1, 0, 0]";
+        assert!(same_words_and_numbers(
+            a,
+            "differs by  9.398149121264399e-1 (weights), got [1, 0, 0]"
+        ));
+        assert!(!same_words_and_numbers(
+            a,
+            "differs by 9.2e-1 (weights), got [1, 0, 0]"
+        ));
+        assert!(!same_words_and_numbers(
+            a,
+            "differs by 9.398149121264364e-1 (output), got [1, 0, 0]"
+        ));
+        assert!(!same_words_and_numbers(
+            a,
+            "differs by 9.398149121264364e-1 (weights), got [1, 0]"
+        ));
+        assert_eq!(
+            tokens("head -1.5e-3, x2"),
+            [
+                Token::Word("head".into()),
+                Token::Number(-1.5e-3),
+                Token::Word(", x".into()),
+                Token::Number(2.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn records_round_trip_in_a_stable_order() {
+        let r = |m: &str, c: &str| Record {
+            misconception: m.into(),
+            check: c.into(),
+            observations: vec![Observation::Assert {
+                label: "x == 1".into(),
+                passed: false,
+                message: "no".into(),
+            }],
+        };
+        let text = render(&[r("b", "c1"), r("a", "c2"), r("a", "c1")]);
+        let first: Vec<&str> = text.lines().map(|l| &l[..30]).collect();
+        assert!(
+            first[0].contains("\"a\"") && text.lines().count() == 3,
+            "{text}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(FILE), &text).unwrap();
+        let back = load(dir.path()).unwrap();
+        assert_eq!(back[0], r("a", "c1"));
+        assert_eq!(back[2], r("b", "c1"));
+        std::fs::write(dir.path().join(FILE), "{not json\n").unwrap();
+        assert!(load(dir.path()).unwrap_err().contains(":1:"));
+    }
+}

@@ -1,0 +1,232 @@
+//! Feedback that teaches, on real scratch copies of the course whose exercises are the reference
+//! solutions with one classic mistake planted: every failing check is shown, labelled values are
+//! decoded, the blame lands on the exercise where the bug is, the misconception is named, a panic
+//! in a library names the student's line, an endless loop is waited out once.
+
+mod support;
+
+use predicates::prelude::*;
+use support::{Scratch, course_root, json_of};
+
+const L1: &str = "exercises/lesson01-why-heads/src/exercises.rs";
+const L2: &str = "exercises/lesson02-split-heads/src/exercises.rs";
+
+/// The reference solution of a lesson with `from` replaced by `to` (which must occur).
+fn planted(lesson_dir: &str, from: &str, to: &str) -> String {
+    let path = course_root()
+        .join("solutions")
+        .join(lesson_dir)
+        .join("src/exercises.rs");
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(
+        text.contains(from),
+        "the reference solution changed: {from}"
+    );
+    text.replacen(from, to, 1)
+}
+
+/// `split_heads` reshaped straight to `(B, h, T, hs)`: the classic missing transpose.
+fn split_without_transpose() -> String {
+    planted(
+        "lesson02-split-heads",
+        ".into_shape_with_order((b, t, h, hs))\n        .expect(\"a standard-layout array reshapes\")\n        .permuted_axes([0, 2, 1, 3]);",
+        ".into_shape_with_order((b, h, t, hs))\n        .expect(\"a standard-layout array reshapes\");",
+    )
+}
+
+/// `grade ARGS --format json` in the copy, expecting exit status 1, as JSON.
+fn graded(s: &Scratch, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["grade"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "json"]);
+    json_of(s.xtask(&all).assert().code(1).get_output())
+}
+
+/// Every check of a JSON report by name.
+fn checks(report: &serde_json::Value) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let mut out = std::collections::BTreeMap::new();
+    for l in report["lessons"].as_array().unwrap() {
+        for e in l["exercises"].as_array().unwrap() {
+            for c in e["checks"].as_array().unwrap() {
+                out.insert(c["name"].as_str().unwrap().to_owned(), c.clone());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_wrong_split_is_decoded_named_and_blamed_where_it_is() {
+    let s = Scratch::new("feedback-split");
+    s.write(L2, &split_without_transpose());
+    let report = graded(&s, &["lesson02"]);
+    let all = checks(&report);
+    let moves = &all["split_heads_moves_data"];
+    assert_eq!(moves["status"], "wrong");
+    let message = moves["message"].as_str().unwrap();
+    assert!(
+        message.contains("expected 100 = (b 0, t 1, c 0), got 2 = (b 0, t 0, c 2)"),
+        "{message}"
+    );
+    assert!(
+        message.contains("without moving the head axis"),
+        "{message}"
+    );
+    assert_eq!(moves["diagnosis"]["id"], "split-without-transpose");
+    assert_eq!(moves["blocked_by"], serde_json::Value::Null);
+    // merge_heads is right: its round-trip check fails because of split_heads, and says so.
+    let round_trip = &all["merge_inverts_split_exactly"];
+    assert_eq!(round_trip["status"], "wrong");
+    assert_eq!(round_trip["blocked_by"], "split_heads");
+    assert_eq!(round_trip["diagnosis"]["id"], "split-without-transpose");
+    // Checks that do not involve the mistake have neither.
+    for name in ["head_size_divides_width", "merge_heads_moves_data"] {
+        let c = &all[name];
+        assert_eq!(c["status"], "passed", "{name}");
+        assert_eq!(c["diagnosis"], serde_json::Value::Null, "{name}");
+        assert_eq!(c["blocked_by"], serde_json::Value::Null, "{name}");
+    }
+    // A diagnosis never changes points: the score is the passing checks' points.
+    let passed: u64 = all
+        .values()
+        .filter(|c| c["status"] == "passed")
+        .map(|c| c["max_points"].as_u64().unwrap())
+        .sum();
+    assert_eq!(report["score"].as_u64().unwrap(), passed);
+
+    // The table shows every failing check, the blame and the misconception once.
+    let out = s.xtask(&["grade", "lesson02"]).assert().code(1);
+    let table = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        table.contains("blocked: fix `split_heads` first"),
+        "{table}"
+    );
+    assert!(
+        table.contains("split_heads_batch_and_heads_differ: wrong"),
+        "{table}"
+    );
+    assert!(
+        table.contains("merge_inverts_split_exactly: wrong, blocked by `split_heads`"),
+        "{table}"
+    );
+    assert_eq!(
+        table
+            .matches("Misconception: Reshaped straight to (B, h, T, hs)\n")
+            .count(),
+        1,
+        "{table}"
+    );
+    assert!(table.contains("(explained above)"), "{table}");
+    assert!(table.contains("Next: work on `split_heads`"), "{table}");
+    // Gradescope and JUnit carry the blame and the misconception in each check's text.
+    let gradescope = json_of(
+        s.xtask(&["grade", "lesson02", "--format", "gradescope"])
+            .assert()
+            .code(1)
+            .get_output(),
+    );
+    let test = gradescope["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| {
+            t["name"]
+                .as_str()
+                .unwrap()
+                .ends_with("/ merge_inverts_split_exactly")
+        })
+        .unwrap();
+    let output = test["output"].as_str().unwrap();
+    assert!(output.contains("Blocked: `split_heads`"), "{output}");
+    assert!(
+        output.contains("Misconception: Reshaped straight to (B, h, T, hs)."),
+        "{output}"
+    );
+    let junit = s
+        .xtask(&["grade", "lesson02", "--format", "junit"])
+        .assert()
+        .code(1);
+    let junit = String::from_utf8_lossy(&junit.get_output().stdout).to_string();
+    assert!(
+        junit.contains("Misconception: Reshaped straight to (B, h, T, hs)."),
+        "{junit}"
+    );
+    // --brief keeps the one-failure-per-exercise form.
+    s.xtask(&["grade", "lesson02", "--brief"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("Misconception").not())
+        .stdout(predicate::str::contains(
+            "split_heads_moves_data: first at index",
+        ));
+}
+
+#[test]
+fn panics_name_the_students_line_and_checker_failures_are_not_panics() {
+    let s = Scratch::new("feedback-panics");
+    // Past the last column for every head: ndarray panics on the slice.
+    let off_by_one = planted(
+        "lesson02-split-heads",
+        "project(x, wq.slice(s![.., i * hs..(i + 1) * hs]))",
+        "project(x, wq.slice(s![.., i * hs..(i + 1) * hs + c]))",
+    );
+    // split_heads always refuses, so the checks' `unwrap` of its result fails in the check.
+    let refuses = off_by_one.replacen(
+        "pub fn split_heads(x: ArrayView3<f64>, h: usize) -> Result<Array4<f64>> {\n",
+        "pub fn split_heads(x: ArrayView3<f64>, h: usize) -> Result<Array4<f64>> {\n    if h > 0 {\n        return Err(ShapeError::with_got(\"split_heads\", \"nothing\", \"refused\"));\n    }\n",
+        1,
+    );
+    assert_ne!(refuses, off_by_one);
+    s.write(L2, &refuses);
+    let report = graded(&s, &["lesson02"]);
+    let all = checks(&report);
+    let with = |prefix: &str| -> Vec<&serde_json::Value> {
+        all.values()
+            .filter(|c| c["message"].as_str().unwrap().starts_with(prefix))
+            .collect()
+    };
+    let library =
+        with("panicked in ndarray, called from exercises/lesson02-split-heads/src/exercises.rs:");
+    assert!(!library.is_empty(), "{all:#?}");
+    assert!(library.iter().all(|c| c["status"] == "panicked"));
+    let checker = with(
+        "your code returned an error where the check expects a value (at exercises/lesson02-split-heads/tests/checks.rs:",
+    );
+    assert!(!checker.is_empty(), "{all:#?}");
+    assert!(checker.iter().all(|c| c["status"] == "wrong"));
+}
+
+#[test]
+fn an_endless_loop_is_waited_out_once_and_blamed_on_its_exercise() {
+    let s = Scratch::new("feedback-loop");
+    let looping = planted(
+        "lesson01-why-heads",
+        "    let wq = draw();",
+        "    let mut spins = 0u64;\n    while c > 0 {\n        spins = std::hint::black_box(spins.wrapping_add(1));\n    }\n    let wq = draw();",
+    );
+    s.write(L1, &looping);
+    let report = graded(&s, &["lesson01", "--timeout", "3"]);
+    let all = checks(&report);
+    assert_eq!(all["draw_head_order_and_scale"]["status"], "timed_out");
+    assert!(
+        all["draw_head_order_and_scale"]["duration_ms"]
+            .as_u64()
+            .unwrap()
+            >= 3000
+    );
+    let blocked: Vec<(&String, &serde_json::Value)> = all
+        .iter()
+        .filter(|(_, c)| c["blocked_by"] == "draw_head")
+        .collect();
+    assert!(blocked.len() >= 8, "{all:#?}");
+    for (name, c) in &blocked {
+        assert_eq!(c["status"], "timed_out", "{name}");
+        // Not waited out again: stopped at the short limit, not the 3 s one.
+        assert!(c["duration_ms"].as_u64().unwrap() < 2000, "{name}: {c}");
+    }
+    // A check of draw_head itself is never "blocked by draw_head".
+    assert_eq!(
+        all["third_head_focus"]["blocked_by"],
+        serde_json::Value::Null
+    );
+}
