@@ -7,6 +7,7 @@
 //! FIFOs are refused. The unpacked size and the number of entries are capped, counting the bytes
 //! actually written, not the sizes the archive claims.
 
+use anyhow::{Context as _, Result, anyhow, bail};
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 
@@ -53,10 +54,10 @@ pub fn kind(name: &str) -> Option<(Kind, &str)> {
 }
 
 /// An entry name as a safe relative path: no root, no prefix, no `..`; `.` components dropped.
-pub fn safe_relative(name: &str) -> Result<PathBuf, String> {
+pub fn safe_relative(name: &str) -> Result<PathBuf> {
     let name = name.replace('\\', "/");
     if name.starts_with('/') {
-        return Err(format!("archive entry `{name}` has an absolute path"));
+        bail!("archive entry `{name}` has an absolute path");
     }
     let mut out = PathBuf::new();
     for c in Path::new(&name).components() {
@@ -64,17 +65,15 @@ pub fn safe_relative(name: &str) -> Result<PathBuf, String> {
             Component::Normal(part) => out.push(part),
             Component::CurDir => {}
             Component::ParentDir => {
-                return Err(format!(
-                    "archive entry `{name}` leaves the archive (`..` path traversal)"
-                ));
+                bail!("archive entry `{name}` leaves the archive (`..` path traversal)");
             }
             Component::RootDir | Component::Prefix(_) => {
-                return Err(format!("archive entry `{name}` has an absolute path"));
+                bail!("archive entry `{name}` has an absolute path");
             }
         }
     }
     if out.as_os_str().is_empty() {
-        return Err(format!("archive entry `{name}` has an empty path"));
+        bail!("archive entry `{name}` has an empty path");
     }
     Ok(out)
 }
@@ -116,35 +115,32 @@ struct Budget {
 }
 
 impl Budget {
-    fn entry(&mut self) -> Result<(), String> {
+    fn entry(&mut self) -> Result<()> {
         self.entries += 1;
         if self.entries > self.limits.max_entries {
-            return Err(format!(
-                "archive has more than {} entries",
-                self.limits.max_entries
-            ));
+            bail!("archive has more than {} entries", self.limits.max_entries);
         }
         Ok(())
     }
 
     /// Copies `from` into a new file at `to`, stopping at the size limit.
-    fn copy(&mut self, from: &mut dyn Read, to: &Path) -> Result<(), String> {
+    fn copy(&mut self, from: &mut dyn Read, to: &Path) -> Result<()> {
         if let Some(dir) = to.parent() {
             std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                .with_context(|| format!("cannot create {}", dir.display()))?;
         }
-        let mut file = std::fs::File::create(to)
-            .map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+        let mut file =
+            std::fs::File::create(to).with_context(|| format!("cannot create {}", to.display()))?;
         let left = self.limits.max_bytes - self.bytes;
         let mut limited = from.take(left + 1);
         let n = std::io::copy(&mut limited, &mut file)
-            .map_err(|e| format!("cannot unpack {}: {e}", to.display()))?;
-        file.flush().map_err(|e| format!("cannot write: {e}"))?;
+            .with_context(|| format!("cannot unpack {}", to.display()))?;
+        file.flush().context("cannot write")?;
         if n > left {
-            return Err(format!(
+            bail!(
                 "archive unpacks to more than {} MiB",
                 self.limits.max_bytes / (1024 * 1024)
-            ));
+            );
         }
         self.bytes += n;
         Ok(())
@@ -152,27 +148,27 @@ impl Budget {
 }
 
 /// Creates the symbolic links last, once every file is written.
-fn make_links(dest: &Path, links: &[(PathBuf, String)]) -> Result<(), String> {
+fn make_links(dest: &Path, links: &[(PathBuf, String)]) -> Result<()> {
     for (at, target) in links {
         let path = dest.join(at);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                .with_context(|| format!("cannot create {}", dir.display()))?;
         }
         #[cfg(unix)]
         std::os::unix::fs::symlink(target, &path)
-            .map_err(|e| format!("cannot create link {}: {e}", at.display()))?;
+            .with_context(|| format!("cannot create link {}", at.display()))?;
         #[cfg(not(unix))]
         let _ = (target, path);
     }
     Ok(())
 }
 
-fn check_link(at: &Path, target: &str) -> Result<(), String> {
+fn check_link(at: &Path, target: &str) -> Result<()> {
     if link_stays_inside(at, target) {
         Ok(())
     } else {
-        Err(format!(
+        Err(anyhow!(
             "archive entry `{}` is a symbolic link out of the archive (to `{target}`)",
             at.display()
         ))
@@ -180,9 +176,9 @@ fn check_link(at: &Path, target: &str) -> Result<(), String> {
 }
 
 /// Unpacks `archive` into the existing folder `dest`.
-pub fn extract(archive: &Path, kind: Kind, dest: &Path, limits: Limits) -> Result<(), String> {
+pub fn extract(archive: &Path, kind: Kind, dest: &Path, limits: Limits) -> Result<()> {
     let file = std::fs::File::open(archive)
-        .map_err(|e| format!("cannot open {}: {e}", archive.display()))?;
+        .with_context(|| format!("cannot open {}", archive.display()))?;
     let mut budget = Budget {
         limits,
         bytes: 0,
@@ -191,27 +187,26 @@ pub fn extract(archive: &Path, kind: Kind, dest: &Path, limits: Limits) -> Resul
     let mut links = Vec::new();
     match kind {
         Kind::Zip => {
-            let mut zip =
-                zip::ZipArchive::new(file).map_err(|e| format!("not a valid zip archive: {e}"))?;
+            let mut zip = zip::ZipArchive::new(file).context("not a valid zip archive")?;
             for i in 0..zip.len() {
                 budget.entry()?;
                 let mut entry = zip
                     .by_index(i)
-                    .map_err(|e| format!("bad zip entry #{i}: {e}"))?;
+                    .with_context(|| format!("bad zip entry #{i}"))?;
                 let name = entry
                     .name()
-                    .map_err(|e| format!("bad zip entry name #{i}: {e}"))?
+                    .with_context(|| format!("bad zip entry name #{i}"))?
                     .into_owned();
                 let rel = safe_relative(&name)?;
                 if entry.is_dir() {
                     std::fs::create_dir_all(dest.join(&rel))
-                        .map_err(|e| format!("cannot create {}: {e}", rel.display()))?;
+                        .with_context(|| format!("cannot create {}", rel.display()))?;
                 } else if entry.is_symlink() {
                     let mut target = String::new();
                     (&mut entry)
                         .take(4096)
                         .read_to_string(&mut target)
-                        .map_err(|e| format!("bad link {}: {e}", rel.display()))?;
+                        .with_context(|| format!("bad link {}", rel.display()))?;
                     check_link(&rel, &target)?;
                     links.push((rel, target));
                 } else {
@@ -221,11 +216,9 @@ pub fn extract(archive: &Path, kind: Kind, dest: &Path, limits: Limits) -> Resul
         }
         Kind::TarGz => {
             let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(file));
-            let entries = tar
-                .entries()
-                .map_err(|e| format!("not a valid .tar.gz archive: {e}"))?;
+            let entries = tar.entries().context("not a valid .tar.gz archive")?;
             for entry in entries {
-                let mut entry = entry.map_err(|e| format!("not a valid .tar.gz archive: {e}"))?;
+                let mut entry = entry.context("not a valid .tar.gz archive")?;
                 let kind = entry.header().entry_type();
                 if matches!(
                     kind,
@@ -238,7 +231,7 @@ pub fn extract(archive: &Path, kind: Kind, dest: &Path, limits: Limits) -> Resul
                 let rel = safe_relative(&name)?;
                 match kind {
                     tar::EntryType::Directory => std::fs::create_dir_all(dest.join(&rel))
-                        .map_err(|e| format!("cannot create {}: {e}", rel.display()))?,
+                        .with_context(|| format!("cannot create {}", rel.display()))?,
                     tar::EntryType::Regular | tar::EntryType::Continuous => {
                         budget.copy(&mut entry, &dest.join(&rel))?
                     }
@@ -251,17 +244,17 @@ pub fn extract(archive: &Path, kind: Kind, dest: &Path, limits: Limits) -> Resul
                         links.push((rel, target));
                     }
                     other => {
-                        return Err(format!(
+                        bail!(
                             "archive entry `{}` is a {other:?} entry (only files, folders and links inside are accepted)",
                             rel.display()
-                        ));
+                        );
                     }
                 }
             }
         }
     }
     make_links(dest, &links)?;
-    escaping_link(dest).map_or(Ok(()), Err)
+    escaping_link(dest).map_or(Ok(()), |link| Err(anyhow!(link)))
 }
 
 /// The first symbolic link under `dir` that resolves outside `dir` (or cannot be resolved and

@@ -18,6 +18,7 @@ use crate::course::Course;
 use crate::grade::Options;
 use crate::report::Report;
 use crate::verdict::Status;
+use anyhow::{Context as _, Result, anyhow, bail};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -121,9 +122,9 @@ struct Entry {
 }
 
 /// The entries of `dir`, sorted by name; hidden files (`.DS_Store`, …) are skipped.
-fn entries(dir: &Path) -> Result<Vec<Entry>, String> {
+fn entries(dir: &Path) -> Result<Vec<Entry>> {
     let read = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read the submissions folder {}: {e}", dir.display()))?;
+        .with_context(|| format!("cannot read the submissions folder {}", dir.display()))?;
     let mut out = Vec::new();
     for entry in read.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -148,9 +149,9 @@ fn is_submission(dir: &Path, course: &Course) -> bool {
 
 /// The folder to grade inside `dir`: `dir` itself, or its only sub-folder (a submission zipped
 /// as a folder).
-pub fn resolve(dir: &Path, course: &Course) -> Result<PathBuf, String> {
+pub fn resolve(dir: &Path, course: &Course) -> Result<PathBuf> {
     if let Some(link) = archive::escaping_link(dir) {
-        return Err(link);
+        return Err(anyhow!(link));
     }
     // A folder holding only `exercises/` (no handout around it) is graded as that folder, so the
     // handout files it never had are not reported as deleted.
@@ -165,7 +166,7 @@ pub fn resolve(dir: &Path, course: &Course) -> Result<PathBuf, String> {
         return Ok(pick(dir));
     }
     let subdirs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .with_context(|| format!("cannot read {}", dir.display()))?
         .flatten()
         .filter(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
@@ -179,7 +180,7 @@ pub fn resolve(dir: &Path, course: &Course) -> Result<PathBuf, String> {
         return Ok(pick(only));
     }
     let dirs: Vec<&str> = course.lessons.iter().map(|l| l.dir.as_str()).collect();
-    Err(format!(
+    Err(anyhow!(
         "not a submission of this course: no exercises/ folder or lesson folder ({}) at its top or one folder down",
         dirs.join(", ")
     ))
@@ -192,13 +193,13 @@ fn grade_entry(
     entry: &Entry,
     opts: &Options,
     target: &Path,
-) -> Result<Report, String> {
+) -> Result<Report> {
     let scratch;
     let dir = match std::fs::metadata(&entry.path) {
         Ok(m) if m.is_dir() => resolve(&entry.path, course)?,
         Ok(_) => {
             let name = entry.path.file_name().unwrap_or_default().to_string_lossy();
-            let (kind, _) = archive::kind(&name).ok_or_else(|| {
+            let (kind, _) = archive::kind(&name).with_context(|| {
                 format!("`{name}` is not a folder, a .zip or a .tar.gz: nothing to grade")
             })?;
             scratch = crate::fsutil::scratch_dir("batch-unpacked")?;
@@ -210,7 +211,7 @@ fn grade_entry(
             )?;
             resolve(scratch.path(), course)?
         }
-        Err(e) => return Err(format!("cannot read {}: {e}", entry.path.display())),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", entry.path.display())),
     };
     let mut opts = opts.clone();
     opts.target_dir = Some(target.to_path_buf());
@@ -224,7 +225,7 @@ fn grade_entry(
     )
 }
 
-fn row(id: &str, result: Result<Report, String>, max: u32, seconds: f64) -> Row {
+fn row(id: &str, result: Result<Report>, max: u32, seconds: f64) -> Row {
     match result {
         Ok(report) => Row {
             id: id.to_owned(),
@@ -250,7 +251,8 @@ fn row(id: &str, result: Result<Report, String>, max: u32, seconds: f64) -> Row 
             official: false,
             modified: 0,
             isolation: "none".to_owned(),
-            error: Some(error),
+            // The whole chain on one line, as `{e:#}` prints it in `main`.
+            error: Some(format!("{error:#}")),
             seconds,
             report: None,
         },
@@ -258,12 +260,7 @@ fn row(id: &str, result: Result<Report, String>, max: u32, seconds: f64) -> Row 
 }
 
 /// Grades every submission in `dir`.
-pub fn grade_all(
-    root: &Path,
-    course: &Course,
-    dir: &Path,
-    opts: &BatchOptions,
-) -> Result<Batch, String> {
+pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Result<Batch> {
     let started = Instant::now();
     crate::bless::require_solutions(root)?;
     let selected = crate::plan::select(course, opts.grade.lesson.as_deref())?;
@@ -274,7 +271,7 @@ pub fn grade_all(
     let max: u32 = lessons.iter().map(|(_, m)| m).sum();
     let list = entries(dir)?;
     if list.is_empty() {
-        return Err(format!("{} holds no submission", dir.display()));
+        bail!("{} holds no submission", dir.display());
     }
     let base = opts
         .grade
@@ -341,12 +338,12 @@ pub fn grade_all(
 }
 
 /// The gradebook: `id,total,max,<lesson ids…>,official,modified_files,isolation,error`.
-pub fn gradebook_csv(batch: &Batch) -> Result<String, String> {
+pub fn gradebook_csv(batch: &Batch) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["id".to_owned(), "total".into(), "max".into()];
     header.extend(batch.lessons.iter().map(|(id, _)| id.clone()));
     header.extend(["official", "modified_files", "isolation", "error"].map(String::from));
-    w.write_record(&header).map_err(|e| e.to_string())?;
+    w.write_record(&header)?;
     for r in &batch.rows {
         let mut rec = vec![r.id.clone(), r.score.to_string(), r.max.to_string()];
         rec.extend(
@@ -359,10 +356,10 @@ pub fn gradebook_csv(batch: &Batch) -> Result<String, String> {
         rec.push(r.modified.to_string());
         rec.push(r.isolation.clone());
         rec.push(r.error.clone().unwrap_or_default());
-        w.write_record(&rec).map_err(|e| e.to_string())?;
+        w.write_record(&rec)?;
     }
-    let bytes = w.into_inner().map_err(|e| e.to_string())?;
-    String::from_utf8(bytes).map_err(|e| e.to_string())
+    let bytes = w.into_inner()?;
+    Ok(String::from_utf8(bytes)?)
 }
 
 /// The bin of a score for the histogram: 0, 1–24 %, 25–49 %, 50–74 %, 75–99 %, 100 %.
@@ -453,7 +450,7 @@ pub fn summary(batch: &Batch) -> String {
 
 /// `grade --submissions`: grades, writes the gradebook and the reports, prints the summary.
 /// Returns true when every submission could be graded.
-pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Result<bool, String> {
+pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Result<bool> {
     let batch = grade_all(root, course, dir, opts)?;
     let csv = gradebook_csv(&batch)?;
     match &opts.gradebook {
@@ -493,7 +490,7 @@ mod tests {
     fn the_gradebook_quotes_errors_and_zeroes_missing_lessons() {
         let batch = Batch {
             lessons: vec![("lesson01".into(), 10), ("lesson02".into(), 5)],
-            rows: vec![row("bob", Err("bad, \"zip\"".into()), 15, 0.1)],
+            rows: vec![row("bob", Err(anyhow!("bad, \"zip\"")), 15, 0.1)],
             first_seconds: 0.1,
             total_seconds: 0.1,
             parallel: 1,

@@ -17,6 +17,7 @@ use crate::misconception;
 use crate::run::{CheckRun, Runner, list_tests};
 use crate::sandbox::Ended;
 use crate::workspace::relative;
+use anyhow::{Context as _, Result, bail};
 use course_check::Observation;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -149,7 +150,7 @@ fn observe_binary(
     runner: &Runner,
     exe: &Path,
     timeout: Duration,
-) -> Result<(Observed, Vec<(String, String)>), String> {
+) -> Result<(Observed, Vec<(String, String)>)> {
     let names = list_tests(runner, exe)?;
     let jobs: Vec<CheckRun> = names
         .iter()
@@ -234,7 +235,7 @@ fn observe_binary(
 
 /// Regenerates the snapshots of `lessons` in a mirror and says what would change. Nothing in the
 /// course tree is written.
-pub fn plan(root: &Path, course: &Course, lessons: &[&Lesson]) -> Result<Vec<LessonPlan>, String> {
+pub fn plan(root: &Path, course: &Course, lessons: &[&Lesson]) -> Result<Vec<LessonPlan>> {
     require_solutions(root)?;
     let built = build(root, lessons, true, None, false, &[])?.lessons;
     let runner = Runner::new(false, false)?;
@@ -278,7 +279,7 @@ pub fn plan(root: &Path, course: &Course, lessons: &[&Lesson]) -> Result<Vec<Les
                             plan.misconceptions = planted.outcomes;
                         }
                     }
-                    Err(why) => plan.refused = Some(why),
+                    Err(why) => plan.refused = Some(format!("{why:#}")),
                 }
             }
         }
@@ -288,13 +289,12 @@ pub fn plan(root: &Path, course: &Course, lessons: &[&Lesson]) -> Result<Vec<Les
 }
 
 /// Refuses to work without the reference solutions (in a student handout).
-pub fn require_solutions(root: &Path) -> Result<(), String> {
+pub fn require_solutions(root: &Path) -> Result<()> {
     if root.join("solutions").is_dir() {
         Ok(())
     } else {
-        Err(
+        bail!(
             "this command needs the reference solutions, and solutions/ is missing (is this a student handout?)"
-                .into(),
         )
     }
 }
@@ -305,7 +305,7 @@ fn plan_lesson(
     lesson: &Lesson,
     bins: &[(bool, PathBuf)],
     timeout: Duration,
-) -> Result<(Vec<Change>, usize, Option<misconception::Planted>), String> {
+) -> Result<(Vec<Change>, usize, Option<misconception::Planted>)> {
     let [visible_dir, hidden_dir] = lesson.snapshot_dirs(root);
     let mut failures = Vec::new();
     // Per snapshot directory: the files it must hold (relative path -> contents).
@@ -363,11 +363,11 @@ fn plan_lesson(
                 format!("  {name}\n      {msg}")
             })
             .collect();
-        return Err(format!(
+        bail!(
             "the reference solution fails {} check(s):\n{}",
             failures.len(),
             list.join("\n")
-        ));
+        );
     }
 
     let mut changes = Vec::new();
@@ -408,21 +408,21 @@ fn plan_lesson(
 
 /// Writes the planned changes of the lessons that were not refused, then refreshes their entries in
 /// the manifest.
-pub fn apply(root: &Path, course: &Course, plans: &[LessonPlan]) -> Result<(), String> {
+pub fn apply(root: &Path, course: &Course, plans: &[LessonPlan]) -> Result<()> {
     let mut prefixes = Vec::new();
     for plan in plans.iter().filter(|p| p.refused.is_none()) {
         for change in &plan.changes {
             let path = root.join(&change.path);
             match (&change.kind, &change.new) {
                 (Kind::Removed, _) => std::fs::remove_file(&path)
-                    .map_err(|e| format!("cannot remove {}: {e}", change.path))?,
+                    .with_context(|| format!("cannot remove {}", change.path))?,
                 (_, Some(text)) => {
                     if let Some(dir) = path.parent() {
                         std::fs::create_dir_all(dir)
-                            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                            .with_context(|| format!("cannot create {}", dir.display()))?;
                     }
                     std::fs::write(&path, text)
-                        .map_err(|e| format!("cannot write {}: {e}", change.path))?;
+                        .with_context(|| format!("cannot write {}", change.path))?;
                 }
                 (_, None) => {}
             }
@@ -518,12 +518,7 @@ pub fn render(plans: &[LessonPlan], check: bool) -> String {
 }
 
 /// `cargo xtask bless`: returns true when it succeeded (with `--check`: nothing would change).
-pub fn run(
-    root: &Path,
-    course: &Course,
-    lesson: Option<&str>,
-    check: bool,
-) -> Result<bool, String> {
+pub fn run(root: &Path, course: &Course, lesson: Option<&str>, check: bool) -> Result<bool> {
     let lessons = crate::plan::select(course, lesson)?;
     let plans = plan(root, course, &lessons)?;
     print!("{}", render(&plans, check));

@@ -5,6 +5,7 @@
 //! lesson still gets its test executable.
 
 use crate::course::Lesson;
+use anyhow::{Context as _, Result};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -97,7 +98,7 @@ pub fn build(
     target_dir: Option<&Path>,
     sandboxed: bool,
     features: &[String],
-) -> Result<BuildOutput, String> {
+) -> Result<BuildOutput> {
     let mut args: Vec<String> = ["build", "--keep-going", "--message-format=json"]
         .map(str::to_owned)
         .to_vec();
@@ -133,9 +134,7 @@ pub fn build(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let out = cmd
-        .output()
-        .map_err(|e| format!("could not run cargo: {e}"))?;
+    let out = cmd.output().context("could not run cargo")?;
     let stdout = String::from_utf8_lossy(&out.stdout);
 
     let dir_of: HashMap<PathBuf, &Lesson> = lessons
@@ -281,7 +280,7 @@ fn lock_builds(
     target_dir: Option<&Path>,
     lessons: &[&Lesson],
     submission: bool,
-) -> Result<std::fs::File, String> {
+) -> Result<std::fs::File> {
     // The folder cargo builds in: the one given, else cargo's own choice.
     let target = target_dir
         .map(Path::to_path_buf)
@@ -289,12 +288,12 @@ fn lock_builds(
         .unwrap_or_else(|| root.join("target"));
     let recorded = target.join(".xtask-sources");
     std::fs::create_dir_all(&recorded)
-        .map_err(|e| format!("cannot create {}: {e}", recorded.display()))?;
+        .with_context(|| format!("cannot create {}", recorded.display()))?;
     let path = target.join(".xtask-build.lock");
     let lock = std::fs::File::create(&path)
-        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        .with_context(|| format!("cannot create {}", path.display()))?;
     lock.lock()
-        .map_err(|e| format!("cannot lock {}: {e}", path.display()))?;
+        .with_context(|| format!("cannot lock {}", path.display()))?;
     if !submission {
         for lesson in lessons {
             let _ = std::fs::remove_file(recorded.join(&lesson.id));
@@ -338,7 +337,7 @@ fn lock_builds(
             }
         }
         std::fs::write(&record, &digest)
-            .map_err(|e| format!("cannot write {}: {e}", record.display()))?;
+            .with_context(|| format!("cannot write {}", record.display()))?;
     }
     Ok(lock)
 }
@@ -352,7 +351,7 @@ fn sandboxed_cargo(
     root: &Path,
     target_dir: Option<&Path>,
     args: &[String],
-) -> Result<(Command, crate::fsutil::TempDir), String> {
+) -> Result<(Command, crate::fsutil::TempDir)> {
     let scratch = crate::fsutil::scratch_dir("build")?;
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
@@ -367,7 +366,7 @@ fn sandboxed_cargo(
         .map(Path::to_path_buf)
         .unwrap_or_else(|| root.join("target"));
     std::fs::create_dir_all(&target)
-        .map_err(|e| format!("cannot create {}: {e}", target.display()))?;
+        .with_context(|| format!("cannot create {}", target.display()))?;
     let program = std::env::var_os("CARGO")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("cargo"));
@@ -396,7 +395,7 @@ fn sandboxed_cargo(
     ]);
     let mut cmd = policy
         .command(&program, &all)
-        .map_err(|e| format!("cannot find the grader's own executable: {e}"))?;
+        .context("cannot find the grader's own executable")?;
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", scratch.path())

@@ -16,6 +16,7 @@ use crate::bless;
 use crate::course::{Course, Lesson};
 use crate::grade::{self, Options};
 use crate::verdict::Status;
+use anyhow::{Context as _, Result};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::process::Stdio;
@@ -30,12 +31,7 @@ pub struct Section {
 }
 
 /// Runs every check and prints the report; returns true when there is no problem.
-pub fn run(
-    root: &Path,
-    course: &Course,
-    lesson: Option<&str>,
-    jobs: usize,
-) -> Result<bool, String> {
+pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> Result<bool> {
     bless::require_solutions(root)?;
     let lessons = crate::plan::select(course, lesson)?;
     let mut sections = Vec::new();
@@ -257,7 +253,7 @@ fn stub_problems(report: &crate::report::Report) -> Vec<String> {
     out
 }
 
-fn clippy(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>, String> {
+fn clippy(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>> {
     let mut cmd = crate::cargo::command();
     cmd.current_dir(root)
         .args([
@@ -273,9 +269,7 @@ fn clippy(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>, String> {
         cmd.args(["-p", &l.package(true)]);
     }
     cmd.args(["--", "-D", "warnings"]);
-    let out = cmd
-        .output()
-        .map_err(|e| format!("could not run cargo clippy: {e}"))?;
+    let out = cmd.output().context("could not run cargo clippy")?;
     if out.status.success() {
         return Ok(Vec::new());
     }
@@ -292,7 +286,7 @@ fn clippy(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>, String> {
     Ok(problems)
 }
 
-fn fmt(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>, String> {
+fn fmt(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>> {
     let mut cmd = crate::cargo::command();
     cmd.current_dir(root)
         .args(["fmt", "--check"])
@@ -300,9 +294,7 @@ fn fmt(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>, String> {
     for l in lessons {
         cmd.args(["-p", &l.package(false), "-p", &l.package(true)]);
     }
-    let out = cmd
-        .output()
-        .map_err(|e| format!("could not run cargo fmt: {e}"))?;
+    let out = cmd.output().context("could not run cargo fmt")?;
     if out.status.success() {
         return Ok(Vec::new());
     }

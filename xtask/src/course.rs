@@ -1,5 +1,6 @@
 //! `course.toml`: the lessons, their exercises, the graded checks of each exercise, and hints.
 
+use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -106,76 +107,78 @@ pub struct Check {
 
 impl Course {
     /// Reads and validates `course.toml` at `root`.
-    pub fn load(root: &Path) -> Result<Self, String> {
+    pub fn load(root: &Path) -> Result<Self> {
         let path = root.join("course.toml");
         let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            .with_context(|| format!("cannot read {}", path.display()))?;
         let course: Course =
-            toml::from_str(&text).map_err(|e| format!("{} is not valid: {e}", path.display()))?;
+            toml::from_str(&text).with_context(|| format!("{} is not valid", path.display()))?;
         course.validate()?;
         Ok(course)
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<()> {
         let mut seen = std::collections::HashSet::new();
         // Exercises of this lesson and every earlier one: what a check's `needs` may name.
         let mut known_exercises = std::collections::HashSet::new();
         let mut misconception_ids = std::collections::HashSet::new();
         for lesson in &self.lessons {
             if !seen.insert(lesson.id.as_str()) {
-                return Err(format!("course.toml: lesson `{}` appears twice", lesson.id));
+                bail!("course.toml: lesson `{}` appears twice", lesson.id);
             }
             known_exercises.extend(lesson.exercises.iter().map(|e| e.name.as_str()));
             let mut names = std::collections::HashSet::new();
             for ex in &lesson.exercises {
                 for check in &ex.checks {
                     if !names.insert(check.name.as_str()) {
-                        return Err(format!(
+                        bail!(
                             "course.toml: check `{}` is listed twice in {}",
-                            check.name, lesson.id
-                        ));
+                            check.name,
+                            lesson.id
+                        );
                     }
                     for need in &check.needs {
                         if need == &ex.name || !known_exercises.contains(need.as_str()) {
-                            return Err(format!(
+                            bail!(
                                 "course.toml: check `{}` needs `{need}`, which is not another \
                                  exercise of {} or an earlier lesson",
-                                check.name, lesson.id
-                            ));
+                                check.name,
+                                lesson.id
+                            );
                         }
                     }
                 }
             }
             for m in &lesson.misconceptions {
                 if !misconception_ids.insert(m.id.as_str()) {
-                    return Err(format!(
-                        "course.toml: misconception `{}` appears twice",
-                        m.id
-                    ));
+                    bail!("course.toml: misconception `{}` appears twice", m.id);
                 }
                 if !lesson.exercises.iter().any(|e| e.name == m.exercise) {
-                    return Err(format!(
+                    bail!(
                         "course.toml: misconception `{}` names `{}`, not an exercise of {}",
-                        m.id, m.exercise, lesson.id
-                    ));
+                        m.id,
+                        m.exercise,
+                        lesson.id
+                    );
                 }
                 if m.title.trim().is_empty() || m.explanation.trim().is_empty() {
-                    return Err(format!(
+                    bail!(
                         "course.toml: misconception `{}` needs a title and an explanation",
                         m.id
-                    ));
+                    );
                 }
                 if m.checks.is_empty() {
-                    return Err(format!(
+                    bail!(
                         "course.toml: misconception `{}` lists no check that catches it",
                         m.id
-                    ));
+                    );
                 }
                 if let Some(c) = m.checks.iter().find(|c| !names.contains(c.as_str())) {
-                    return Err(format!(
+                    bail!(
                         "course.toml: misconception `{}` lists `{c}`, not a check of {}",
-                        m.id, lesson.id
-                    ));
+                        m.id,
+                        lesson.id
+                    );
                 }
                 let hidden = |name: &str| {
                     lesson
@@ -185,11 +188,11 @@ impl Course {
                         .any(|c| c.name == name && c.hidden)
                 };
                 if let Some(c) = m.checks.iter().find(|c| hidden(c)) {
-                    return Err(format!(
+                    bail!(
                         "course.toml: misconception `{}` lists the hidden check `{c}`: a handout has \
                          no hidden checks, so list only visible ones",
                         m.id
-                    ));
+                    );
                 }
             }
         }
@@ -415,7 +418,7 @@ mod tests {
             ["head_size"]
         );
         for bad in ["merge_heads", "fold_heads"] {
-            let err = parse(bad).validate().unwrap_err();
+            let err = parse(bad).validate().unwrap_err().to_string();
             assert!(err.contains(&format!("needs `{bad}`")), "{err}");
         }
         // A later lesson's exercise is not a prerequisite.
@@ -431,6 +434,7 @@ mod tests {
             early
                 .validate()
                 .unwrap_err()
+                .to_string()
                 .contains("needs `split_heads`")
         );
     }
@@ -467,12 +471,14 @@ mod tests {
             parse("merge_heads", "split_moves")
                 .validate()
                 .unwrap_err()
+                .to_string()
                 .contains("not an exercise")
         );
         assert!(
             parse("split_heads", "nope")
                 .validate()
                 .unwrap_err()
+                .to_string()
                 .contains("not a check")
         );
     }
@@ -481,6 +487,11 @@ mod tests {
     fn duplicate_checks_are_refused() {
         let mut c = course();
         c.lessons[0].exercises[0].checks[1].name = "c1".into();
-        assert!(c.validate().unwrap_err().contains("listed twice"));
+        assert!(
+            c.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("listed twice")
+        );
     }
 }

@@ -15,6 +15,7 @@
 //! `todo!()`; its panic is turned into a pointer to the function to implement.
 
 use crate::course::Lesson;
+use anyhow::{Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -43,7 +44,7 @@ fn cargo_run(root: &Path, lesson: &Lesson, solutions: bool, args: &[String]) -> 
 }
 
 /// The reference's figures, computed by running the solution's demo with `--figures FILE`.
-fn reference_figures(root: &Path, lesson: &Lesson) -> Result<Option<PathBuf>, String> {
+fn reference_figures(root: &Path, lesson: &Lesson) -> Result<Option<PathBuf>> {
     if !root.join("solutions").join(&lesson.dir).is_dir() {
         eprintln!(
             "--compare: the reference solution is not available in this copy of the course \
@@ -67,7 +68,7 @@ fn reference_figures(root: &Path, lesson: &Lesson) -> Result<Option<PathBuf>, St
     .stdout(Stdio::null())
     .stderr(Stdio::piped())
     .output()
-    .map_err(|e| format!("could not run cargo: {e}"))?;
+    .context("could not run cargo")?;
     if !output.status.success() || !file.is_file() {
         eprint!("{}", String::from_utf8_lossy(&output.stderr));
         eprintln!(
@@ -80,14 +81,13 @@ fn reference_figures(root: &Path, lesson: &Lesson) -> Result<Option<PathBuf>, St
 }
 
 /// Runs the demo with `opts`; returns the process exit code to use.
-pub fn run_with(root: &Path, lesson: &Lesson, opts: &Options) -> Result<i32, String> {
+pub fn run_with(root: &Path, lesson: &Lesson, opts: &Options) -> Result<i32> {
     let mut args = Vec::new();
     if let Some(dir) = &opts.svg {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let dir = dir
             .canonicalize()
-            .map_err(|e| format!("cannot use {}: {e}", dir.display()))?;
+            .with_context(|| format!("cannot use {}", dir.display()))?;
         args.extend(["--svg".to_owned(), dir.display().to_string()]);
     }
     let reference = if opts.compare && !opts.solutions {
@@ -105,7 +105,7 @@ pub fn run_with(root: &Path, lesson: &Lesson, opts: &Options) -> Result<i32, Str
     if let Some(file) = &reference {
         let _ = std::fs::remove_file(file);
     }
-    let output = output.map_err(|e| format!("could not run cargo: {e}"))?;
+    let output = output.context("could not run cargo")?;
     if output.status.success() {
         return Ok(0);
     }

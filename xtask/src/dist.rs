@@ -20,6 +20,7 @@
 use crate::course::Course;
 use crate::fsutil;
 use crate::workspace::relative;
+use anyhow::{Context as _, Result, anyhow, bail};
 use std::path::Path;
 use toml_edit::{Array, DocumentMut, Item, TableLike, Value};
 
@@ -57,7 +58,7 @@ pub fn instructor_only(rel: &str) -> bool {
 
 /// Drops every `solutions/...` entry from the root `Cargo.toml`'s `workspace.members` and
 /// `workspace.default-members`, whatever their layout; the rest of the file is kept as written.
-pub fn strip_solution_members(text: &str) -> Result<String, String> {
+pub fn strip_solution_members(text: &str) -> Result<String> {
     let mut doc = parse_toml(text, "Cargo.toml")?;
     if let Some(workspace) = doc.get_mut("workspace").and_then(Item::as_table_like_mut) {
         for key in ["members", "default-members"] {
@@ -76,10 +77,8 @@ pub fn strip_solution_members(text: &str) -> Result<String, String> {
 
 /// Drops the `[[test]]` targets whose `path` points into `solutions/` (the hidden checks' target)
 /// from an exercise crate's `Cargo.toml`, with the comments above them.
-pub fn strip_hidden_targets(text: &str) -> Result<String, String> {
-    let mut doc: DocumentMut = text
-        .parse()
-        .map_err(|e: toml_edit::TomlError| e.to_string())?;
+pub fn strip_hidden_targets(text: &str) -> Result<String> {
+    let mut doc: DocumentMut = text.parse()?;
     let into_solutions = |t: &dyn TableLike| {
         t.get("path")
             .and_then(Item::as_str)
@@ -95,7 +94,7 @@ pub fn strip_hidden_targets(text: &str) -> Result<String, String> {
 }
 
 /// Drops the hidden checks (`hidden = true`) from `course.toml`, whatever their layout.
-pub fn strip_hidden_checks(text: &str) -> Result<String, String> {
+pub fn strip_hidden_checks(text: &str) -> Result<String> {
     let mut doc = parse_toml(text, "course.toml")?;
     let hidden = |t: &dyn TableLike| t.get("hidden").and_then(Item::as_bool) == Some(true);
     if let Some(lessons) = doc.get_mut("lessons") {
@@ -111,8 +110,7 @@ pub fn strip_hidden_checks(text: &str) -> Result<String, String> {
         }
     }
     let out = doc.to_string();
-    let course: Course =
-        toml::from_str(&out).map_err(|e| format!("course.toml without hidden checks: {e}"))?;
+    let course: Course = toml::from_str(&out).context("course.toml without hidden checks")?;
     if course
         .lessons
         .iter()
@@ -120,14 +118,13 @@ pub fn strip_hidden_checks(text: &str) -> Result<String, String> {
         .flat_map(|e| &e.checks)
         .any(|c| c.hidden)
     {
-        return Err("course.toml: could not remove every hidden check".into());
+        bail!("course.toml: could not remove every hidden check");
     }
     Ok(out)
 }
 
-fn parse_toml(text: &str, what: &str) -> Result<DocumentMut, String> {
-    text.parse()
-        .map_err(|e: toml_edit::TomlError| format!("{what}: {e}"))
+fn parse_toml(text: &str, what: &str) -> Result<DocumentMut> {
+    text.parse().with_context(|| what.to_owned())
 }
 
 /// The tables of `item`: an array of tables (`[[x]]`) or an array of inline tables (`x = [{ }]`).
@@ -185,7 +182,7 @@ pub fn strip_section(text: &str, heading: &str) -> String {
 
 /// Rewrites the root `Cargo.toml` of the copy at `dir` without the solution packages and lets cargo
 /// prune them from `Cargo.lock` (every other package keeps its locked version).
-pub fn drop_solution_packages(dir: &Path) -> Result<(), String> {
+pub fn drop_solution_packages(dir: &Path) -> Result<()> {
     let manifest = dir.join("Cargo.toml");
     fsutil::write(
         &manifest,
@@ -195,7 +192,7 @@ pub fn drop_solution_packages(dir: &Path) -> Result<(), String> {
 }
 
 /// Resolves the workspace at `dir` once so cargo drops unused packages from `Cargo.lock`.
-fn prune_lockfile(dir: &Path) -> Result<(), String> {
+fn prune_lockfile(dir: &Path) -> Result<()> {
     let mut last = String::new();
     for offline in [true, false] {
         let mut cmd = crate::cargo::command();
@@ -206,34 +203,32 @@ fn prune_lockfile(dir: &Path) -> Result<(), String> {
         if offline {
             cmd.arg("--offline");
         }
-        let out = cmd
-            .output()
-            .map_err(|e| format!("could not run cargo: {e}"))?;
+        let out = cmd.output().context("could not run cargo")?;
         if out.status.success() {
             return Ok(());
         }
         last = String::from_utf8_lossy(&out.stderr).into_owned();
     }
-    Err(format!(
+    Err(anyhow!(
         "cargo could not load the handout's workspace:\n{last}"
     ))
 }
 
 /// Writes the handout of the course at `root` into `out` (which must not exist or be empty).
-pub fn make(root: &Path, course: &Course, out: &Path) -> Result<Summary, String> {
+pub fn make(root: &Path, course: &Course, out: &Path) -> Result<Summary> {
     // Only "is it empty?": the first entry of `read_dir` answers it, no walk needed.
     if out.exists()
         && std::fs::read_dir(out)
-            .map_err(|e| format!("cannot read {}: {e}", out.display()))?
+            .with_context(|| format!("cannot read {}", out.display()))?
             .next()
             .is_some()
     {
-        return Err(format!(
+        bail!(
             "{} exists and is not empty: give a new directory",
             out.display()
-        ));
+        );
     }
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let out_canon = out.canonicalize().unwrap_or_else(|_| out.to_path_buf());
     let skip = |rel: &str, is_dir: bool| {
         instructor_only(rel)
@@ -249,8 +244,7 @@ pub fn make(root: &Path, course: &Course, out: &Path) -> Result<Summary, String>
         let manifest = lesson.crate_dir(out, false).join("Cargo.toml");
         if manifest.is_file() {
             let text = fsutil::read(&manifest)?;
-            let stripped = strip_hidden_targets(&text)
-                .map_err(|e| format!("{}: {e}", relative(out, &manifest)))?;
+            let stripped = strip_hidden_targets(&text).with_context(|| relative(out, &manifest))?;
             if stripped != text {
                 fsutil::write(&manifest, &stripped)?;
             }

@@ -11,6 +11,7 @@
 //! snapshot exact lesson02__checks__merge_moves_data
 //! ```
 
+use anyhow::{Context as _, Result, anyhow};
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::path::Path;
@@ -44,7 +45,7 @@ pub struct Expected {
 impl Expected {
     /// Reads the index and every snapshot it names from `dir`. A missing index gives no checks
     /// (every check is then reported as not blessed).
-    pub fn load(dir: &Path) -> Result<Self, String> {
+    pub fn load(dir: &Path) -> Result<Self> {
         let mut out = Expected::default();
         let Ok(index) = std::fs::read_to_string(dir.join(INDEX_FILE)) else {
             return Ok(out);
@@ -57,7 +58,7 @@ impl Expected {
                 {
                     let path = dir.join(format!("{name}.snap"));
                     let text = std::fs::read_to_string(&path)
-                        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                        .with_context(|| format!("cannot read {}", path.display()))?;
                     out.snapshots.insert(name.clone(), snapshot_contents(&text));
                 }
             }
@@ -84,14 +85,14 @@ pub fn snapshot_contents(text: &str) -> String {
 }
 
 /// Parses an index file.
-pub fn parse_index(text: &str) -> Result<HashMap<String, Vec<Expect>>, String> {
+pub fn parse_index(text: &str) -> Result<HashMap<String, Vec<Expect>>> {
     let mut checks: HashMap<String, Vec<Expect>> = HashMap::new();
     let mut current: Option<String> = None;
     for (n, line) in text.lines().enumerate() {
         if line.starts_with('#') || line.trim().is_empty() {
             continue;
         }
-        let bad = || format!("{INDEX_FILE} line {}: cannot read `{line}`", n + 1);
+        let bad = || anyhow!("{INDEX_FILE} line {}: cannot read `{line}`", n + 1);
         if let Some(name) = line.strip_prefix("check ") {
             current = Some(name.trim().to_owned());
             checks.entry(name.trim().to_owned()).or_default();

@@ -2,6 +2,7 @@
 //! trees.
 
 use crate::workspace::relative;
+use anyhow::{Context as _, Result};
 use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
 
@@ -13,7 +14,7 @@ fn scratch_root() -> PathBuf {
 /// A fresh, private scratch directory (removed on drop, `tempfile` does the work). Scratch
 /// directories that an earlier run left behind when it was killed (its process is gone) are
 /// removed first.
-pub fn scratch_dir(what: &str) -> Result<TempDir, String> {
+pub fn scratch_dir(what: &str) -> Result<TempDir> {
     let root = scratch_root();
     std::fs::create_dir_all(&root)
         .and_then(|()| {
@@ -22,12 +23,7 @@ pub fn scratch_dir(what: &str) -> Result<TempDir, String> {
                 .prefix(&format!("{}-{what}-", std::process::id()))
                 .tempdir_in(&root)
         })
-        .map_err(|e| {
-            format!(
-                "cannot create a scratch directory in {}: {e}",
-                root.display()
-            )
-        })
+        .with_context(|| format!("cannot create a scratch directory in {}", root.display()))
 }
 
 /// The scratch directory type.
@@ -75,14 +71,14 @@ pub fn files_under(dir: &Path, base: &Path, skip: &dyn Fn(&str, bool) -> bool) -
 }
 
 /// Copies the files `rel` (relative paths) from `from` to `to`, creating directories.
-pub fn copy_files(from: &Path, to: &Path, rel: &[String]) -> Result<(), String> {
+pub fn copy_files(from: &Path, to: &Path, rel: &[String]) -> Result<()> {
     for f in rel {
         let dst = to.join(f);
         if let Some(dir) = dst.parent() {
             std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                .with_context(|| format!("cannot create {}", dir.display()))?;
         }
-        std::fs::copy(from.join(f), &dst).map_err(|e| format!("cannot copy {f}: {e}"))?;
+        std::fs::copy(from.join(f), &dst).with_context(|| format!("cannot copy {f}"))?;
         // Keep the modification time, so cargo does not rebuild a copied crate that did not
         // change (a grading copy reuses the dependencies built for the last one).
         if let Ok(modified) = std::fs::metadata(from.join(f)).and_then(|m| m.modified()) {
@@ -96,17 +92,16 @@ pub fn copy_files(from: &Path, to: &Path, rel: &[String]) -> Result<(), String> 
 }
 
 /// Writes `text` to `path`, creating its directory.
-pub fn write(path: &Path, text: &str) -> Result<(), String> {
+pub fn write(path: &Path, text: &str) -> Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Reads a text file, naming it in the error.
-pub fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+pub fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// True for files that never belong in a course tree: insta's pending snapshots.

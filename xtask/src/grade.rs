@@ -11,6 +11,8 @@ use crate::plan::{LessonPlan, Selection, plan};
 use crate::report::{Build, CheckReport, ExerciseReport, Graded as What, LessonReport, Report};
 use crate::run::{CheckRun, RunOutput, Runner, list_tests};
 use crate::verdict::{Origin, Status, Verdict, origin, panic_of};
+use anyhow::{Result, anyhow, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressFinish, ProgressStyle};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -54,18 +56,36 @@ pub struct Graded {
     pub tests: HashMap<String, Vec<(bool, Vec<String>)>>,
 }
 
-/// Prints a one-line progress indicator on stderr (only when it is a terminal).
-fn progress(enabled: bool, text: &str) {
-    use std::io::Write;
-    if enabled {
-        let mut err = std::io::stderr();
-        let _ = write!(err, "\r\x1b[2K{text}");
-        let _ = err.flush();
-    }
+/// The progress line on stderr: a spinner while `lessons` lesson(s) build, see
+/// [`running_checks`] after. Drawn only when `enabled` and stderr is a terminal (indicatif's
+/// stderr target hides itself otherwise); cleared when finished or dropped (on an error too).
+fn progress(enabled: bool, lessons: usize) -> ProgressBar {
+    let target = if enabled {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(None, target)
+        .with_style(ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"))
+        .with_message(format!("Building {lessons} lesson(s)…"))
+        .with_finish(ProgressFinish::AndClear);
+    bar.enable_steady_tick(Duration::from_millis(100));
+    bar
+}
+
+/// Turns the progress line into `Running checks done/total…` with a bar.
+fn running_checks(bar: &ProgressBar, total: usize) {
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} Running checks {pos}/{len}… [{bar:30}]")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_length(total as u64);
+    bar.set_position(0);
 }
 
 /// Grades the course at `root`.
-pub fn grade(root: &Path, course: &Course, opts: &Options) -> Result<Report, String> {
+pub fn grade(root: &Path, course: &Course, opts: &Options) -> Result<Report> {
     Ok(grade_detailed(root, course, opts)?.report)
 }
 
@@ -87,7 +107,7 @@ fn list(
     listed_by_exe: &mut HashMap<PathBuf, Vec<String>>,
     tests: &mut HashMap<String, Vec<(bool, Vec<String>)>>,
     jobs: &mut Vec<CheckRun>,
-) -> Result<Vec<Vec<Vec<Slot>>>, String> {
+) -> Result<Vec<Vec<Vec<Slot>>>> {
     let mut slots = Vec::new();
     // The jobs of each exercise listed so far: a check waits for those of the exercises it needs
     // (only earlier ones in course order, so the waits never form a cycle).
@@ -229,11 +249,9 @@ fn trace_library_panics(
 }
 
 /// The lesson of the misconception `id`, checked against the rest of the options.
-fn planted_lesson<'c>(course: &'c Course, id: &str, opts: &Options) -> Result<&'c Lesson, String> {
+fn planted_lesson<'c>(course: &'c Course, id: &str, opts: &Options) -> Result<&'c Lesson> {
     if !opts.solutions {
-        return Err(
-            "--plant plants a misconception into the reference solutions: add --solutions".into(),
-        );
+        bail!("--plant plants a misconception into the reference solutions: add --solutions");
     }
     let lesson = course
         .lessons
@@ -248,17 +266,17 @@ fn planted_lesson<'c>(course: &'c Course, id: &str, opts: &Options) -> Result<&'
                 .collect();
             let close = crate::suggest::did_you_mean(id, ids.iter().copied());
             match close {
-                Some(c) => format!("no misconception `{id}` in course.toml\n  help: did you mean `{c}`?"),
-                None => format!("no misconception `{id}` in course.toml (they are listed under [[lessons.misconceptions]])"),
+                Some(c) => anyhow!("no misconception `{id}` in course.toml\n  help: did you mean `{c}`?"),
+                None => anyhow!("no misconception `{id}` in course.toml (they are listed under [[lessons.misconceptions]])"),
             }
         })?;
     if let Some(key) = &opts.lesson
         && course.find_lesson(key).is_some_and(|l| l.id != lesson.id)
     {
-        return Err(format!(
+        bail!(
             "misconception `{id}` belongs to {}, not to `{key}`",
             lesson.id
-        ));
+        );
     }
     Ok(lesson)
 }
@@ -267,7 +285,7 @@ fn planted_lesson<'c>(course: &'c Course, id: &str, opts: &Options) -> Result<&'
 ///
 /// Hidden checks (`hidden = true` in course.toml) are looked up in the lesson's hidden-check
 /// binary (test target `lessonNN_hidden`), visible checks in the visible one (`lessonNN`).
-pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Graded, String> {
+pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Graded> {
     let started = Instant::now();
     let planted = match &opts.plant {
         Some(id) => Some(planted_lesson(course, id, opts)?),
@@ -298,17 +316,13 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     };
     let sandboxed = isolation != "none";
     if opts.require_sandbox && !sandboxed {
-        return Err(
+        bail!(
             "official grading needs a sandbox, and this machine has none (Linux with Landlock): \
              pass --allow-unsandboxed to grade anyway, unofficially"
-                .into(),
         );
     }
 
-    progress(
-        opts.progress,
-        &format!("Building {} lesson(s)…", lessons.len()),
-    );
+    let bar = progress(opts.progress, lessons.len());
     let features: Vec<String> = planted
         .iter()
         .zip(&opts.plant)
@@ -354,11 +368,9 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
         stamp.keep(&output, &listed);
     }
 
-    let show = opts.progress;
-    let outputs = runner.run_all(&jobs, opts.jobs, &|done, total| {
-        progress(show, &format!("Running checks {done}/{total}…"));
-    });
-    progress(opts.progress, "");
+    running_checks(&bar, jobs.len());
+    let outputs = runner.run_all(&jobs, opts.jobs, &|done, _| bar.set_position(done as u64));
+    bar.finish_and_clear();
     let outputs = trace_library_panics(&runner, &plans, &slots, &jobs, outputs, opts.jobs);
 
     let mut reports = Vec::new();

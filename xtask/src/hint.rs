@@ -3,6 +3,7 @@
 
 use crate::course::Course;
 use crate::suggest::{Kind, unknown};
+use anyhow::{Result, bail};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -27,9 +28,9 @@ pub fn hint(
     exercise: &str,
     all: bool,
     reset: bool,
-) -> Result<String, String> {
+) -> Result<String> {
     let Some((lesson, ex)) = course.find_exercise(exercise) else {
-        return Err(unknown(course, Kind::Exercise, exercise));
+        bail!(unknown(course, Kind::Exercise, exercise));
     };
     if ex.hints.is_empty() {
         return Ok(format!("`{}` has no hints yet.\n", ex.name));

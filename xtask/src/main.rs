@@ -40,6 +40,7 @@ mod verdict;
 mod watch;
 mod workspace;
 
+use anyhow::{Context as _, Result, anyhow, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -254,6 +255,8 @@ enum Cmd {
 
 /// `--timeout SECS`: a number of seconds from a millisecond to a day (a smaller one would round
 /// to no time at all).
+///
+/// Stays on `String`: clap's value parser shows it inside its own `invalid value` line.
 fn parse_timeout(text: &str) -> Result<Duration, String> {
     let secs: f64 = text
         .parse()
@@ -316,8 +319,10 @@ fn main() -> ExitCode {
     }
     match run(cli) {
         Ok(code) => code,
-        Err(msg) => {
-            eprintln!("error: {msg}");
+        // `{:#}`: the message, then each cause after a `: `, on one line (a did-you-mean's
+        // `  help:` line is part of its message).
+        Err(e) => {
+            eprintln!("error: {e:#}");
             ExitCode::from(2)
         }
     }
@@ -368,7 +373,7 @@ fn next_exercise(
     })
 }
 
-fn run(cli: Cli) -> Result<ExitCode, String> {
+fn run(cli: Cli) -> Result<ExitCode> {
     let root = workspace::root()?;
     let course = course::Course::load(&root)?;
     match cli.command {
@@ -405,7 +410,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     path.is_dir()
                 };
                 if parent.is_some_and(|p| !p.is_dir()) || wrong_kind {
-                    return Err(format!(
+                    bail!(
                         "{flag} {}: {}",
                         path.display(),
                         if want_dir {
@@ -413,17 +418,18 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                         } else {
                             "its folder does not exist (or it is a folder)"
                         }
-                    ));
+                    );
                 }
             }
             let selection = plan::Selection::resolve(&course, lesson.as_deref())?;
             let one_exercise = matches!(selection, plan::Selection::Exercise(..));
             if let (plan::Selection::Exercise(l, ex), Some(_)) = (selection, &submissions) {
-                return Err(format!(
+                bail!(
                     "--submissions grades whole lessons, not one exercise\n  help: give the \
                      lesson of `{}`: `{}`",
-                    ex.name, l.id
-                ));
+                    ex.name,
+                    l.id
+                );
             }
             let opts = grade::Options {
                 solutions,
@@ -495,7 +501,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             match output {
                 Some(path) => {
                     std::fs::write(&path, &rendered)
-                        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                        .with_context(|| format!("cannot write {}", path.display()))?;
                     {
                         println!(
                             "{}/{} points; report written to {}",
@@ -559,9 +565,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             compare,
             svg,
         } => {
-            let l = course
-                .find_lesson(&lesson)
-                .ok_or_else(|| suggest::unknown(&course, suggest::Kind::Lesson, &lesson))?;
+            let l = course.find_lesson(&lesson).ok_or_else(|| {
+                anyhow!(suggest::unknown(&course, suggest::Kind::Lesson, &lesson))
+            })?;
             let opts = demo::Options {
                 solutions,
                 compare,
@@ -598,7 +604,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 root.join(manifest::FILE),
                 manifest::generate(&root, &course),
             )
-            .map_err(|e| format!("cannot write {}: {e}", manifest::FILE))?;
+            .with_context(|| format!("cannot write {}", manifest::FILE))?;
             println!("wrote {}", manifest::FILE);
             Ok(ExitCode::SUCCESS)
         }

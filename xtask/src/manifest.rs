@@ -5,6 +5,7 @@
 
 use crate::course::Course;
 use crate::workspace::relative;
+use anyhow::{Context as _, Result};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -73,13 +74,13 @@ pub fn generate(root: &Path, course: &Course) -> String {
 /// Rewrites the entries of the manifest at `root` for the files under `prefixes` (paths relative
 /// to `root`, e.g. `exercises/lesson02-split-heads/tests`) and for `course.toml`, keeping every
 /// other entry as it was. Writes the whole manifest when there is none yet.
-pub fn refresh(root: &Path, course: &Course, prefixes: &[String]) -> Result<(), String> {
+pub fn refresh(root: &Path, course: &Course, prefixes: &[String]) -> Result<()> {
     let path = root.join(FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(_) => {
             return std::fs::write(&path, generate(root, course))
-                .map_err(|e| format!("cannot write {FILE}: {e}"));
+                .with_context(|| format!("cannot write {FILE}"));
         }
     };
     let under = |f: &str| {
@@ -97,7 +98,7 @@ pub fn refresh(root: &Path, course: &Course, prefixes: &[String]) -> Result<(), 
         }
     }
     let out: String = entries.iter().map(|(f, h)| format!("{h}  {f}\n")).collect();
-    std::fs::write(&path, out).map_err(|e| format!("cannot write {FILE}: {e}"))
+    std::fs::write(&path, out).with_context(|| format!("cannot write {FILE}"))
 }
 
 /// The manifest prefixes of one lesson: its visible checks and its hidden checks.

@@ -14,6 +14,7 @@ use crate::judge::{Context, judge, tolerance, up_to_first_wrong};
 use crate::run::{CheckRun, Runner, list_tests};
 use crate::verdict::Status;
 use crate::workspace::relative;
+use anyhow::{Context as _, Result};
 use course_check::Observation;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -36,7 +37,7 @@ pub struct Record {
 }
 
 /// Reads the records in `dir` (none when the file is missing).
-pub fn load(dir: &Path) -> Result<Vec<Record>, String> {
+pub fn load(dir: &Path) -> Result<Vec<Record>> {
     let path = dir.join(FILE);
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(Vec::new());
@@ -45,12 +46,8 @@ pub fn load(dir: &Path) -> Result<Vec<Record>, String> {
         .filter(|l| !l.trim().is_empty())
         .enumerate()
         .map(|(i, line)| {
-            serde_json::from_str(line).map_err(|e| {
-                format!(
-                    "{}:{}: not a misconception record: {e}",
-                    path.display(),
-                    i + 1
-                )
+            serde_json::from_str(line).with_context(|| {
+                format!("{}:{}: not a misconception record", path.display(), i + 1)
             })
         })
         .collect()
@@ -268,7 +265,7 @@ pub struct Outcome {
 
 /// Builds the lesson's solution with `misconception-<id>` planted; returns its visible-check
 /// executable. Features get their own artifacts, so this never invalidates the plain build.
-pub fn build_planted(root: &Path, lesson: &Lesson, id: &str) -> Result<PathBuf, String> {
+pub fn build_planted(root: &Path, lesson: &Lesson, id: &str) -> Result<PathBuf> {
     let out = crate::cargo::command()
         .args(["build", "--message-format=json", "-p"])
         .arg(lesson.package(true))
@@ -280,14 +277,14 @@ pub fn build_planted(root: &Path, lesson: &Lesson, id: &str) -> Result<PathBuf, 
         .stderr(Stdio::piped())
         .stdout(Stdio::piped())
         .output()
-        .map_err(|e| format!("could not run cargo: {e}"))?;
+        .context("could not run cargo")?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let exe = stdout
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|m| m["target"]["name"] == lesson.check_target())
         .find_map(|m| m["executable"].as_str().map(PathBuf::from));
-    exe.ok_or_else(|| {
+    exe.with_context(|| {
         let stderr = String::from_utf8_lossy(&out.stderr);
         format!(
             "the solution of {} with `misconception-{id}` planted does not build:\n{}",
@@ -306,7 +303,7 @@ pub fn plant_all(
     lesson: &Lesson,
     expected: &Expected,
     timeout: Duration,
-) -> Result<Planted, String> {
+) -> Result<Planted> {
     let mut planted = Planted::default();
     let visible: Vec<&str> = lesson
         .exercises
@@ -528,6 +525,6 @@ mod tests {
         assert_eq!(back[0], r("a", "c1"));
         assert_eq!(back[2], r("b", "c1"));
         std::fs::write(dir.path().join(FILE), "{not json\n").unwrap();
-        assert!(load(dir.path()).unwrap_err().contains(":1:"));
+        assert!(load(dir.path()).unwrap_err().to_string().contains(":1:"));
     }
 }

@@ -7,6 +7,7 @@ use crate::expected::Expected;
 use crate::misconception::{self, Record};
 use crate::suggest::{Kind, unknown};
 use crate::workspace::relative;
+use anyhow::{Result, anyhow};
 use std::borrow::Cow;
 use std::path::Path;
 use std::time::Duration;
@@ -27,13 +28,13 @@ pub struct LessonPlan<'c> {
 }
 
 /// The lessons a key selects: all of them, or the one it names (`lesson01`, `1` or its directory).
-pub fn select<'c>(course: &'c Course, key: Option<&str>) -> Result<Vec<&'c Lesson>, String> {
+pub fn select<'c>(course: &'c Course, key: Option<&str>) -> Result<Vec<&'c Lesson>> {
     match key {
-        Some(key) => Ok(vec![
-            course
-                .find_lesson(key)
-                .ok_or_else(|| unknown(course, Kind::Lesson, key))?,
-        ]),
+        Some(key) => {
+            Ok(vec![course.find_lesson(key).ok_or_else(|| {
+                anyhow!(unknown(course, Kind::Lesson, key))
+            })?])
+        }
         None => Ok(course.lessons.iter().collect()),
     }
 }
@@ -52,7 +53,7 @@ pub enum Selection<'c> {
 impl<'c> Selection<'c> {
     /// Resolves `grade`'s key: a lesson first, then an exercise name; anything else is an error
     /// with a did-you-mean.
-    pub fn resolve(course: &'c Course, key: Option<&str>) -> Result<Self, String> {
+    pub fn resolve(course: &'c Course, key: Option<&str>) -> Result<Self> {
         let Some(key) = key else {
             return Ok(Selection::All);
         };
@@ -61,7 +62,7 @@ impl<'c> Selection<'c> {
         } else if let Some((lesson, exercise)) = course.find_exercise(key) {
             Ok(Selection::Exercise(lesson, exercise))
         } else {
-            Err(unknown(course, Kind::LessonOrExercise, key))
+            Err(anyhow!(unknown(course, Kind::LessonOrExercise, key)))
         }
     }
 
@@ -85,7 +86,7 @@ pub fn plan<'c>(
     lessons: &[&'c Lesson],
     solutions: bool,
     timeout: Option<Duration>,
-) -> Result<Vec<LessonPlan<'c>>, String> {
+) -> Result<Vec<LessonPlan<'c>>> {
     lessons
         .iter()
         .map(|lesson| {

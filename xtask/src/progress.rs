@@ -9,6 +9,7 @@
 use crate::course::{Course, Lesson};
 use crate::report::Report;
 use crate::style::Style;
+use anyhow::{Context as _, Result};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -57,15 +58,15 @@ fn root_key(root: &Path) -> String {
 
 /// Records a grade of the student's exercises; other grades (solutions, submissions) are ignored.
 /// Lessons in `report` replace their previous entries; the others are kept.
-pub fn record(root: &Path, report: &Report) -> Result<(), String> {
+pub fn record(root: &Path, report: &Report) -> Result<()> {
     if report.graded != crate::report::Graded::Exercises {
         return Ok(());
     }
     let mut lessons = load_value(root)
         .and_then(|v| v.get("lessons").and_then(|l| l.as_object()).cloned())
         .unwrap_or_default();
-    let fresh: serde_json::Value = serde_json::from_str(&report.to_json())
-        .map_err(|e| format!("the report does not serialise: {e}"))?;
+    let fresh: serde_json::Value =
+        serde_json::from_str(&report.to_json()).context("the report does not serialise")?;
     let graded_at = now_secs();
     for lesson in fresh["lessons"].as_array().into_iter().flatten() {
         let mut lesson = lesson.clone();
@@ -83,12 +84,12 @@ pub fn record(root: &Path, report: &Report) -> Result<(), String> {
     });
     let path = state_file(root);
     let dir = path.parent().expect("the state file has a folder");
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     // Write then rename, so a `list` (or a grade of another copy) never reads half a file.
     let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
     let text = serde_json::to_string_pretty(&state).expect("JSON values serialise");
-    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// One lesson as stored (the fields `list` reads).

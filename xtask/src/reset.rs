@@ -18,6 +18,7 @@
 use crate::course::{Course, Lesson};
 use crate::suggest::{Kind, unknown};
 use crate::workspace::relative;
+use anyhow::{Context as _, Result, anyhow, bail};
 use proc_macro2::{LineColumn, TokenStream};
 use std::io::{BufRead, IsTerminal, Write};
 use std::ops::Range;
@@ -46,11 +47,11 @@ pub fn exercise_path(root: &Path, lesson: &Lesson) -> PathBuf {
 }
 
 /// The handed-out stub of a lesson's exercise file, and where it was read from.
-fn pristine(root: &Path, lesson: &Lesson) -> Result<(String, String), String> {
+fn pristine(root: &Path, lesson: &Lesson) -> Result<(String, String)> {
     let shipped = stub_path(root, lesson);
     if shipped.is_file() {
         let text = std::fs::read_to_string(&shipped)
-            .map_err(|e| format!("cannot read {}: {e}", shipped.display()))?;
+            .with_context(|| format!("cannot read {}", shipped.display()))?;
         return Ok((text, relative(root, &shipped)));
     }
     let rel = relative(root, &exercise_path(root, lesson));
@@ -63,11 +64,11 @@ fn pristine(root: &Path, lesson: &Lesson) -> Result<(String, String), String> {
             && out.status.success()
         {
             let text =
-                String::from_utf8(out.stdout).map_err(|_| format!("{rel} at HEAD is not UTF-8"))?;
+                String::from_utf8(out.stdout).map_err(|_| anyhow!("{rel} at HEAD is not UTF-8"))?;
             return Ok((text, format!("{rel} at git HEAD")));
         }
     }
-    Err(format!(
+    Err(anyhow!(
         "no pristine copy of {rel}: a handout made by `cargo xtask dist` keeps one in {}, and \
          this folder has neither that file nor a git history",
         relative(root, &shipped)
@@ -123,7 +124,7 @@ fn quote_tokens(item: &impl quote::ToTokens) -> TokenStream {
 /// The byte range of the `fn name` item in `text` (attributes and doc comments included), `None`
 /// when there is no such function. Errors when `text` does not parse as Rust, or when several
 /// functions have that name.
-pub fn fn_range(text: &str, name: &str) -> Result<Option<Range<usize>>, String> {
+pub fn fn_range(text: &str, name: &str) -> Result<Option<Range<usize>>> {
     // `syn::parse_file` skips a byte-order mark; the spans then start after it.
     let (bom, body) = match text.strip_prefix('\u{feff}') {
         Some(rest) => ('\u{feff}'.len_utf8(), rest),
@@ -131,7 +132,7 @@ pub fn fn_range(text: &str, name: &str) -> Result<Option<Range<usize>>, String> 
     };
     let file = syn::parse_file(body).map_err(|e| {
         let at = e.span().start();
-        format!("line {}, column {}: {e}", at.line, at.column + 1)
+        anyhow::Error::new(e).context(format!("line {}, column {}", at.line, at.column + 1))
     })?;
     let mut finder = FindFn {
         name,
@@ -142,25 +143,25 @@ pub fn fn_range(text: &str, name: &str) -> Result<Option<Range<usize>>, String> 
         [] => Ok(None),
         [tokens] => {
             let mut iter = tokens.clone().into_iter();
-            let first = iter.next().ok_or("an empty function")?;
+            let first = iter.next().context("an empty function")?;
             let last = iter.last().unwrap_or_else(|| first.clone());
             let start = offset(body, first.span().start());
             let end = offset(body, last.span().end());
             Ok(Some(bom + start..bom + end))
         }
-        more => Err(format!("{} functions are named `{name}`", more.len())),
+        more => Err(anyhow!("{} functions are named `{name}`", more.len())),
     }
 }
 
 /// `text` with the function `name` replaced by the one in `stub` (appended at the end when
 /// `text` has no such function). Returns the new text and whether the function was appended.
-pub fn replace_fn(text: &str, stub: &str, name: &str) -> Result<(String, bool), String> {
+pub fn replace_fn(text: &str, stub: &str, name: &str) -> Result<(String, bool)> {
     let stub_range = fn_range(stub, name)
-        .map_err(|e| format!("the handed-out stub does not parse ({e})"))?
-        .ok_or_else(|| format!("the handed-out stub has no `fn {name}`"))?;
+        .map_err(|e| anyhow!("the handed-out stub does not parse ({e:#})"))?
+        .with_context(|| format!("the handed-out stub has no `fn {name}`"))?;
     let stub_item = &stub[stub_range];
     let range = fn_range(text, name).map_err(|e| {
-        format!("your file does not parse as Rust ({e}); fix it, or reset the whole lesson")
+        anyhow!("your file does not parse as Rust ({e:#}); fix it, or reset the whole lesson")
     })?;
     Ok(match range {
         Some(r) => (
@@ -217,11 +218,10 @@ fn backup_path(root: &Path, lesson: &Lesson) -> PathBuf {
 }
 
 /// Asks on the terminal; refuses without one.
-fn confirm(question: &str) -> Result<bool, String> {
+fn confirm(question: &str) -> Result<bool> {
     if !std::io::stdin().is_terminal() {
-        return Err(
+        bail!(
             "not overwriting without confirmation: no terminal to ask on; pass --yes to reset anyway"
-                .to_owned(),
         );
     }
     eprint!("{question} [y/N] ");
@@ -230,19 +230,19 @@ fn confirm(question: &str) -> Result<bool, String> {
     std::io::stdin()
         .lock()
         .read_line(&mut answer)
-        .map_err(|e| format!("cannot read the answer: {e}"))?;
+        .context("cannot read the answer")?;
     Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES"))
 }
 
 /// Runs `reset`: `what` is an exercise (function) name or a lesson (`lesson01`, `1`, its
 /// directory). Returns the exit code: 0 when reset (or already the stub), 1 when declined.
-pub fn run(root: &Path, course: &Course, what: &str, yes: bool) -> Result<u8, String> {
+pub fn run(root: &Path, course: &Course, what: &str, yes: bool) -> Result<u8> {
     let (lesson, function) = if let Some((lesson, ex)) = course.find_exercise(what) {
         (lesson, Some(ex.name.as_str()))
     } else if let Some(lesson) = course.find_lesson(what) {
         (lesson, None)
     } else {
-        return Err(unknown(course, Kind::LessonOrExercise, what));
+        bail!(unknown(course, Kind::LessonOrExercise, what));
     };
     let path = exercise_path(root, lesson);
     let rel = relative(root, &path);
@@ -273,12 +273,12 @@ pub fn run(root: &Path, course: &Course, what: &str, yes: bool) -> Result<u8, St
     if path.is_file() {
         if let Some(dir) = backup.parent() {
             std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                .with_context(|| format!("cannot create {}", dir.display()))?;
         }
         std::fs::copy(&path, &backup)
-            .map_err(|e| format!("cannot back up {rel} to {backup_rel}: {e}"))?;
+            .with_context(|| format!("cannot back up {rel} to {backup_rel}"))?;
     }
-    std::fs::write(&path, &new_text).map_err(|e| format!("cannot write {rel}: {e}"))?;
+    std::fs::write(&path, &new_text).with_context(|| format!("cannot write {rel}"))?;
     if appended {
         println!(
             "{what_label} was missing from {rel}: the stub's version was added at the end of the file."
@@ -333,11 +333,15 @@ mod tests {
         let (out, appended) = replace_fn("//! Mine.\n", STUB, "add").unwrap();
         assert!(appended);
         assert!(out.starts_with("//! Mine.\n\n/// Adds."));
-        let err = replace_fn("pub fn add( {", STUB, "add").unwrap_err();
+        let err = format!(
+            "{:#}",
+            replace_fn("pub fn add( {", STUB, "add").unwrap_err()
+        );
         assert!(err.contains("does not parse"), "{err}");
         assert!(
             replace_fn(STUB, STUB, "nope")
                 .unwrap_err()
+                .to_string()
                 .contains("no `fn nope`")
         );
     }

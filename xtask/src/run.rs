@@ -3,6 +3,7 @@
 //! ended, its output, its observations); judging is [`crate::judge`]'s job.
 
 use crate::sandbox::{Ended, Policy};
+use anyhow::{Result, bail};
 use course_check::observe::{self as protocol, Observation};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -95,7 +96,7 @@ pub struct Runner {
 
 impl Runner {
     /// A runner with a fresh scratch directory under the system's temporary directory.
-    pub fn new(sandboxed: bool, require_sandbox: bool) -> Result<Self, String> {
+    pub fn new(sandboxed: bool, require_sandbox: bool) -> Result<Self> {
         Ok(Self {
             scratch: crate::fsutil::scratch_dir("run")?,
             count: AtomicUsize::new(0),
@@ -413,14 +414,14 @@ fn kill_group(pid: u32) {
 }
 
 /// Lists the tests in a check executable (`checks::name` for each), in a sandbox like a check.
-pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<String>, String> {
+pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<String>> {
     let out = runner.execute(exe, &["--list", "--format", "terse"], LIST_TIMEOUT, false);
     if out.ended == Ended::SetupFailed {
-        return Err(format!(
+        bail!(
             "could not list the checks in {}: {}",
             exe.display(),
             out.output.trim()
-        ));
+        );
     }
     Ok(out
         .output

@@ -289,6 +289,8 @@ mod imp {
     }
 
     /// The Landlock domain: returns the ABI it was enforced at, or why not.
+    // Stays on `String` (not `anyhow`): `inner` only prints `why` on one `sandbox:` line and
+    // exits, and the sandbox's own process has no use for a context chain.
     fn restrict(read: &[PathBuf], write: &[PathBuf], network: bool) -> Result<ABI, String> {
         let abi = ABI::V6;
         let fs_read = AccessFs::from_read(abi);

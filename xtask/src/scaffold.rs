@@ -8,6 +8,7 @@
 
 use crate::course::Course;
 use crate::fsutil;
+use anyhow::{Context as _, Result, anyhow, bail};
 use std::path::Path;
 
 /// The lesson `new` creates.
@@ -23,7 +24,7 @@ pub struct NewLesson {
 
 /// Works out the id and directory from a slug: `lesson07-rope` (number given) or `rope` (the next
 /// free number).
-pub fn name_lesson(root: &Path, course: &Course, slug: &str) -> Result<NewLesson, String> {
+pub fn name_lesson(root: &Path, course: &Course, slug: &str) -> Result<NewLesson> {
     let valid = !slug.is_empty()
         && slug
             .chars()
@@ -32,24 +33,22 @@ pub fn name_lesson(root: &Path, course: &Course, slug: &str) -> Result<NewLesson
         && !slug.ends_with('-')
         && !slug.contains("--");
     if !valid {
-        return Err(format!(
+        bail!(
             "`{slug}` is not a lesson slug: use lower-case letters, digits and single dashes, e.g. `lesson07-rope` or `rope`"
-        ));
+        );
     }
     let (number, name) = match slug.strip_prefix("lesson") {
         Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => {
             let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
             let name = rest[digits.len()..].trim_start_matches('-');
             if name.is_empty() {
-                return Err(format!(
-                    "give the lesson a name after its number, e.g. `lesson{digits}-rope`"
-                ));
+                bail!("give the lesson a name after its number, e.g. `lesson{digits}-rope`");
             }
             let number: u32 = digits
                 .parse()
-                .map_err(|_| format!("`{digits}` is not a lesson number"))?;
+                .map_err(|_| anyhow!("`{digits}` is not a lesson number"))?;
             if number == 0 {
-                return Err("lesson numbers start at 1".into());
+                bail!("lesson numbers start at 1");
             }
             (number, name.to_owned())
         }
@@ -62,17 +61,14 @@ pub fn name_lesson(root: &Path, course: &Course, slug: &str) -> Result<NewLesson
         .iter()
         .find(|l| l.id == id || l.number() == Some(number))
     {
-        return Err(format!(
-            "lesson {number} already exists ({} in course.toml)",
-            l.dir
-        ));
+        bail!("lesson {number} already exists ({} in course.toml)", l.dir);
     }
     for side in ["exercises", "solutions"] {
         if let Some(taken) = lesson_dirs(root, side)
             .into_iter()
             .find(|(n, d)| *n == number || *d == dir)
         {
-            return Err(format!("{side}/{} already exists", taken.1));
+            bail!("{side}/{} already exists", taken.1);
         }
     }
     Ok(NewLesson { number, id, dir })
@@ -310,11 +306,11 @@ pub fn course_entry(lesson: &NewLesson, title: &str) -> String {
 
 /// Scaffolds the lesson, appends it to course.toml, blesses its snapshot and refreshes the
 /// manifest. Returns the new lesson.
-pub fn run(root: &Path, course: &Course, slug: &str, title: &str) -> Result<NewLesson, String> {
+pub fn run(root: &Path, course: &Course, slug: &str, title: &str) -> Result<NewLesson> {
     crate::bless::require_solutions(root)?;
     let title = title.trim();
     if title.is_empty() || title.contains(['\n', '\r']) {
-        return Err("--title must be one non-empty line".into());
+        bail!("--title must be one non-empty line");
     }
     let lesson = name_lesson(root, course, slug)?;
     for (rel, text) in files(&lesson, title) {
@@ -333,13 +329,11 @@ pub fn run(root: &Path, course: &Course, slug: &str, title: &str) -> Result<NewL
     let course = Course::load(root)?;
     let new = course
         .find_lesson(&lesson.id)
-        .ok_or("the new lesson is missing from course.toml")?;
+        .context("the new lesson is missing from course.toml")?;
     let plans = crate::bless::plan(root, &course, &[new])?;
     print!("{}", crate::bless::render(&plans, false));
     if let Some(why) = plans.iter().find_map(|p| p.refused.as_ref()) {
-        return Err(format!(
-            "the lesson's files are written, but its snapshot could not be blessed: {why}"
-        ));
+        bail!("the lesson's files are written, but its snapshot could not be blessed: {why}");
     }
     crate::bless::apply(root, &course, &plans)?;
     println!(

@@ -13,6 +13,7 @@ use crate::course::Course;
 use crate::fsutil;
 use crate::grade::{self, Options};
 use crate::report::Report;
+use anyhow::{Context as _, Result, anyhow, bail};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -27,9 +28,9 @@ pub struct Submission {
 
 /// Finds the exercises in `dir`: a whole handout (`dir/exercises/<lesson dir>`) or just its
 /// `exercises/` folder (`dir/<lesson dir>`).
-pub fn locate(dir: &Path, course: &Course) -> Result<Submission, String> {
+pub fn locate(dir: &Path, course: &Course) -> Result<Submission> {
     if !dir.is_dir() {
-        return Err(format!("{} is not a directory", dir.display()));
+        bail!("{} is not a directory", dir.display());
     }
     let has_lessons = |d: &Path| course.lessons.iter().any(|l| d.join(&l.dir).is_dir());
     if dir.join("exercises").is_dir() && has_lessons(&dir.join("exercises")) {
@@ -43,7 +44,7 @@ pub fn locate(dir: &Path, course: &Course) -> Result<Submission, String> {
             handout: None,
         })
     } else {
-        Err(format!(
+        Err(anyhow!(
             "{} holds no lesson of this course: give a student's handout or its exercises/ folder",
             dir.display()
         ))
@@ -67,7 +68,7 @@ fn ignored(rel: &str) -> bool {
 /// Copies the instructors' workspace at `root` into `dest` for grading: everything but build
 /// output, git, CI, the grader's tests and the solution packages, keeping the hidden checks
 /// (`solutions/<dir>/tests/hidden/**`).
-pub fn grading_workspace(root: &Path, course: &Course, dest: &Path) -> Result<(), String> {
+pub fn grading_workspace(root: &Path, course: &Course, dest: &Path) -> Result<()> {
     let hidden: Vec<String> = course
         .lessons
         .iter()
@@ -188,7 +189,7 @@ pub fn grade(
     dir: &Path,
     opts: &Options,
     sub_opts: &SubmissionOptions,
-) -> Result<Report, String> {
+) -> Result<Report> {
     crate::bless::require_solutions(root)?;
     let sub = locate(dir, course)?;
 
@@ -207,7 +208,7 @@ pub fn grade(
         }
         for rel in fsutil::files_under(&theirs, &theirs, &|rel, _| ignored(rel)) {
             let bytes = std::fs::read(theirs.join(&rel))
-                .map_err(|e| format!("cannot read {}: {e}", theirs.join(&rel).display()))?;
+                .with_context(|| format!("cannot read {}", theirs.join(&rel).display()))?;
             sources.push((format!("exercises/{}/src/{rel}", lesson.dir), bytes));
         }
     }
@@ -229,10 +230,10 @@ pub fn grade(
             let path = base.join(rel);
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)
-                    .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+                    .with_context(|| format!("cannot create {}", parent.display()))?;
             }
             std::fs::write(&path, bytes)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                .with_context(|| format!("cannot write {}", path.display()))?;
         }
     }
     // `unsafe` stays out of student code. The lint cannot be `forbid` (ndarray's `s!` expands to
@@ -250,7 +251,7 @@ pub fn grade(
                 &lib,
                 format!("compile_error!(\"{rel} uses `unsafe`, which the course does not allow: remove it\");\n"),
             )
-            .map_err(|e| format!("cannot write {}: {e}", lib.display()))?;
+            .with_context(|| format!("cannot write {}", lib.display()))?;
         }
     }
     let work_course = Course::load(work.path())?;
@@ -273,7 +274,7 @@ pub fn grade(
     if let Some(keep) = &sub_opts.keep {
         let json = report.to_json();
         std::fs::write(keep.join("report.json"), json)
-            .map_err(|e| format!("cannot write {}: {e}", keep.join("report.json").display()))?;
+            .with_context(|| format!("cannot write {}", keep.join("report.json").display()))?;
     }
     Ok(report)
 }

@@ -17,6 +17,7 @@
 use crate::course::{Course, Lesson};
 use crate::style::Style;
 use crate::suggest::{Kind, unknown};
+use anyhow::{Context as _, Result, anyhow};
 use notify::event::{AccessKind, AccessMode, EventKind};
 use notify::{RecursiveMode, Watcher};
 use std::collections::{BTreeSet, VecDeque};
@@ -43,6 +44,7 @@ pub struct Options {
 
 enum Msg {
     Changed(Vec<PathBuf>),
+    // Text, not `anyhow`: it is only printed, and crosses the channel from notify's callback.
     WatchError(String),
     Quit,
 }
@@ -84,9 +86,8 @@ fn is_change(kind: &EventKind) -> bool {
 }
 
 /// This binary, to run `grade` and `demo` as children.
-fn this_exe() -> Result<PathBuf, String> {
-    let exe =
-        crate::sandbox::own_exe().map_err(|e| format!("cannot find the xtask binary: {e}"))?;
+fn this_exe() -> Result<PathBuf> {
+    let exe = crate::sandbox::own_exe().context("cannot find the xtask binary")?;
     // Rebuilt while we run: Linux names the old inode "… (deleted)"; the new binary is at the path.
     let text = exe.to_string_lossy();
     Ok(match text.strip_suffix(" (deleted)") {
@@ -95,7 +96,7 @@ fn this_exe() -> Result<PathBuf, String> {
     })
 }
 
-fn spawn(exe: &Path, root: &Path, step: &Step) -> Result<Child, String> {
+fn spawn(exe: &Path, root: &Path, step: &Step) -> Result<Child> {
     let mut cmd = Command::new(exe);
     cmd.current_dir(root).stdin(Stdio::null());
     match step {
@@ -114,7 +115,7 @@ fn spawn(exe: &Path, root: &Path, step: &Step) -> Result<Child, String> {
         cmd.process_group(0);
     }
     cmd.spawn()
-        .map_err(|e| format!("cannot run {}: {e}", exe.display()))
+        .with_context(|| format!("cannot run {}", exe.display()))
 }
 
 /// Stops a running step and everything it started.
@@ -188,12 +189,12 @@ impl Screen {
 }
 
 /// Runs the watcher until Ctrl-C; returns the exit code.
-pub fn run(root: &Path, course: &Course, opts: &Options) -> Result<u8, String> {
+pub fn run(root: &Path, course: &Course, opts: &Options) -> Result<u8> {
     let only = match &opts.lesson {
         Some(key) => Some(
             course
                 .find_lesson(key)
-                .ok_or_else(|| unknown(course, Kind::Lesson, key))?,
+                .ok_or_else(|| anyhow!(unknown(course, Kind::Lesson, key)))?,
         ),
         None => None,
     };
@@ -214,7 +215,7 @@ pub fn run(root: &Path, course: &Course, opts: &Options) -> Result<u8, String> {
     ctrlc::set_handler(move || {
         let _ = quit.send(Msg::Quit);
     })
-    .map_err(|e| format!("cannot catch Ctrl-C: {e}"))?;
+    .context("cannot catch Ctrl-C")?;
     let events = tx.clone();
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
         let msg = match res {
@@ -224,10 +225,10 @@ pub fn run(root: &Path, course: &Course, opts: &Options) -> Result<u8, String> {
         };
         let _ = events.send(msg);
     })
-    .map_err(|e| format!("cannot watch files: {e}"))?;
+    .context("cannot watch files")?;
     watcher
         .watch(&watched_dir, RecursiveMode::Recursive)
-        .map_err(|e| format!("cannot watch {watched}: {e}"))?;
+        .with_context(|| format!("cannot watch {watched}"))?;
     drop(tx);
 
     // What the current run covers: `all` lessons, or the ids in `scope`.

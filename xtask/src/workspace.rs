@@ -1,5 +1,6 @@
 //! Finding the course workspace the command runs in.
 
+use anyhow::{Context as _, Result};
 use std::path::{Path, PathBuf};
 
 /// Walks up from `start` to the first directory holding both `course.toml` and `Cargo.toml`.
@@ -11,14 +12,13 @@ pub fn find_root(start: &Path) -> Option<PathBuf> {
 }
 
 /// The course root for this process: from the current directory, else from where xtask lives.
-pub fn root() -> Result<PathBuf, String> {
-    let cwd = std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?;
+pub fn root() -> Result<PathBuf> {
+    let cwd = std::env::current_dir().context("no current directory")?;
     find_root(&cwd)
         .or_else(|| find_root(Path::new(env!("CARGO_MANIFEST_DIR"))))
-        .ok_or_else(|| {
-            "no course here: run this inside the course workspace (the folder with course.toml)"
-                .to_owned()
-        })
+        .context(
+            "no course here: run this inside the course workspace (the folder with course.toml)",
+        )
 }
 
 /// `path` relative to `root`, with `/` separators, for messages and manifests.

@@ -10,6 +10,7 @@
 //! `cargo xtask autograder classroom-result` turns the JSON report into that object.
 
 use crate::course::Course;
+use anyhow::{Context as _, Result};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -102,7 +103,7 @@ jobs:
 }
 
 /// Writes the workflow under `out_dir`; returns its path.
-pub fn write(root: &Path, _course: &Course, out_dir: &Path) -> Result<PathBuf, String> {
+pub fn write(root: &Path, _course: &Course, out_dir: &Path) -> Result<PathBuf> {
     let path = out_dir.join(WORKFLOW);
     crate::fsutil::write(&path, &workflow(root))?;
     Ok(path)
@@ -133,13 +134,13 @@ fn check_message(status: &str, c: &serde_json::Value) -> String {
 /// `error` test with zero of the course's points, whose message is `log` (or the read error).
 pub fn classroom_value(course: &Course, report: &Path, log: Option<&str>) -> Value {
     let parsed = std::fs::read_to_string(report)
-        .map_err(|e| format!("no report at {}: {e}", report.display()))
-        .and_then(|t| serde_json::from_str::<Value>(&t).map_err(|e| format!("bad report: {e}")));
+        .with_context(|| format!("no report at {}", report.display()))
+        .and_then(|t| serde_json::from_str::<Value>(&t).context("bad report"));
     let report = match parsed {
         Ok(v) if v.get("lessons").is_some_and(Value::is_array) => v,
         Ok(_) | Err(_) => {
             let why = match parsed {
-                Err(e) => e,
+                Err(e) => format!("{e:#}"),
                 Ok(_) => "the report has no lessons".to_owned(),
             };
             let max: u32 = course.lessons.iter().map(|l| l.max_points()).sum();

@@ -17,6 +17,7 @@
 
 use crate::course::Course;
 use crate::fsutil;
+use anyhow::{Context as _, Result};
 use std::io::Write;
 use std::path::Path;
 
@@ -146,32 +147,33 @@ exit 0
 }
 
 /// Writes the bundle to `out`; returns the number of files in it.
-pub fn bundle(root: &Path, course: &Course, out: &Path) -> Result<usize, String> {
+pub fn bundle(root: &Path, course: &Course, out: &Path) -> Result<usize> {
     crate::bless::require_solutions(root)?;
     let files = fsutil::files_under(root, root, &|rel, _| left_out(rel));
     let dirs: Vec<&str> = course.lessons.iter().map(|l| l.dir.as_str()).collect();
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            .with_context(|| format!("cannot create {}", parent.display()))?;
     }
     let file =
-        std::fs::File::create(out).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        std::fs::File::create(out).with_context(|| format!("cannot write {}", out.display()))?;
     let mut zip = zip::ZipWriter::new(file);
     let exe = zip::write::SimpleFileOptions::default().unix_permissions(0o755);
     let plain = zip::write::SimpleFileOptions::default().unix_permissions(0o644);
-    let err = |e: zip::result::ZipError| format!("cannot write {}: {e}", out.display());
-    let io = |e: std::io::Error| format!("cannot write {}: {e}", out.display());
-    zip.start_file("setup.sh", exe).map_err(err)?;
+    let cannot_write = || format!("cannot write {}", out.display());
+    zip.start_file("setup.sh", exe).with_context(cannot_write)?;
     zip.write_all(setup_script(&super::toolchain(root)).as_bytes())
-        .map_err(io)?;
-    zip.start_file("run_autograder", exe).map_err(err)?;
-    zip.write_all(run_script(&dirs).as_bytes()).map_err(io)?;
+        .with_context(cannot_write)?;
+    zip.start_file("run_autograder", exe)
+        .with_context(cannot_write)?;
+    zip.write_all(run_script(&dirs).as_bytes())
+        .with_context(cannot_write)?;
     for f in &files {
-        let bytes = std::fs::read(root.join(f)).map_err(|e| format!("cannot read {f}: {e}"))?;
+        let bytes = std::fs::read(root.join(f)).with_context(|| format!("cannot read {f}"))?;
         zip.start_file(format!("{COURSE_DIR}/{f}"), plain)
-            .map_err(err)?;
-        zip.write_all(&bytes).map_err(io)?;
+            .with_context(cannot_write)?;
+        zip.write_all(&bytes).with_context(cannot_write)?;
     }
-    zip.finish().map_err(err)?;
+    zip.finish().with_context(cannot_write)?;
     Ok(files.len() + 2)
 }

@@ -10,6 +10,7 @@ pub mod github;
 pub mod gradescope;
 
 use crate::course::Course;
+use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -66,7 +67,7 @@ pub fn toolchain(root: &Path) -> String {
 }
 
 /// Runs an autograder command.
-pub fn run(root: &Path, course: &Course, platform: Platform) -> Result<ExitCode, String> {
+pub fn run(root: &Path, course: &Course, platform: Platform) -> Result<ExitCode> {
     match platform {
         Platform::Gradescope { out } => {
             let n = gradescope::bundle(root, course, &out)?;
