@@ -117,7 +117,7 @@ pub fn build(
     }
     let _scratch;
     // Every build of the grader takes turns on its target directory (see `lock_builds`).
-    let _lock = lock_builds(root, target_dir, lessons, sandboxed)?;
+    let _lock = lock_builds(root, target_dir, lessons, solutions, sandboxed)?;
     let mut cmd = if sandboxed {
         let (cmd, scratch) = sandboxed_cargo(root, target_dir, &args)?;
         _scratch = scratch;
@@ -273,12 +273,16 @@ pub fn build(
 ///   so cargo reuses them (students who left a lesson as handed out share its build);
 /// - different: the lesson crate's fingerprints are removed, so cargo rebuilds exactly it.
 ///
-/// Other builds take the lock too, so none of this happens under a running build, and they forget
-/// the records of the lessons they build (their artifacts no longer match them).
+/// Local builds of the exercises (`submission` false) decide the same way, except that sources
+/// recorded the same are left alone (a student's files keep their times): several copies of the
+/// course sharing one target folder (the grader's tests, a shared `CARGO_TARGET_DIR`) never take
+/// each other's artifacts. Builds of the solutions take the lock too and forget the records of
+/// their lessons.
 fn lock_builds(
     root: &Path,
     target_dir: Option<&Path>,
     lessons: &[&Lesson],
+    solutions: bool,
     submission: bool,
 ) -> Result<std::fs::File> {
     // The folder cargo builds in: the one given, else cargo's own choice.
@@ -294,7 +298,7 @@ fn lock_builds(
         .with_context(|| format!("cannot create {}", path.display()))?;
     lock.lock()
         .with_context(|| format!("cannot lock {}", path.display()))?;
-    if !submission {
+    if solutions {
         for lesson in lessons {
             let _ = std::fs::remove_file(recorded.join(&lesson.id));
         }
@@ -318,7 +322,12 @@ fn lock_builds(
             .collect();
         let digest = crate::submission::sources_digest(&files);
         let record = recorded.join(&lesson.id);
-        if std::fs::read_to_string(&record).ok().as_deref() == Some(digest.as_str()) {
+        let same = std::fs::read_to_string(&record).ok().as_deref() == Some(digest.as_str());
+        if same && !submission {
+            // Built from these very contents last time: cargo's own freshness is right.
+            continue;
+        }
+        if same {
             let old = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1);
             for (rel, _) in &files {
                 let _ = std::fs::File::options()
@@ -328,10 +337,12 @@ fn lock_builds(
             }
             continue;
         }
+        // The exercise crate's own fingerprints (`lesson02-<hash>`), not the solution's.
         for (name, dir) in &fingerprints {
             if name
                 .strip_prefix(&lesson.id)
-                .is_some_and(|rest| rest.starts_with('-'))
+                .and_then(|rest| rest.strip_prefix('-'))
+                .is_some_and(|hash| hash.chars().all(|c| c.is_ascii_hexdigit()))
             {
                 let _ = std::fs::remove_dir_all(dir);
             }
