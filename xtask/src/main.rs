@@ -3,7 +3,8 @@
 //! Where things happen, by file:
 //! - a lesson's metadata (exercises, checks, points, hints) is read in `course.rs`;
 //! - grading is `grade.rs` running the stages `plan.rs` → `build.rs` → list and run (`run.rs`,
-//!   each check in the sandbox of `sandbox.rs`) → `judge.rs` (against `expected.rs`) → `report/`;
+//!   each check in the sandbox of `sandbox.rs`) → `judge.rs` (against `expected.rs` and
+//!   `misconception.rs`) → `blame.rs` → `report/`;
 //! - a check lists itself in its binary (libtest `--list`), runs in `run.rs`, is judged in
 //!   `judge.rs`, and is reported by `report/{human,json,gradescope,junit}`.
 

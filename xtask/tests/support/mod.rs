@@ -26,12 +26,7 @@ pub fn shared_target() -> PathBuf {
 /// A scratch copy of the course, deleted on drop.
 pub struct Scratch {
     pub root: PathBuf,
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
-    }
+    _dir: tempfile::TempDir,
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -54,11 +49,11 @@ fn copy_dir(from: &Path, to: &Path) {
 impl Scratch {
     /// A fresh copy of the course named `name`.
     pub fn new(name: &str) -> Self {
-        static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let root = std::env::temp_dir().join(format!("course-{name}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        std::fs::create_dir_all(&root).unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("course-{name}-"))
+            .tempdir()
+            .unwrap();
+        let root = dir.path().to_path_buf();
         let src = course_root();
         for item in [
             "Cargo.toml",
@@ -78,7 +73,7 @@ impl Scratch {
                 std::fs::copy(&from, root.join(item)).unwrap();
             }
         }
-        Scratch { root }
+        Scratch { root, _dir: dir }
     }
 
     /// Overwrites (or creates) a file in the copy.
@@ -187,26 +182,24 @@ pub fn tree_of(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 /// A directory outside the course for a command's output, deleted on drop.
 pub struct OutDir {
     pub path: PathBuf,
+    _dir: tempfile::TempDir,
 }
 
 impl OutDir {
-    /// A fresh path (not created) under the system's temporary directory.
+    /// A fresh path (not created) in a temporary folder of its own.
     pub fn new(name: &str) -> Self {
-        static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let path = std::env::temp_dir().join(format!("out-{name}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        OutDir { path }
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("out-{name}-"))
+            .tempdir()
+            .unwrap();
+        OutDir {
+            path: dir.path().join(name),
+            _dir: dir,
+        }
     }
 
     /// The path as a string argument.
     pub fn arg(&self) -> &str {
         self.path.to_str().unwrap()
-    }
-}
-
-impl Drop for OutDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
     }
 }
