@@ -285,11 +285,7 @@ fn lock_builds(
     solutions: bool,
     submission: bool,
 ) -> Result<std::fs::File> {
-    // The folder cargo builds in: the one given, else cargo's own choice.
-    let target = target_dir
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| root.join("target"));
+    let target = crate::workspace::target_dir(root, target_dir);
     let recorded = target.join(".xtask-sources");
     std::fs::create_dir_all(&recorded)
         .with_context(|| format!("cannot create {}", recorded.display()))?;

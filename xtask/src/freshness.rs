@@ -127,10 +127,7 @@ impl Stamp {
             hash_tree(root, &root.join(dir), &mut inputs);
         }
         // Kept in the folder cargo builds in, never in the course tree.
-        let target = target_dir
-            .map(Path::to_path_buf)
-            .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from))
-            .unwrap_or_else(|| root.join("target"));
+        let target = crate::workspace::target_dir(root, target_dir);
         Stamp {
             file: target.join("xtask").join(format!("fresh-{key}.json")),
             inputs: hex(&inputs.finalize()),

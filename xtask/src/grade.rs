@@ -326,7 +326,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     let features: Vec<String> = planted
         .iter()
         .zip(&opts.plant)
-        .map(|(l, id)| format!("{}/misconception-{id}", l.package(true)))
+        .map(|(l, id)| crate::misconception::feature(l, id))
         .collect();
     // Local builds skip cargo when nothing they read changed (see `freshness`).
     let stamp = (!opts.sandboxed_build).then(|| {

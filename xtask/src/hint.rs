@@ -8,10 +8,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn state_file(root: &Path) -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    target.join("xtask").join("hints.json")
+    crate::workspace::target_dir(root, None)
+        .join("xtask")
+        .join("hints.json")
 }
 
 fn load(path: &Path) -> BTreeMap<String, usize> {

@@ -8,18 +8,18 @@
 //! line. When a student's check fails with the same observations, the report names the
 //! misconception (see [`crate::judge`]); points never depend on it.
 
+use crate::build::{Built, build};
 use crate::course::{Lesson, Misconception};
 use crate::expected::{Expected, same_label};
 use crate::judge::{Context, judge, tolerance, up_to_first_wrong};
 use crate::run::{CheckRun, Runner, list_tests};
 use crate::verdict::Status;
 use crate::workspace::relative;
-use anyhow::{Context as _, Result};
+use anyhow::{Context as _, Result, bail};
 use course_check::Observation;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::path::Path;
 use std::time::Duration;
 
 /// The file, in a lesson's visible snapshot directory, that holds its misconceptions' records.
@@ -263,35 +263,10 @@ pub struct Outcome {
     pub diagnosed: BTreeSet<String>,
 }
 
-/// Builds the lesson's solution with `misconception-<id>` planted; returns its visible-check
-/// executable. Features get their own artifacts, so this never invalidates the plain build.
-pub fn build_planted(root: &Path, lesson: &Lesson, id: &str) -> Result<PathBuf> {
-    let out = crate::cargo::command()
-        .args(["build", "--message-format=json", "-p"])
-        .arg(lesson.package(true))
-        .args(["--features", &format!("misconception-{id}"), "--test"])
-        .arg(lesson.check_target())
-        .env_remove("RUSTFLAGS")
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .stdout(Stdio::piped())
-        .output()
-        .context("could not run cargo")?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let exe = stdout
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|m| m["target"]["name"] == lesson.check_target())
-        .find_map(|m| m["executable"].as_str().map(PathBuf::from));
-    exe.with_context(|| {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        format!(
-            "the solution of {} with `misconception-{id}` planted does not build:\n{}",
-            lesson.id,
-            crate::build::trim_error(&stderr, 12)
-        )
-    })
+/// The cargo feature that plants misconception `id` into `lesson`'s solution crate, named with
+/// its package so it can be passed with several packages selected.
+pub fn feature(lesson: &Lesson, id: &str) -> String {
+    format!("{}/misconception-{id}", lesson.package(true))
 }
 
 /// Plants each misconception of `lesson` in turn, runs the lesson's visible checks on it, and
@@ -315,7 +290,28 @@ pub fn plant_all(
     let student_src = relative(root, &lesson.crate_dir(root, true).join("src"));
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     for m in &lesson.misconceptions {
-        let exe = build_planted(root, lesson, &m.id)?;
+        // Features get their own artifacts, so this never invalidates the plain build.
+        let built = build(
+            root,
+            &[lesson],
+            true,
+            None,
+            false,
+            &[feature(lesson, &m.id)],
+        )?;
+        let exe = match built.lessons.get(&lesson.id) {
+            Some(Built::Ok(bins)) => bins
+                .iter()
+                .find(|b| !b.hidden)
+                .map(|b| b.exe.clone())
+                .context("no visible-check binary was built")?,
+            Some(Built::Failed(err)) => bail!(
+                "the solution of {} with `misconception-{}` planted does not build:\n{err}",
+                lesson.id,
+                m.id
+            ),
+            None => bail!("{} was not built", lesson.id),
+        };
         let names = list_tests(runner, &exe)?;
         let mut runs = Vec::new();
         for check in &visible {

@@ -30,3 +30,12 @@ pub fn relative(root: &Path, path: &Path) -> String {
         .collect::<Vec<_>>()
         .join("/")
 }
+
+/// The folder cargo builds in for the course at `root`: `given`, else `$CARGO_TARGET_DIR`, else
+/// `root/target`. The grader's own state (build lock, freshness records, hints) lives there too.
+pub fn target_dir(root: &Path, given: Option<&Path>) -> PathBuf {
+    given
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from))
+        .unwrap_or_else(|| root.join("target"))
+}

@@ -114,21 +114,15 @@ pub fn write(root: &Path, _course: &Course, out_dir: &Path) -> Result<PathBuf> {
 /// A check's message for the runner's log: the verdict, the message, whom it is blocked by and
 /// the misconception it matches (the JSON report's fields of the same names).
 fn check_message(status: &str, c: &serde_json::Value) -> String {
-    let mut text = format!("{status}: {}", c["message"].as_str().unwrap_or(""))
-        .trim_end_matches(": ")
-        .to_owned();
-    if let Some(b) = c["blocked_by"].as_str() {
-        text.push_str(&format!(
-            "\nBlocked: `{b}`, which this check needs, is not passing: fix it first."
-        ));
-    }
-    if let (Some(t), Some(e)) = (
-        c["diagnosis"]["title"].as_str(),
-        c["diagnosis"]["explanation"].as_str(),
-    ) {
-        text.push_str(&format!("\nMisconception: {t}. {e}"));
-    }
-    text
+    let message = format!("{status}: {}", c["message"].as_str().unwrap_or(""));
+    let diagnosis = c["diagnosis"]["title"]
+        .as_str()
+        .zip(c["diagnosis"]["explanation"].as_str());
+    crate::report::explain(
+        message.trim_end_matches(": "),
+        c["blocked_by"].as_str(),
+        diagnosis,
+    )
 }
 
 /// `error` test with zero of the course's points, whose message is `log` (or the read error).

@@ -132,23 +132,32 @@ impl CheckReport {
     /// The message followed by whom the failure is blocked by and the misconception it matches:
     /// the whole explanation, for formats with one text per check (Gradescope, JUnit).
     pub fn explanation(&self) -> String {
-        let mut text = self.message.clone();
-        let mut add = |line: String| {
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(&line);
-        };
-        if let Some(b) = &self.blocked_by {
-            add(format!(
-                "Blocked: `{b}`, which this check needs, is not passing: fix it first."
-            ));
-        }
-        if let Some(d) = &self.diagnosis {
-            add(format!("Misconception: {}. {}", d.title, d.explanation));
-        }
-        text
+        explain(
+            &self.message,
+            self.blocked_by.as_deref(),
+            self.diagnosis
+                .as_ref()
+                .map(|d| (d.title.as_str(), d.explanation.as_str())),
+        )
     }
+}
+
+/// `message`, then a line naming the exercise it is blocked by and a line with the misconception
+/// (`title`, `explanation`) it matches, when there are.
+pub fn explain(message: &str, blocked_by: Option<&str>, diagnosis: Option<(&str, &str)>) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    if !message.is_empty() {
+        lines.push(message.to_owned());
+    }
+    if let Some(b) = blocked_by {
+        lines.push(format!(
+            "Blocked: `{b}`, which this check needs, is not passing: fix it first."
+        ));
+    }
+    if let Some((title, explanation)) = diagnosis {
+        lines.push(format!("Misconception: {title}. {explanation}"));
+    }
+    lines.join("\n")
 }
 
 impl ExerciseReport {
