@@ -66,6 +66,9 @@ pub fn split_heads(x: ArrayView3<f64>, _h: usize) -> Result<Array4<f64>> {{
     let _ = std::process::Command::new("sh")
         .args(["-c", "sleep {SLEEP} & setsid sleep {SLEEP} &"])
         .status();
+    // A forged panic "in a library" with a forged backtrace: the grader reruns such a check once
+    // to find the caller, and must neither pass it nor take the forged words as its verdict.
+    eprintln!("thread 'x' panicked at /rustc/0/library/core/src/forged.rs:1:1:\nFORGED PANIC\nstack backtrace:\n   0: x\n             at exercises/lesson02-split-heads/src/exercises.rs:1:1");
     // Wrong, and never the same twice (so no check can pass by comparing two calls).
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) as f64;
@@ -222,8 +225,15 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     assert!(!output(l4).contains("checks.rs"), "{}", output(l4));
     let all = statuses(&report);
     let status = |n: &str| all[n].0.as_str();
+    let message = |n: &str| all[n].1.as_str();
     assert_eq!(status("head_size_divides_width"), "exited_early");
     assert_eq!(status("split_heads_moves_data"), "wrong");
+    // Judged from its observations, not from the forged panic it printed.
+    assert!(
+        !message("split_heads_moves_data").contains("FORGED"),
+        "{}",
+        message("split_heads_moves_data")
+    );
     assert_ne!(status("merge_heads_moves_data"), "passed");
     assert_eq!(status("head_projection_head_two"), "timed_out");
     // The hidden check is graded, and the forged snapshot write did not reach it.
