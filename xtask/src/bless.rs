@@ -2,7 +2,7 @@
 //!
 //! The solutions' check binaries are built like `grade --solutions` builds them, and every check
 //! runs in its sandbox exactly as under grading, reporting its observations (see
-//! `course_check::observe`). From them bless writes, per snapshot directory, the `.snap` files (in
+//! `check_protocol::observe`). From them bless writes, per snapshot directory, the `.snap` files (in
 //! insta's format, with the `source:` header naming the check file, so `cargo test` reads them as
 //! before) and the index of expected observations (`expected-observations.txt`) the grader judges
 //! against. Nothing is written in the tree until every check of the lesson has run cleanly:
@@ -18,7 +18,7 @@ use crate::run::{CheckRun, Runner, list_tests};
 use crate::sandbox::Ended;
 use crate::workspace::relative;
 use anyhow::{Context as _, Result, bail};
-use course_check::Observation;
+use check_protocol::Observation;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -276,8 +276,8 @@ pub fn build(
 /// Local builds of the exercises (`submission` false) decide the same way, except that sources
 /// recorded the same are left alone (a student's files keep their times): several copies of the
 /// course sharing one target folder (the grader's tests, a shared `CARGO_TARGET_DIR`) never take
-/// each other's artifacts. Builds of the solutions take the lock too and forget the records of
-/// their lessons.
+/// each other's artifacts. Builds of the solutions take the lock too and keep the records: they
+/// build other packages (`lesson02-solution`), whose artifacts never replace the exercises'.
 fn lock_builds(
     root: &Path,
     target_dir: Option<&Path>,
@@ -295,9 +295,6 @@ fn lock_builds(
     lock.lock()
         .with_context(|| format!("cannot lock {}", path.display()))?;
     if solutions {
-        for lesson in lessons {
-            let _ = std::fs::remove_file(recorded.join(&lesson.id));
-        }
         return Ok(lock);
     }
     let fingerprints: Vec<(String, PathBuf)> =

@@ -172,7 +172,11 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
             .flat_map(|l| crate::manifest::lesson_prefixes(root, l))
             .collect();
         prefixes.push("course.toml".into());
-        prefixes.push("crates/course-check/src".into());
+        prefixes.extend(
+            crate::manifest::CHECK_SUPPORT
+                .iter()
+                .map(|p| (*p).to_owned()),
+        );
         manifest.retain(|d| {
             prefixes.iter().any(|p| {
                 d.strip_prefix(p.as_str())

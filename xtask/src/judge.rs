@@ -15,7 +15,7 @@ use crate::verdict::{
     Origin, Status, Verdict, check_frame, first_lines, origin, panic_of, strip_col, student_frame,
     todo_function,
 };
-use course_check::Observation;
+use check_protocol::Observation;
 use std::collections::HashMap;
 
 /// What the judge knows about the check besides its run.
@@ -98,7 +98,7 @@ fn compare(ctx: &Context, expected: &[Expect], seen: &[Observation]) -> Comparis
                     };
                 };
                 if let Some(why) =
-                    course_check::explain_difference(want_text, text, tolerance(*exact))
+                    check_protocol::explain_difference(want_text, text, tolerance(*exact))
                 {
                     return Comparison::Wrong {
                         at: i,
@@ -142,7 +142,11 @@ fn compare(ctx: &Context, expected: &[Expect], seen: &[Observation]) -> Comparis
 
 /// The tolerance of a snapshot compared exactly or not.
 pub fn tolerance(exact: bool) -> f64 {
-    if exact { 0.0 } else { course_check::TOLERANCE }
+    if exact {
+        0.0
+    } else {
+        check_protocol::TOLERANCE
+    }
 }
 
 /// The observations between `begin` and `end`, and whether both were made.

@@ -31,10 +31,15 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The sources every check runs with: the protocol the grader reads and the checks' own support.
+pub const CHECK_SUPPORT: &[&str] = &["crates/check-protocol/src", "crates/course-check/src"];
+
 /// The instructor-owned files, relative to `root`, sorted.
 pub fn tracked_files(root: &Path, course: &Course) -> Vec<String> {
     let mut files = vec![root.join("course.toml")];
-    walk(&root.join("crates/course-check/src"), &mut files);
+    for dir in CHECK_SUPPORT {
+        walk(&root.join(dir), &mut files);
+    }
     for lesson in &course.lessons {
         walk(&lesson.crate_dir(root, false).join("tests"), &mut files);
         walk(&lesson.hidden_dir(root), &mut files);

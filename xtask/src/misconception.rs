@@ -16,7 +16,7 @@ use crate::run::{CheckRun, Runner, list_tests};
 use crate::verdict::Status;
 use crate::workspace::relative;
 use anyhow::{Context as _, Result, bail};
-use course_check::Observation;
+use check_protocol::Observation;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -234,7 +234,7 @@ fn repeats(want: &[Observation], got: &[Observation]) -> bool {
                 Observation::Snapshot {
                     name: b, text: u, ..
                 },
-            ) => a == b && course_check::explain_difference(t, u, tolerance(*exact)).is_none(),
+            ) => a == b && check_protocol::explain_difference(t, u, tolerance(*exact)).is_none(),
             _ => false,
         })
 }

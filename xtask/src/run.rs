@@ -4,7 +4,7 @@
 
 use crate::sandbox::{Ended, Policy};
 use anyhow::{Result, bail};
-use course_check::observe::{self as protocol, Observation};
+use check_protocol::observe::{self as protocol, Observation};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

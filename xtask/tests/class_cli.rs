@@ -16,19 +16,6 @@ const HOSTILE_L1: &str = include_str!("fixtures/hostile/lesson01_exercises.rs");
 const L1: &str = "lesson01-why-heads";
 const L3: &str = "lesson03-parallel-attention";
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).unwrap();
-        }
-    }
-}
-
 /// Every file under `dir`, relative, with `/` separators.
 fn files(dir: &Path) -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
@@ -153,11 +140,11 @@ fn a_class_is_graded_row_by_row() {
 
     // Folders: a handout of stubs, an exercises/ folder, full marks, hostile code, a lesson that
     // does not compile.
-    copy_dir(&pristine, &class.join("stubs"));
-    copy_dir(&pristine.join("exercises"), &class.join("exercises-only"));
-    copy_dir(&pristine, &class.join("full"));
+    support::copy_dir(&pristine, &class.join("stubs"));
+    support::copy_dir(&pristine.join("exercises"), &class.join("exercises-only"));
+    support::copy_dir(&pristine, &class.join("full"));
     solve_lesson01(&course, &class.join("full/exercises"));
-    copy_dir(&pristine, &class.join("hostile"));
+    support::copy_dir(&pristine, &class.join("hostile"));
     std::fs::write(
         class
             .join("hostile/exercises")
@@ -166,7 +153,7 @@ fn a_class_is_graded_row_by_row() {
         HOSTILE_L1,
     )
     .unwrap();
-    copy_dir(&pristine, &class.join("broken"));
+    support::copy_dir(&pristine, &class.join("broken"));
     let f = class
         .join("broken/exercises")
         .join(L1)
@@ -178,7 +165,7 @@ fn a_class_is_graded_row_by_row() {
     // tarball of an exercises/ folder.
     zip_dir(&pristine, "", &class.join("zipped.zip"));
     let solved = work.path.join("solved");
-    copy_dir(&pristine, &solved);
+    support::copy_dir(&pristine, &solved);
     solve_lesson01(&course, &solved.join("exercises"));
     zip_dir(&solved, "my-work/", &class.join("nested-zip.zip"));
     tar_dir(
@@ -196,7 +183,7 @@ fn a_class_is_graded_row_by_row() {
         Some("../../../etc"),
         &class.join("link-tar.tar.gz"),
     );
-    copy_dir(&pristine.join("exercises"), &class.join("link-folder"));
+    support::copy_dir(&pristine.join("exercises"), &class.join("link-folder"));
     #[cfg(unix)]
     std::os::unix::fs::symlink(
         "/etc/passwd",
@@ -219,6 +206,9 @@ fn a_class_is_graded_row_by_row() {
             "1",
             "-j",
             "2",
+            // The hostile student's endless loop is stopped at the limit: 3 s keeps the test quick.
+            "--timeout",
+            "3",
             "--gradebook",
             gradebook.to_str().unwrap(),
             "--reports",
@@ -740,6 +730,8 @@ fn junit_follows_junit_10_xsd_and_a_junit_reader_reads_it() {
             "grade",
             "--format",
             "junit",
+            "--timeout",
+            "3",
             "--output",
             xml_path.to_str().unwrap(),
         ])
@@ -797,6 +789,8 @@ fn junit_follows_junit_10_xsd_and_a_junit_reader_reads_it() {
             "json",
             "--output",
             json_path.to_str().unwrap(),
+            "--timeout",
+            "3",
             "1",
         ])
         .assert()

@@ -22,14 +22,14 @@
 //! reported as an [`Observation`] and the grader judges them (see [`observe`]).
 
 mod compare;
-pub mod observe;
 mod proof;
 mod render;
 
-pub use compare::{
-    Encoding, TOLERANCE, Tolerant, explain_difference, explain_labelled, max_abs_diff,
+pub use check_protocol::observe;
+pub use check_protocol::{
+    Encoding, OBSERVE_ENV, Observation, TOLERANCE, explain_difference, explain_labelled,
 };
-pub use observe::{OBSERVE_ENV, Observation};
+pub use compare::{Tolerant, max_abs_diff};
 pub use proof::{Proof, proof};
 pub use render::{Rendering, render, render_exact, render_exact_encoded};
 

@@ -1,6 +1,6 @@
 //! Turning tensors into snapshot text.
 
-use crate::compare::Encoding;
+use check_protocol::Encoding;
 use ndarray::{ArrayBase, Axis, Data, Dimension};
 use std::fmt::Write;
 

@@ -2,8 +2,9 @@
 //!
 //! Each test copies the real course (sources, checks, snapshots, lockfile; no `target/`) into a
 //! temporary directory, changes what it needs, and runs the real `xtask` binary there with
-//! `assert_cmd`. All copies share one target directory (`target/grader-fixtures`) so the
-//! dependencies are compiled once.
+//! `assert_cmd`. All copies share one target directory (`target/grader-fixtures`) and keep the
+//! files' modification times, so the dependencies, the core and every crate a test leaves alone
+//! are compiled once for the whole suite.
 
 #![allow(dead_code)]
 
@@ -29,7 +30,8 @@ pub struct Scratch {
     _dir: tempfile::TempDir,
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+/// Copies `from` into `to` (but no `target/` or `.git/`), keeping modification times.
+pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -42,8 +44,23 @@ fn copy_dir(from: &Path, to: &Path) {
             copy_dir(&src, &dst);
         } else {
             std::fs::copy(&src, &dst).unwrap();
+            keep_mtime(&src, &dst);
         }
     }
+}
+
+/// Gives `dst` the modification time of `src`, as the grader's own copies do: cargo then reuses
+/// what an earlier copy built in the shared target folder for every crate the test did not change
+/// (the core, the checks' support, the solutions). Crates a test changes are rebuilt by cargo (a
+/// newer file) or by the grader (a lesson's sources differ from those of its last build).
+pub fn keep_mtime(src: &Path, dst: &Path) {
+    let modified = std::fs::metadata(src).unwrap().modified().unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(dst)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
 }
 
 impl Scratch {
@@ -71,6 +88,7 @@ impl Scratch {
                 copy_dir(&from, &root.join(item));
             } else if from.is_file() {
                 std::fs::copy(&from, root.join(item)).unwrap();
+                keep_mtime(&from, &root.join(item));
             }
         }
         Scratch { root, _dir: dir }
@@ -94,6 +112,20 @@ impl Scratch {
     /// Every file of the copy with its contents, to prove a command changed nothing.
     pub fn snapshot_tree(&self) -> BTreeMap<PathBuf, Vec<u8>> {
         tree_of(&self.root)
+    }
+}
+
+/// Gives every file under `dir` the current time as its modification time, so cargo rebuilds
+/// the crates there instead of reusing what another copy built in the shared target folder.
+pub fn touch_all(dir: &Path) {
+    let now = std::time::SystemTime::now();
+    for path in tree_of(dir).keys() {
+        std::fs::File::options()
+            .write(true)
+            .open(dir.join(path))
+            .unwrap()
+            .set_modified(now)
+            .unwrap();
     }
 }
 

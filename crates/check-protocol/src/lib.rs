@@ -1,0 +1,16 @@
+//! The contract between a check process and the grader, with no numeric dependencies.
+//!
+//! * [`observe`]: what a check reports instead of judging itself (one JSON line per assertion
+//!   and snapshot, between `begin` and `end`), and how the grader reads it back.
+//! * [`explain_difference`] (and [`explain_labelled`], [`Encoding`]): the comparison rules for
+//!   snapshot texts (numbers within [`TOLERANCE`], or exactly) and the one-line explanation of the
+//!   first difference, NumPy-style, decoded into positions for labelled inputs.
+//!
+//! The checks use this crate through `course-check` (its snapshot macros and insta comparator);
+//! the grader uses it directly, so both sides apply the very same rules.
+
+mod difference;
+pub mod observe;
+
+pub use difference::{Encoding, TOLERANCE, explain_difference, explain_labelled};
+pub use observe::{OBSERVE_ENV, Observation};
