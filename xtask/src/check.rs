@@ -72,6 +72,7 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
         expected_root: None,
         sandboxed_build: false,
         plant: None,
+        isolate: false,
     };
     let solutions = grade::grade_detailed(root, course, &opts(true))?;
     section(

@@ -5,6 +5,8 @@
 //! * `solutions/` (the reference solutions and the hidden checks in `solutions/<dir>/tests/hidden/`),
 //! * `.ci/` and `xtask/tests/` (the grader's own tests: they grade the reference solutions, and their
 //!   fixtures hold partly correct exercises), `.git/`, `target/`, insta's pending files,
+//! * the grader's dev-dependencies (`[dev-dependencies]` of `xtask/Cargo.toml`: only its tests,
+//!   which are not shipped, use them),
 //! * the hidden checks' test targets in `exercises/<dir>/Cargo.toml` (a target whose file is
 //!   missing would break the workspace), the hidden checks in `course.toml`, `solutions/*` in the
 //!   root `Cargo.toml`'s `members` and `default-members`, the instructors' guide
@@ -90,6 +92,13 @@ pub fn strip_hidden_targets(text: &str) -> Result<String> {
             doc.remove("test");
         }
     }
+    Ok(doc.to_string())
+}
+
+/// Drops the `[dev-dependencies]` table (and the comments above it) from a `Cargo.toml`.
+pub fn strip_dev_dependencies(text: &str) -> Result<String> {
+    let mut doc = parse_toml(text, "xtask/Cargo.toml")?;
+    doc.remove("dev-dependencies");
     Ok(doc.to_string())
 }
 
@@ -237,7 +246,13 @@ pub fn make(root: &Path, course: &Course, out: &Path) -> Result<Summary> {
     let files = fsutil::files_under(root, root, &skip);
     fsutil::copy_files(root, out, &files)?;
 
-    // The root manifest and the lockfile.
+    // The grader loses the dependencies only its own tests (`xtask/tests`, not shipped) use, so a
+    // student's `cargo test` does not build them; then the root manifest and the lockfile.
+    let grader = out.join("xtask").join("Cargo.toml");
+    if grader.is_file() {
+        let text = fsutil::read(&grader)?;
+        fsutil::write(&grader, &strip_dev_dependencies(&text)?)?;
+    }
     drop_solution_packages(out)?;
     // The exercise crates lose their hidden-check targets.
     for lesson in &course.lessons {
@@ -338,6 +353,19 @@ mod tests {
             table["workspace"]["members"],
             toml::Value::from(vec!["xtask"])
         );
+    }
+
+    #[test]
+    fn dev_dependencies_are_dropped() {
+        let text = "[package]\nname = \"xtask\"\n\n[dependencies]\nclap = \"4\"\n\n\
+                    # The grader's tests.\n[dev-dependencies]\nassert_cmd = \"2\"\n\n\
+                    [lints]\nworkspace = true\n";
+        let out = strip_dev_dependencies(text).unwrap();
+        assert_eq!(
+            out,
+            "[package]\nname = \"xtask\"\n\n[dependencies]\nclap = \"4\"\n\n[lints]\nworkspace = true\n"
+        );
+        assert_eq!(strip_dev_dependencies(&out).unwrap(), out);
     }
 
     #[test]

@@ -43,6 +43,10 @@ pub struct Options {
     /// With `solutions`: plant this misconception (its id) into the reference solution, to see
     /// what a student with that mistake gets (instructors).
     pub plant: Option<String>,
+    /// Run every check in a process of its own. Local grading otherwise runs the checks of one
+    /// executable together and reruns alone those it cannot tell apart (see [`crate::grouped`]);
+    /// sandboxed grading always isolates.
+    pub isolate: bool,
 }
 
 /// A grading run with what the build said on the side (for `cargo xtask check`).
@@ -369,7 +373,12 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     }
 
     running_checks(&bar, jobs.len());
-    let outputs = runner.run_all(&jobs, opts.jobs, &|done, _| bar.set_position(done as u64));
+    let progress = |done: usize, _| bar.set_position(done as u64);
+    let outputs = if sandboxed || opts.isolate {
+        runner.run_all(&jobs, opts.jobs, &progress)
+    } else {
+        crate::grouped::run(&runner, &jobs, opts.jobs, &progress)
+    };
     bar.finish_and_clear();
     let outputs = trace_library_panics(&runner, &plans, &slots, &jobs, outputs, opts.jobs);
 

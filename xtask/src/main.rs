@@ -3,7 +3,8 @@
 //! Where things happen, by file:
 //! - a lesson's metadata (exercises, checks, points, hints) is read in `course.rs`;
 //! - grading is `grade.rs` running the stages `plan.rs` → `build.rs` → list and run (`run.rs`,
-//!   each check in the sandbox of `sandbox.rs`) → `judge.rs` (against `expected.rs` and
+//!   each check in the sandbox of `sandbox.rs`; locally, `grouped.rs` runs a lesson's checks in
+//!   one process first) → `judge.rs` (against `expected.rs` and
 //!   `misconception.rs`) → `blame.rs` → `report/`;
 //! - a check lists itself in its binary (libtest `--list`), runs in `run.rs`, is judged in
 //!   `judge.rs`, and is reported by `report/{human,json,gradescope,junit}`.
@@ -23,6 +24,7 @@ mod expected;
 mod freshness;
 mod fsutil;
 mod grade;
+mod grouped;
 mod hint;
 mod judge;
 mod manifest;
@@ -113,6 +115,11 @@ enum Cmd {
         /// (by default every failing check is shown with its full message).
         #[arg(long)]
         brief: bool,
+        /// Run every check in a process of its own, as official grading does. By default local
+        /// grading runs the checks of a lesson together and reruns alone any it cannot tell
+        /// apart, which gives the same verdicts faster.
+        #[arg(long)]
+        isolate: bool,
         /// With --submission: grade even where student code cannot be sandboxed (the report is
         /// then unofficial).
         #[arg(long, requires = "submission")]
@@ -385,6 +392,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             format,
             plant,
             brief,
+            isolate,
             output,
             jobs,
             submission,
@@ -445,6 +453,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 expected_root: None,
                 sandboxed_build: false,
                 plant,
+                isolate,
             };
             if let Some(dir) = submissions {
                 let batch = batch::options(opts, jobs.map(usize::from), gradebook, reports);

@@ -190,6 +190,15 @@ impl Runner {
         }
     }
 
+    /// Runs the tests `names` of `exe` in one process, the way every check process runs (the
+    /// harness runs them one after another, in the order of their names): local grading's fast
+    /// path, see [`crate::grouped`].
+    pub fn run_tests(&self, exe: &Path, names: &[&str], limit: Duration) -> RunOutput {
+        let mut args = vec!["--exact", "--test-threads=1"];
+        args.extend_from_slice(names);
+        self.execute(exe, &args, limit, false)
+    }
+
     /// Runs every job, `workers` at a time, each once the jobs it comes `after` have finished;
     /// `on_done(done, total)` is called after each.
     ///

@@ -260,6 +260,8 @@ pub fn grade(
     opts.target_dir = Some(opts.target_dir.unwrap_or_else(|| target_dir(root)));
     opts.require_sandbox = !sub_opts.allow_unsandboxed;
     opts.sandboxed_build = true;
+    // Official grading: every check in a process of its own, even without a sandbox.
+    opts.isolate = true;
     opts.expected_root = Some(root.to_path_buf());
     let mut report = grade::grade(work.path(), &work_course, &opts)?;
     let instructors: Vec<String> = report

@@ -150,14 +150,22 @@ pub fn student_frame(output: &str, student_src: &str) -> Option<String> {
         .find_map(|at| at.find(student_src).map(|i| strip_col(&at[i..]).to_owned()))
 }
 
-/// The first frame of a printed backtrace in the check's own code (`tests/`).
+/// The first frame of a printed backtrace in the check's own code (`tests/`), relative to the
+/// course root when it lies in a lesson crate (a backtrace names the folder the executable was
+/// built in, which may be another copy of the course).
 pub fn check_frame(output: &str) -> Option<String> {
     output
         .lines()
         .filter_map(|l| l.trim().strip_prefix("at "))
         .map(|at| at.trim_start_matches("./"))
         .find(|at| at.contains("/tests/") || at.starts_with("tests/"))
-        .map(|at| strip_col(at).to_owned())
+        .map(|at| {
+            let lesson = ["exercises/", "solutions/"]
+                .iter()
+                .filter_map(|dir| at.find(&format!("/{dir}")).map(|i| i + 1))
+                .min();
+            strip_col(&at[lesson.unwrap_or(0)..]).to_owned()
+        })
 }
 
 pub fn strip_col(location: &str) -> &str {
@@ -226,6 +234,11 @@ mod tests {
             Some("exercises/lesson02-split-heads/tests/checks.rs:7")
         );
         assert_eq!(student_frame("no trace", src), None);
+        let elsewhere = "  14: checks::c\n             at /tmp/copy/exercises/lesson02-split-heads/tests/checks.rs:7:1\n";
+        assert_eq!(
+            check_frame(elsewhere).as_deref(),
+            Some("exercises/lesson02-split-heads/tests/checks.rs:7")
+        );
     }
 
     #[test]

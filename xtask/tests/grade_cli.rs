@@ -30,6 +30,43 @@ fn hostile() -> Scratch {
     s
 }
 
+/// Every check of a JSON report as written, but for its time: verdict, points, message, blame,
+/// diagnosis; with the score and whether the grade is official.
+fn verdicts(report: &serde_json::Value) -> Vec<serde_json::Value> {
+    let mut out = vec![report["score"].clone(), report["official"].clone()];
+    for lesson in report["lessons"].as_array().unwrap() {
+        out.push(lesson["build"].clone());
+        for ex in lesson["exercises"].as_array().unwrap() {
+            for c in ex["checks"].as_array().unwrap() {
+                let mut c = c.clone();
+                c.as_object_mut().unwrap().remove("duration_ms");
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// Local grading runs a lesson's checks in one process and reruns alone those it cannot tell
+/// apart: on code that exits, aborts, loops, overflows its stack, panics and forges its output,
+/// and on untouched stubs, every verdict and message is the one isolated grading gives.
+#[test]
+fn grouped_and_isolated_grading_agree_on_hostile_code() {
+    for s in [hostile(), Scratch::new("stubs-grouped")] {
+        let graded = |extra: &[&str]| {
+            let mut args = vec!["grade", "--format", "json", "--timeout", "3"];
+            args.extend_from_slice(extra);
+            verdicts(&json_of(&s.xtask(&args).output().unwrap()))
+        };
+        let (grouped, isolated) = (graded(&[]), graded(&["--isolate"]));
+        assert!(grouped.len() > 20);
+        for (g, i) in grouped.iter().zip(&isolated) {
+            assert_eq!(g, i, "grouped (left) and isolated (right) grading disagree");
+        }
+        assert_eq!(grouped.len(), isolated.len());
+    }
+}
+
 #[test]
 fn untouched_stubs_score_zero_and_every_exercise_is_not_started() {
     let s = Scratch::new("stubs");

@@ -249,6 +249,10 @@ fn the_handout_builds_grades_and_passes_its_tests() {
         assert!(!String::from_utf8_lossy(readme).contains("## Instructor workflow"));
     }
     assert!(!String::from_utf8_lossy(&tree[Path::new("Cargo.lock")]).contains("-solution\""));
+    // Nor what only the grader's own tests use.
+    let grader = String::from_utf8_lossy(&tree[Path::new("xtask/Cargo.toml")]).into_owned();
+    assert!(!grader.contains("dev-dependencies"), "{grader}");
+    assert!(!String::from_utf8_lossy(&tree[Path::new("Cargo.lock")]).contains("\"jsonschema\""));
     let manifest = String::from_utf8_lossy(&tree[Path::new("checks.sha256")]).into_owned();
     assert!(manifest.contains(SPLIT_SNAP));
     assert!(!manifest.contains("solutions/"));
