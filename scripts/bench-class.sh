@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Measures batch grading (`cargo xtask grade --submissions`) on a class of fully different
+# submissions: every student hands in the reference solutions with a comment of their own in
+# every lesson file, so no lesson crate of one student is byte-identical to another's and every
+# submission rebuilds all of its lesson crates and their checks.
+#   Usage: scripts/bench-class.sh [STUDENTS] [JOBS]   (default 20 students, -j 2). Needs a
+#   committed tree (it clones HEAD) and Linux with Landlock for official grading.
+# Prints the batch's own summary, whose last lines give the first submission's time and the
+# marginal wall time per further submission.
+set -euo pipefail
+students=${1:-20}
+jobs=${2:-2}
+src=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+git clone -q "$src" "$dir/course"
+cd "$dir/course"
+export CARGO_TARGET_DIR="$dir/target" NO_COLOR=1
+unset RUSTFLAGS CARGO_BUILD_RUSTFLAGS
+cargo fetch --locked -q
+cargo xtask dist "$dir/handout" >/dev/null
+
+mkdir "$dir/class"
+for n in $(seq -w 1 "$students"); do
+  student="$dir/class/student$n"
+  cp -r "$dir/handout" "$student"
+  for lesson in solutions/*/; do
+    name=$(basename "$lesson")
+    cp -r "$lesson/src/." "$student/exercises/$name/src/"
+    for f in "$student/exercises/$name/src/"*.rs; do
+      printf '\n// student %s\n' "$n" >>"$f"
+    done
+  done
+done
+
+printf 'CPU     %s, %s cores\n' "$(lscpu | sed -n 's/^Model name: *//p')" "$(nproc)"
+printf 'class   %s fully different submissions, -j %s\n' "$students" "$jobs"
+start=$(date +%s.%N)
+cargo xtask grade --submissions "$dir/class" -j "$jobs" --gradebook "$dir/grades.csv" || true
+end=$(date +%s.%N)
+awk -v a="$start" -v b="$end" 'BEGIN {printf "total   %.1f s (the grader built first)\n", b - a}'
+cut -d, -f1-3 "$dir/grades.csv" | head -4
