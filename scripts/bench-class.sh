@@ -26,10 +26,8 @@ for n in $(seq -w 1 "$students"); do
   cp -r "$dir/handout" "$student"
   for lesson in solutions/*/; do
     name=$(basename "$lesson")
-    cp -r "$lesson/src/." "$student/exercises/$name/src/"
-    for f in "$student/exercises/$name/src/"*.rs; do
-      printf '\n// student %s\n' "$n" >>"$f"
-    done
+    cp "$lesson/src/exercises.rs" "$student/exercises/$name/src/exercises.rs"
+    printf '\n// student %s\n' "$n" >>"$student/exercises/$name/src/exercises.rs"
   done
 done
 
