@@ -41,6 +41,30 @@ pub struct BuildOutput {
     pub lessons: HashMap<String, Built>,
     /// Per lesson id: the compiler's warnings for the lesson's crate, trimmed, in build order.
     pub warnings: HashMap<String, Vec<String>>,
+    /// A sandboxed build's private copies of its check executables (the executables above live
+    /// there), kept as long as the output: the next submission's build replaces the ones in the
+    /// shared target folder while this one's checks still run.
+    #[expect(dead_code, reason = "held, never read: dropping it removes the copies")]
+    pub private: Option<std::sync::Arc<crate::fsutil::TempDir>>,
+}
+
+/// Where a sandboxed build into `target` compiles: always the same folder for one target folder,
+/// so rustc's incremental caches (which name the source files by path) serve the next submission
+/// too. The grading copy is mirrored there under the build lock. It lies under the system's
+/// temporary folder, like the grading copies: cargo reads the `.cargo/config.toml` of every
+/// parent folder, and no course may be one.
+fn build_copy(target: &Path) -> PathBuf {
+    let key = crate::manifest::sha256_hex(target.to_string_lossy().as_bytes());
+    crate::fsutil::fixed_scratch(&format!("build-{}", &key[..16]))
+}
+
+/// Replaces `to` with a copy of every file under `from`, modification times kept.
+fn mirror(from: &Path, to: &Path) -> Result<()> {
+    if to.exists() {
+        std::fs::remove_dir_all(to).with_context(|| format!("cannot clear {}", to.display()))?;
+    }
+    let files = crate::fsutil::files_under(from, from, &|_, _| false);
+    crate::fsutil::copy_files(from, to, &files)
 }
 
 // Kept by hand, not `cargo_metadata::Message`: its `CompilerMessage` has no `manifest_path` (how
@@ -116,8 +140,19 @@ pub fn build(
         args.extend(["--features".to_owned(), features.join(",")]);
     }
     let _scratch;
-    // Every build of the grader takes turns on its target directory (see `lock_builds`).
-    let _lock = lock_builds(root, target_dir, lessons, solutions, sandboxed)?;
+    // Every build of the grader takes turns on its target directory (see `take_build_lock`). A
+    // sandboxed build compiles in the target folder's fixed copy of the grading copy `graded`.
+    let graded = root;
+    let target = crate::workspace::target_dir(graded, target_dir);
+    let lock = take_build_lock(&target)?;
+    let root = &if sandboxed {
+        let copy = build_copy(&target);
+        mirror(graded, &copy)?;
+        copy
+    } else {
+        graded.to_path_buf()
+    };
+    decide_by_content(root, &target, lessons, solutions, sandboxed)?;
     let mut cmd = if sandboxed {
         let (cmd, scratch) = sandboxed_cargo(root, target_dir, &args)?;
         _scratch = scratch;
@@ -255,13 +290,43 @@ pub fn build(
         };
         result.insert(lesson.id.clone(), built);
     }
+    let private = if sandboxed {
+        Some(std::sync::Arc::new(keep_executables(&mut result)?))
+    } else {
+        None
+    };
+    drop(lock);
     Ok(BuildOutput {
         lessons: result,
         warnings,
+        private,
     })
 }
 
+/// Copies every check executable of `built` into a private folder (still under the build lock)
+/// and points `built` at the copies.
+fn keep_executables(built: &mut HashMap<String, Built>) -> Result<crate::fsutil::TempDir> {
+    let private = crate::fsutil::scratch_dir("checks")?;
+    for bins in built.values_mut() {
+        let Built::Ok(bins) = bins else { continue };
+        for bin in bins {
+            let name = bin
+                .exe
+                .file_name()
+                .context("a check executable without a name")?;
+            let copy = private.path().join(name);
+            std::fs::copy(&bin.exe, &copy)
+                .with_context(|| format!("cannot copy {}", bin.exe.display()))?;
+            bin.exe = copy;
+        }
+    }
+    Ok(private)
+}
+
 /// Takes the grader's build lock on the target directory, held until the returned file is dropped.
+///
+/// Every build takes it, and a sandboxed build keeps it until its check executables are copied
+/// out of the shared target folder (see [`BuildOutput::private`]).
 ///
 /// Submissions share one target directory, and cargo decides freshness by modification times,
 /// not by the workspace's path or the files' contents: another student's build of the same lesson
@@ -278,25 +343,32 @@ pub fn build(
 /// course sharing one target folder (the grader's tests, a shared `CARGO_TARGET_DIR`) never take
 /// each other's artifacts. Builds of the solutions take the lock too and keep the records: they
 /// build other packages (`lesson02-solution`), whose artifacts never replace the exercises'.
-fn lock_builds(
-    root: &Path,
-    target_dir: Option<&Path>,
-    lessons: &[&Lesson],
-    solutions: bool,
-    submission: bool,
-) -> Result<std::fs::File> {
-    let target = crate::workspace::target_dir(root, target_dir);
-    let recorded = target.join(".xtask-sources");
-    std::fs::create_dir_all(&recorded)
-        .with_context(|| format!("cannot create {}", recorded.display()))?;
+fn take_build_lock(target: &Path) -> Result<std::fs::File> {
+    std::fs::create_dir_all(target)
+        .with_context(|| format!("cannot create {}", target.display()))?;
     let path = target.join(".xtask-build.lock");
     let lock = std::fs::File::create(&path)
         .with_context(|| format!("cannot create {}", path.display()))?;
     lock.lock()
         .with_context(|| format!("cannot lock {}", path.display()))?;
+    Ok(lock)
+}
+
+/// Under the build lock: decides, per lesson of the exercises built from `root` into `target`,
+/// whether cargo may reuse its artifacts (see [`take_build_lock`]).
+fn decide_by_content(
+    root: &Path,
+    target: &Path,
+    lessons: &[&Lesson],
+    solutions: bool,
+    submission: bool,
+) -> Result<()> {
     if solutions {
-        return Ok(lock);
+        return Ok(());
     }
+    let recorded = target.join(".xtask-sources");
+    std::fs::create_dir_all(&recorded)
+        .with_context(|| format!("cannot create {}", recorded.display()))?;
     let fingerprints: Vec<(String, PathBuf)> =
         std::fs::read_dir(target.join("debug").join(".fingerprint"))
             .into_iter()
@@ -343,7 +415,7 @@ fn lock_builds(
         std::fs::write(&record, &digest)
             .with_context(|| format!("cannot write {}", record.display()))?;
     }
-    Ok(lock)
+    Ok(())
 }
 
 /// A `cargo build` of a student's submission that cannot read what it must not: it runs in the

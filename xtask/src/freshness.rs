@@ -166,6 +166,7 @@ impl Stamp {
         let output = BuildOutput {
             lessons,
             warnings: record.warnings.into_iter().collect(),
+            private: None,
         };
         Some((output, tests))
     }

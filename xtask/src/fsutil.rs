@@ -11,6 +11,12 @@ fn scratch_root() -> PathBuf {
     std::env::temp_dir().join("course-grader")
 }
 
+/// A scratch folder that keeps its path from run to run: `<temp>/course-grader/<name>` (a name
+/// that does not start with a process id, so it is never taken for an abandoned one).
+pub fn fixed_scratch(name: &str) -> PathBuf {
+    scratch_root().join(name)
+}
+
 /// A fresh, private scratch directory (removed on drop, `tempfile` does the work). Scratch
 /// directories that an earlier run left behind when it was killed (its process is gone) are
 /// removed first.
