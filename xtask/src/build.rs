@@ -506,7 +506,50 @@ fn is_summary(message: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::trim_error;
+    use super::*;
+
+    #[test]
+    fn a_build_keeps_private_copies_of_its_executables() {
+        let target = tempfile::tempdir().unwrap();
+        let exe = target.path().join("lesson02-0123");
+        std::fs::write(&exe, "this student's checks").unwrap();
+        let mut built = HashMap::from([(
+            "lesson02".to_owned(),
+            Built::Ok(vec![CheckBinary {
+                exe: exe.clone(),
+                hidden: false,
+                identity: None,
+            }]),
+        )]);
+        let private = keep_executables(&mut built).unwrap();
+        // The next submission's build replaces the executable in the shared folder.
+        std::fs::write(&exe, "the next student's checks").unwrap();
+        let Built::Ok(bins) = &built["lesson02"] else {
+            panic!("still built")
+        };
+        assert!(bins[0].exe.starts_with(private.path()));
+        assert_eq!(
+            std::fs::read_to_string(&bins[0].exe).unwrap(),
+            "this student's checks"
+        );
+    }
+
+    #[test]
+    fn the_build_copy_mirrors_the_grading_copy_and_keeps_its_path() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        assert_eq!(build_copy(a.path()), build_copy(a.path()));
+        assert_ne!(build_copy(a.path()), build_copy(b.path()));
+        std::fs::create_dir_all(a.path().join("exercises/l/src")).unwrap();
+        std::fs::write(a.path().join("exercises/l/src/lib.rs"), "new").unwrap();
+        let to = b.path().join("copy");
+        std::fs::create_dir_all(to.join("exercises/old")).unwrap();
+        std::fs::write(to.join("exercises/old/stale.rs"), "left over").unwrap();
+        mirror(a.path(), &to).unwrap();
+        assert_eq!(
+            crate::fsutil::files_under(&to, &to, &|_, _| false),
+            vec!["exercises/l/src/lib.rs".to_owned()]
+        );
+    }
 
     #[test]
     fn long_errors_are_trimmed() {

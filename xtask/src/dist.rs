@@ -201,7 +201,38 @@ pub fn drop_solution_packages(dir: &Path) -> Result<()> {
 }
 
 /// Resolves the workspace at `dir` once so cargo drops unused packages from `Cargo.lock`.
+///
+/// The result depends only on the root manifest and the lockfile, which are the same for every
+/// submission of a batch (and for its expected handout): it is remembered for the process, which
+/// saves two `cargo metadata` runs (about 1.3 s) per submission.
 fn prune_lockfile(dir: &Path) -> Result<()> {
+    static PRUNED: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+    let (manifest, lockfile) = (dir.join("Cargo.toml"), dir.join("Cargo.lock"));
+    let key = format!(
+        "{}\0{}",
+        fsutil::read(&manifest)?,
+        std::fs::read_to_string(&lockfile).unwrap_or_default()
+    );
+    let known = PRUNED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, pruned)| pruned.clone());
+    if let Some(pruned) = known {
+        return fsutil::write(&lockfile, &pruned);
+    }
+    resolve(dir)?;
+    let pruned = fsutil::read(&lockfile)?;
+    PRUNED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((key, pruned));
+    Ok(())
+}
+
+/// `cargo metadata` in `dir` (offline first), which rewrites its `Cargo.lock`.
+fn resolve(dir: &Path) -> Result<()> {
     let mut last = String::new();
     for offline in [true, false] {
         let mut cmd = crate::cargo::command();
