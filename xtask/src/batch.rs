@@ -8,10 +8,11 @@
 //! (not a course, a bad archive, a path out of the archive, a symbolic link out of the folder, a
 //! grading error) gets a row with its error and zero points, and the batch goes on.
 //!
-//! Submissions run `jobs` at a time in one target directory. Their builds take turns (each holds
-//! the build lock and forgets the lesson crates' fingerprints, see `build.rs`), so the dependencies
-//! are compiled once and one student's lesson crates are never taken for another's; their checks
-//! run side by side. The first submission is graded alone, which builds the dependencies.
+//! Submissions run `jobs` at a time in one target directory. Their builds take turns under the
+//! build lock (see `build.rs`: one fixed build folder, rebuilds decided by content, check
+//! executables copied out before the lock is released), so the dependencies are compiled once,
+//! one student's lesson crates are never taken for another's, and their checks run side by side.
+//! The first submission is graded alone, which builds the dependencies.
 
 use crate::archive;
 use crate::course::Course;
