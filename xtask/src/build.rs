@@ -58,11 +58,18 @@ fn build_copy(target: &Path) -> PathBuf {
     crate::fsutil::fixed_scratch(&format!("build-{}", &key[..16]))
 }
 
-/// Replaces `to` with a copy of every file under `from`, modification times kept.
+/// Replaces `to` with a copy of every file under `from`, modification times kept. `to` is private
+/// to this user (it holds the hidden checks' sources), as a temporary directory would be.
 fn mirror(from: &Path, to: &Path) -> Result<()> {
     if to.exists() {
         std::fs::remove_dir_all(to).with_context(|| format!("cannot clear {}", to.display()))?;
     }
+    let mut dir = std::fs::DirBuilder::new();
+    dir.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut dir, 0o700);
+    dir.create(to)
+        .with_context(|| format!("cannot create {}", to.display()))?;
     let files = crate::fsutil::files_under(from, from, &|_, _| false);
     crate::fsutil::copy_files(from, to, &files)
 }
@@ -545,6 +552,12 @@ mod tests {
         std::fs::create_dir_all(to.join("exercises/old")).unwrap();
         std::fs::write(to.join("exercises/old/stale.rs"), "left over").unwrap();
         mirror(a.path(), &to).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&to).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "the build copy is private");
+        }
         assert_eq!(
             crate::fsutil::files_under(&to, &to, &|_, _| false),
             vec!["exercises/l/src/lib.rs".to_owned()]
