@@ -12,14 +12,8 @@
 set -euo pipefail
 students=${1:-20}
 jobs=${2:-2}
-src=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-git clone -q "$src" "$dir/course"
-cd "$dir/course"
-export CARGO_TARGET_DIR="$dir/target" NO_COLOR=1
-unset RUSTFLAGS CARGO_BUILD_RUSTFLAGS
-cargo fetch --locked -q
+# shellcheck source=scripts/fresh-clone.sh
+source "$(dirname "$0")/fresh-clone.sh"
 cargo xtask dist "$dir/handout" >/dev/null
 
 mkdir "$dir/class"

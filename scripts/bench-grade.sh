@@ -7,14 +7,8 @@
 # Usage: scripts/bench-grade.sh [RUNS]   (default 5). Needs a committed tree (it clones HEAD).
 set -euo pipefail
 runs=${1:-5}
-src=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-git clone -q "$src" "$dir/course"
-cd "$dir/course"
-export CARGO_TARGET_DIR="$dir/target" NO_COLOR=1
-unset RUSTFLAGS CARGO_BUILD_RUSTFLAGS
-cargo fetch --locked -q
+# shellcheck source=scripts/fresh-clone.sh
+source "$(dirname "$0")/fresh-clone.sh"
 
 now() { date +%s.%N; }
 grade() { cargo xtask grade >/dev/null 2>&1 || true; }
