@@ -5,6 +5,8 @@
 //! * `solutions/` (the reference solutions and the hidden checks in `solutions/<dir>/tests/hidden/`),
 //! * `.ci/` and `xtask/tests/` (the grader's own tests: they grade the reference solutions, and their
 //!   fixtures hold partly correct exercises), `.git/`, `target/`, insta's pending files,
+//! * the grader from the root `Cargo.toml`'s `default-members` (it stays a member, so `cargo
+//!   xtask` works; the handout's `cargo test` runs the core's tests, not the grader's),
 //! * the grader's dev-dependencies (`[dev-dependencies]` of `xtask/Cargo.toml`: only its tests,
 //!   which are not shipped, use them),
 //! * the hidden checks' test targets in `exercises/<dir>/Cargo.toml` (a target whose file is
@@ -73,6 +75,24 @@ pub fn strip_solution_members(text: &str) -> Result<String> {
                 });
             }
         }
+    }
+    Ok(doc.to_string())
+}
+
+/// Drops `member` from the root `Cargo.toml`'s `workspace.default-members` (it stays a member):
+/// the handout's `cargo test` then leaves out the grader's own unit tests, which test the
+/// instructors' tools and would build every dependency of the grader a second time.
+pub fn drop_default_member(text: &str, member: &str) -> Result<String> {
+    let mut doc = parse_toml(text, "Cargo.toml")?;
+    if let Some(list) = doc
+        .get_mut("workspace")
+        .and_then(Item::as_table_like_mut)
+        .and_then(|w| w.get_mut("default-members"))
+        .and_then(Item::as_array_mut)
+    {
+        retain_values(list, |v| {
+            v.as_str().map(|m| m.trim_start_matches("./")) != Some(member)
+        });
     }
     Ok(doc.to_string())
 }
@@ -288,6 +308,11 @@ pub fn make(root: &Path, course: &Course, out: &Path) -> Result<Summary> {
         fsutil::write(&grader, &strip_dev_dependencies(&text)?)?;
     }
     drop_solution_packages(out)?;
+    let root_manifest = out.join("Cargo.toml");
+    fsutil::write(
+        &root_manifest,
+        &drop_default_member(&fsutil::read(&root_manifest)?, "xtask")?,
+    )?;
     // The exercise crates lose their hidden-check targets.
     for lesson in &course.lessons {
         let manifest = lesson.crate_dir(out, false).join("Cargo.toml");
@@ -387,6 +412,17 @@ mod tests {
             table["workspace"]["members"],
             toml::Value::from(vec!["xtask"])
         );
+    }
+
+    #[test]
+    fn the_grader_leaves_the_default_members_only() {
+        let text = "[workspace]\nmembers = [\"crates/a\", \"xtask\"]\n# tested by default\ndefault-members = [\n    \"crates/a\",\n    \"./xtask\",\n]\n";
+        assert_eq!(
+            drop_default_member(text, "xtask").unwrap(),
+            "[workspace]\nmembers = [\"crates/a\", \"xtask\"]\n# tested by default\ndefault-members = [\n    \"crates/a\",\n]\n"
+        );
+        let none = "[workspace]\nmembers = [\"xtask\"]\n";
+        assert_eq!(drop_default_member(none, "xtask").unwrap(), none);
     }
 
     #[test]

@@ -245,6 +245,12 @@ fn the_handout_builds_grades_and_passes_its_tests() {
     }
     let root_manifest = String::from_utf8_lossy(&tree[Path::new("Cargo.toml")]).into_owned();
     assert!(!root_manifest.contains("\"solutions/"), "{root_manifest}");
+    let default_members = root_manifest.split("default-members").nth(1).unwrap_or("");
+    let default_members = default_members.split(']').next().unwrap();
+    assert!(
+        default_members.contains("crates/attention") && !default_members.contains("xtask"),
+        "the handout's `cargo test` runs the core's tests, not the grader's: {default_members}"
+    );
     if let Some(readme) = tree.get(Path::new("README.md")) {
         assert!(!String::from_utf8_lossy(readme).contains("## Instructor workflow"));
     }
