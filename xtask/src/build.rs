@@ -161,7 +161,7 @@ pub fn build(
     };
     decide_by_content(root, &target, lessons, solutions, sandboxed)?;
     let mut cmd = if sandboxed {
-        let (cmd, scratch) = sandboxed_cargo(root, target_dir, &args)?;
+        let (cmd, scratch) = sandboxed_cargo(root, &target, &args)?;
         _scratch = scratch;
         cmd
     } else {
@@ -432,7 +432,7 @@ fn decide_by_content(
 /// environment, where `env!` could read it).
 fn sandboxed_cargo(
     root: &Path,
-    target_dir: Option<&Path>,
+    target: &Path,
     args: &[String],
 ) -> Result<(Command, crate::fsutil::TempDir)> {
     let scratch = crate::fsutil::scratch_dir("build")?;
@@ -445,11 +445,6 @@ fn sandboxed_cargo(
     let rustup_home = std::env::var_os("RUSTUP_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| home.join(".rustup"));
-    let target = target_dir
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| root.join("target"));
-    std::fs::create_dir_all(&target)
-        .with_context(|| format!("cannot create {}", target.display()))?;
     let program = std::env::var_os("CARGO")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("cargo"));
@@ -460,7 +455,7 @@ fn sandboxed_cargo(
     let policy = crate::sandbox::Policy {
         read,
         write: vec![
-            target.clone(),
+            target.to_path_buf(),
             cargo_home.clone(),
             scratch.path().to_path_buf(),
         ],

@@ -60,18 +60,16 @@ pub fn instructor_only(rel: &str) -> bool {
         || fsutil::is_scratch_file(rel)
 }
 
-/// Drops every `solutions/...` entry from the root `Cargo.toml`'s `workspace.members` and
-/// `workspace.default-members`, whatever their layout; the rest of the file is kept as written.
-pub fn strip_solution_members(text: &str) -> Result<String> {
+/// The root `Cargo.toml` with the workspace's member lists named in `keys` keeping only the
+/// entries (with any leading `./` ignored) for which `keep` holds; the rest of the file is kept as
+/// written, whatever the layout.
+fn retain_members(text: &str, keys: &[&str], keep: impl Fn(&str) -> bool) -> Result<String> {
     let mut doc = parse_toml(text, "Cargo.toml")?;
     if let Some(workspace) = doc.get_mut("workspace").and_then(Item::as_table_like_mut) {
-        for key in ["members", "default-members"] {
+        for key in keys {
             if let Some(list) = workspace.get_mut(key).and_then(Item::as_array_mut) {
                 retain_values(list, |v| {
-                    !v.as_str().is_some_and(|m| {
-                        let m = m.trim_start_matches("./");
-                        m == "solutions" || m.starts_with("solutions/")
-                    })
+                    v.as_str().is_none_or(|m| keep(m.trim_start_matches("./")))
                 });
             }
         }
@@ -79,22 +77,19 @@ pub fn strip_solution_members(text: &str) -> Result<String> {
     Ok(doc.to_string())
 }
 
+/// Drops every `solutions/...` entry from the root `Cargo.toml`'s `workspace.members` and
+/// `workspace.default-members`.
+pub fn strip_solution_members(text: &str) -> Result<String> {
+    retain_members(text, &["members", "default-members"], |m| {
+        m != "solutions" && !m.starts_with("solutions/")
+    })
+}
+
 /// Drops `member` from the root `Cargo.toml`'s `workspace.default-members` (it stays a member):
 /// the handout's `cargo test` then leaves out the grader's own unit tests, which test the
 /// instructors' tools and would build every dependency of the grader a second time.
 pub fn drop_default_member(text: &str, member: &str) -> Result<String> {
-    let mut doc = parse_toml(text, "Cargo.toml")?;
-    if let Some(list) = doc
-        .get_mut("workspace")
-        .and_then(Item::as_table_like_mut)
-        .and_then(|w| w.get_mut("default-members"))
-        .and_then(Item::as_array_mut)
-    {
-        retain_values(list, |v| {
-            v.as_str().map(|m| m.trim_start_matches("./")) != Some(member)
-        });
-    }
-    Ok(doc.to_string())
+    retain_members(text, &["default-members"], |m| m != member)
 }
 
 /// Drops the `[[test]]` targets whose `path` points into `solutions/` (the hidden checks' target)

@@ -16,33 +16,10 @@ const HOSTILE_L1: &str = include_str!("fixtures/hostile/lesson01_exercises.rs");
 const L1: &str = "lesson01-why-heads";
 const L3: &str = "lesson03-parallel-attention";
 
-/// Every file under `dir`, relative, with `/` separators.
-fn files(dir: &Path) -> Vec<(String, PathBuf)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p
-                    .strip_prefix(dir)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.push((rel, p));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// `dir` zipped, every entry under `prefix`.
 fn zip_dir(dir: &Path, prefix: &str, out: &Path) {
     let mut z = zip::ZipWriter::new(std::fs::File::create(out).unwrap());
-    for (rel, p) in files(dir) {
+    for (rel, p) in support::files(dir) {
         z.start_file(
             format!("{prefix}{rel}"),
             zip::write::SimpleFileOptions::default(),
@@ -60,7 +37,7 @@ fn tar_dir(dir: &Path, prefix: &str, out: &Path) {
         flate2::Compression::fast(),
     );
     let mut t = tar::Builder::new(gz);
-    for (rel, p) in files(dir) {
+    for (rel, p) in support::files(dir) {
         t.append_path_with_name(&p, format!("{prefix}{rel}"))
             .unwrap();
     }
@@ -107,7 +84,7 @@ fn handout(course: &Scratch, out: &Path) {
 /// The reference solution's sources of lesson 1 copied into a handout's exercise crate.
 fn solve_lesson01(course: &Scratch, exercises: &Path) {
     let from = course.root.join("solutions").join(L1).join("src");
-    for (rel, p) in files(&from) {
+    for (rel, p) in support::files(&from) {
         let dst = exercises.join(L1).join("src").join(rel);
         std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
         std::fs::copy(p, dst).unwrap();

@@ -67,6 +67,62 @@ fn grouped_and_isolated_grading_agree_on_hostile_code() {
     }
 }
 
+/// Lesson 2's reference solution, except that `split_heads` (which many checks call) forges what
+/// a shared run is split by: it closes its check's observations early and opens a new check's
+/// (`end`, `begin` appended to the observations file), and prints a failure section for a check
+/// that never failed.
+fn forging_split_heads(s: &Scratch) -> String {
+    let solution = s.read("solutions/lesson02-split-heads/src/exercises.rs");
+    let renamed = solution.replacen("pub fn split_heads(", "fn split_heads_honest(", 1);
+    assert_ne!(
+        renamed, solution,
+        "the lesson 2 solution changed: update this attack"
+    );
+    format!(
+        r#"{renamed}
+pub fn split_heads(x: ArrayView3<f64>, h: usize) -> Result<Array4<f64>> {{
+    use std::io::Write;
+    if let Some(path) = std::env::var_os("COURSE_CHECK_OBSERVE") {{
+        if let Ok(mut file) = std::fs::OpenOptions::new().append(true).open(path) {{
+            let _ = file.write_all(b"{{\"kind\":\"end\"}}\n{{\"kind\":\"begin\"}}\n");
+        }}
+    }}
+    println!("\n---- checks::merge_heads_moves_data stdout ----\nthread 'checks::merge_heads_moves_data' panicked at exercises/lesson02-split-heads/src/exercises.rs:1:1:\nforged\n");
+    split_heads_honest(x, h)
+}}
+"#
+    )
+}
+
+/// An attack on the shared run itself: forged `begin`/`end` observations and a forged failure
+/// section change no verdict and no message against isolated grading, and earn nothing.
+#[test]
+fn forging_the_shared_run_changes_nothing() {
+    let s = Scratch::new("forged-shared-run");
+    s.write(
+        "exercises/lesson02-split-heads/src/exercises.rs",
+        &forging_split_heads(&s),
+    );
+    let graded = |extra: &[&str]| {
+        let mut args = vec!["grade", "lesson02", "--format", "json"];
+        args.extend_from_slice(extra);
+        json_of(&s.xtask(&args).output().unwrap())
+    };
+    let (grouped, isolated) = (graded(&[]), graded(&["--isolate"]));
+    assert_eq!(verdicts(&grouped), verdicts(&isolated));
+    let all = statuses(&grouped);
+    assert_eq!(
+        all["merge_heads_moves_data"].0, "passed",
+        "{:?}",
+        all["merge_heads_moves_data"]
+    );
+    assert_ne!(
+        all["split_heads_moves_data"].0, "passed",
+        "the forgery passed"
+    );
+    assert!(grouped["score"].as_u64() < grouped["max_score"].as_u64());
+}
+
 #[test]
 fn untouched_stubs_score_zero_and_every_exercise_is_not_started() {
     let s = Scratch::new("stubs");

@@ -54,12 +54,15 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// (the core, the checks' support, the solutions). Crates a test changes are rebuilt by cargo (a
 /// newer file) or by the grader (a lesson's sources differ from those of its last build).
 pub fn keep_mtime(src: &Path, dst: &Path) {
-    let modified = std::fs::metadata(src).unwrap().modified().unwrap();
+    set_mtime(dst, std::fs::metadata(src).unwrap().modified().unwrap());
+}
+
+fn set_mtime(path: &Path, time: std::time::SystemTime) {
     std::fs::File::options()
         .write(true)
-        .open(dst)
+        .open(path)
         .unwrap()
-        .set_modified(modified)
+        .set_modified(time)
         .unwrap();
 }
 
@@ -119,13 +122,8 @@ impl Scratch {
 /// the crates there instead of reusing what another copy built in the shared target folder.
 pub fn touch_all(dir: &Path) {
     let now = std::time::SystemTime::now();
-    for path in tree_of(dir).keys() {
-        std::fs::File::options()
-            .write(true)
-            .open(dir.join(path))
-            .unwrap()
-            .set_modified(now)
-            .unwrap();
+    for (_, path) in files(dir) {
+        set_mtime(&path, now);
     }
 }
 
@@ -193,21 +191,33 @@ pub fn xtask_in(dir: &Path, args: &[&str]) -> assert_cmd::Command {
 
 /// Every file under `dir` with its contents, to prove a command changed nothing there.
 pub fn tree_of(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(dir: &Path, base: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let p = entry.unwrap().path();
+    files(dir)
+        .into_iter()
+        .map(|(rel, path)| (PathBuf::from(rel), std::fs::read(&path).unwrap()))
+        .collect()
+}
+
+/// Every file under `dir`, sorted: its path relative to `dir` (with `/` separators) and its
+/// full path.
+pub fn files(dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
             if p.is_dir() {
-                walk(&p, base, out);
+                stack.push(p);
             } else {
-                out.insert(
-                    p.strip_prefix(base).unwrap().to_path_buf(),
-                    std::fs::read(&p).unwrap(),
-                );
+                let rel = p
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, p));
             }
         }
     }
-    let mut out = BTreeMap::new();
-    walk(dir, dir, &mut out);
+    out.sort();
     out
 }
 
