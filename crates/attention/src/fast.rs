@@ -24,7 +24,9 @@
 //!   AVX2 + FMA (`6 × 8` blocks), with the weight matrices packed once per call and shared by
 //!   the threads. Without either (or with [`Kernel::Portable`] asked for) they fall back to
 //!   [`ndarray::linalg::general_mat_mul`] and `f64::exp`. [`MhaConfig::kernel`] picks a kernel,
-//!   [`MhaOutput::kernel`] says which one ran;
+//!   [`MhaOutput::kernel`] says which one ran. The SIMD kernels need the crate's `simd` feature
+//!   (on by default); without it only the portable kernel is compiled, and `pulp` is not built
+//!   (the lessons' checks, which call [`mha_forward`] on tiny inputs, build the crate that way);
 //! * packed weights and scratch buffers come from a small process-wide pool (at most sixteen
 //!   buffers, about 17 MiB at `B = 8, T = 256, D = 512`) so that repeated calls do not fault in
 //!   fresh pages; only the two returned arrays are new memory.
@@ -101,7 +103,7 @@ pub struct MhaOutput {
 /// A multiple of the micro-kernel's rows (8 with AVX-512, 6 with AVX2) and of its columns (16, 8).
 fn causal_block(isa: Isa) -> usize {
     match isa {
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
         Isa::Avx2(_) => 48,
         _ => 64,
     }

@@ -49,8 +49,8 @@ fn avx512_kernels_match_the_reference() {
 }
 
 /// The best kernel by `std`'s feature detection: x86-64-v4 or v3, the levels of `pulp`'s `V4`
-/// and `V3` tokens.
-#[cfg(target_arch = "x86_64")]
+/// and `V3` tokens. Without the `simd` feature there are no SIMD kernels to pick.
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
 fn best_by_std() -> Kernel {
     use std::is_x86_feature_detected as has;
     let v3 = has!("avx2") && has!("fma") && has!("bmi1") && has!("bmi2") && has!("lzcnt");
@@ -69,7 +69,7 @@ fn best_by_std() -> Kernel {
     }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(all(feature = "simd", target_arch = "x86_64")))]
 fn best_by_std() -> Kernel {
     Kernel::Portable
 }

@@ -25,17 +25,18 @@ use super::kernel::Isa;
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2, s};
 
+#[cfg(feature = "simd")]
 mod tiles;
 
 /// The AVX-512 GEMM: `8 × 16` blocks of `c` in sixteen 8-lane accumulators. `KC = 512`
 /// measured a little faster than 256 for the `D = 512` projections (one depth block).
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
 type Avx512 = tiles::Tiles<pulp::x86::V4, 8, 2, 16, 512, 256>;
 /// The AVX2 GEMM: `6 × 8` blocks of `c` in twelve 4-lane accumulators (with the two `b` vectors
 /// and the splat, 15 of the 16 registers: wider tiles such as `4 × 12` spill). One depth block
 /// for `D = 512`, as with AVX-512; the `MC × KC` block of `a` (384 KiB) fits a 512 KiB L2 cache,
 /// and a smaller `MC` only streams the packed `b` (read in order) once more per block.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
 type Avx2 = tiles::Tiles<pulp::x86::V3, 6, 2, 8, 512, 96>;
 
 /// Work a causal product can leave out, in whole register tiles, for rows `i` of `a` and `c`
@@ -67,6 +68,7 @@ pub(crate) struct PackedB<'a> {
     isa: Isa,
     /// Its panels (empty for [`Isa::Portable`]), starting at the 64-byte aligned offset `off`.
     buf: Vec<f64>,
+    #[cfg_attr(not(feature = "simd"), allow(dead_code))]
     off: usize,
 }
 
@@ -74,11 +76,14 @@ impl<'a> PackedB<'a> {
     /// Packs `b` `(k, n)` for the kernels of `isa`, the work split over `threads` threads.
     pub(crate) fn new(b: ArrayView2<'a, f64>, threads: usize, isa: Isa) -> Self {
         let (buf, off) = match isa {
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
             Isa::Avx512(_) => Avx512::pack_all(b, threads),
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
             Isa::Avx2(_) => Avx2::pack_all(b, threads),
-            Isa::Portable => (Vec::new(), 0),
+            Isa::Portable => {
+                let _ = threads;
+                (Vec::new(), 0)
+            }
         };
         Self { b, isa, buf, off }
     }
@@ -102,20 +107,22 @@ impl<'a> PackedB<'a> {
     ) {
         let (k, n) = (a.ncols(), c.ncols());
         assert!(k <= self.b.nrows() && n <= self.b.ncols() && a.nrows() == c.nrows());
-        let dim = self.b.dim();
-        if tiles::fits(a, c.view()) {
-            match self.isa {
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx512(simd) => {
-                    let panels = &self.buf[self.off..self.off + Avx512::packed_len(dim.0, dim.1)];
-                    return Avx512::matmul(simd, alpha, a, panels, dim, c, skip);
-                }
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx2(simd) => {
-                    let panels = &self.buf[self.off..self.off + Avx2::packed_len(dim.0, dim.1)];
-                    return Avx2::matmul(simd, alpha, a, panels, dim, c, skip);
-                }
-                Isa::Portable => {}
+        match self.isa {
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Isa::Avx512(simd) if tiles::fits(a, c.view()) => {
+                let dim = self.b.dim();
+                let panels = &self.buf[self.off..self.off + Avx512::packed_len(dim.0, dim.1)];
+                return Avx512::matmul(simd, alpha, a, panels, dim, c, skip);
+            }
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Isa::Avx2(simd) if tiles::fits(a, c.view()) => {
+                let dim = self.b.dim();
+                let panels = &self.buf[self.off..self.off + Avx2::packed_len(dim.0, dim.1)];
+                return Avx2::matmul(simd, alpha, a, panels, dim, c, skip);
+            }
+            // The portable path computes every tile; `skip` only saves work.
+            _ => {
+                let _ = skip;
             }
         }
         let mut c = c;

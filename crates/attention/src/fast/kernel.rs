@@ -4,7 +4,9 @@
 ///
 /// Ask for one in [`super::MhaConfig::kernel`]; [`super::MhaOutput::kernel`] says which one ran.
 /// A kernel the CPU lacks is never run: the forward falls back to the next one down the list
-/// `Avx512 → Avx2 → Portable` that it has (see [`Kernel::resolve`]).
+/// `Avx512 → Avx2 → Portable` that it has (see [`Kernel::resolve`]). The two SIMD kernels exist
+/// only with the crate's `simd` feature (a default feature); without it every kernel resolves to
+/// [`Kernel::Portable`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Kernel {
     /// The fastest kernel this CPU has.
@@ -67,10 +69,10 @@ impl std::str::FromStr for Kernel {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Isa {
     /// AVX-512F.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
     Avx512(pulp::x86::V4),
     /// AVX2 + FMA.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
     Avx2(pulp::x86::V3),
     /// No SIMD kernel.
     Portable,
@@ -79,7 +81,7 @@ pub(crate) enum Isa {
 impl Isa {
     /// Detects the best level at or below `asked` that this CPU has.
     pub(crate) fn new(asked: Kernel) -> Isa {
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
         {
             if matches!(asked, Kernel::Auto | Kernel::Avx512)
                 && let Some(simd) = pulp::x86::V4::try_new()
@@ -99,9 +101,9 @@ impl Isa {
     /// The public name of this level.
     pub(crate) fn kernel(self) -> Kernel {
         match self {
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
             Isa::Avx512(_) => Kernel::Avx512,
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
             Isa::Avx2(_) => Kernel::Avx2,
             Isa::Portable => Kernel::Portable,
         }

@@ -16,22 +16,22 @@ use ndarray::ArrayViewMut2;
 /// rest of it is set to zero.
 pub(crate) fn softmax_rows(rows: ArrayViewMut2<f64>, causal: Option<usize>, isa: Isa) {
     match isa {
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
         Isa::Avx512(simd) => simd.vectorize(Rows { rows, causal }),
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
         Isa::Avx2(simd) => simd.vectorize(Rows { rows, causal }),
         Isa::Portable => softmax_rows_impl::<false>(rows, causal),
     }
 }
 
 /// All the rows, run inside `vectorize` so that the loops are compiled for the SIMD level.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
 struct Rows<'a> {
     rows: ArrayViewMut2<'a, f64>,
     causal: Option<usize>,
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
 impl pulp::NullaryFnOnce for Rows<'_> {
     type Output = ();
 

@@ -27,7 +27,7 @@ pub(crate) trait Lanes: Copy {
     fn vectorize<F: NullaryFnOnce>(self, f: F) -> F::Output;
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
 impl Lanes for pulp::x86::V4 {
     type V = pulp::f64x8;
     const W: usize = 8;
@@ -44,7 +44,7 @@ impl Lanes for pulp::x86::V4 {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
 impl Lanes for pulp::x86::V3 {
     type V = pulp::f64x4;
     const W: usize = 4;
