@@ -120,15 +120,13 @@ pub fn trim_error(rendered: &str, max_lines: usize) -> String {
 
 /// Builds the check binaries of `lessons` with one `cargo build --test ... --keep-going`, in
 /// `target_dir` when given (else cargo's default), and collects the executables, the first error
-/// and the warnings of each lesson's crate. `features` are passed to cargo (a planted
-/// misconception of a solution crate).
+/// and the warnings of each lesson's crate.
 pub fn build(
     root: &Path,
     lessons: &[&Lesson],
     solutions: bool,
     target_dir: Option<&Path>,
     sandboxed: bool,
-    features: &[String],
 ) -> Result<BuildOutput> {
     let mut args: Vec<String> = ["build", "--keep-going", "--message-format=json"]
         .map(str::to_owned)
@@ -142,9 +140,6 @@ pub fn build(
         if lesson.has_hidden() {
             args.extend(["--test".to_owned(), lesson.hidden_target()]);
         }
-    }
-    if !features.is_empty() {
-        args.extend(["--features".to_owned(), features.join(",")]);
     }
     let _scratch;
     // Every build of the grader takes turns on its target directory (see `take_build_lock`). A

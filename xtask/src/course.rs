@@ -48,7 +48,7 @@ pub struct Lesson {
     pub exercises: Vec<Exercise>,
     /// The lesson's catalogue of classic wrong answers (`[[lessons.misconceptions]]`), each a real
     /// wrong implementation in `solutions/<dir>/src/misconceptions.rs`, planted into the reference
-    /// solution by its cargo feature `misconception-<id>`.
+    /// solution when `grade --solutions --plant <id>` runs its checks (`course_check::plantable!`).
     #[serde(default)]
     pub misconceptions: Vec<Misconception>,
 }
@@ -58,8 +58,8 @@ pub struct Lesson {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Misconception {
-    /// Kebab-case id, e.g. `split-without-transpose`; the solution crate's feature is
-    /// `misconception-<id>`.
+    /// Kebab-case id, e.g. `split-without-transpose`; the solution crate's `plantable!` function
+    /// runs the wrong answer when the grader plants this id.
     pub id: String,
     /// The exercise (function) the wrong implementation replaces.
     pub exercise: String,

@@ -82,18 +82,17 @@ fn hash_file(root: &Path, path: &Path, hasher: &mut Sha256) {
 }
 
 impl Stamp {
-    /// Hashes the inputs of building `lessons` (`solutions` or exercises, with `features`) into
-    /// `target_dir`, and names the record's file.
+    /// Hashes the inputs of building `lessons` (`solutions` or exercises) into `target_dir`, and
+    /// names the record's file.
     pub fn new(
         root: &Path,
         lessons: &[&Lesson],
         solutions: bool,
         target_dir: Option<&Path>,
-        features: &[String],
     ) -> Self {
         let mut key = Sha256::new();
         key.update(root.to_string_lossy().as_bytes());
-        key.update(format!("{target_dir:?} {solutions} {features:?}").as_bytes());
+        key.update(format!("{target_dir:?} {solutions}").as_bytes());
         for lesson in lessons {
             key.update(lesson.id.as_bytes());
             key.update([0]);
@@ -236,7 +235,7 @@ mod tests {
         )
         .unwrap();
         let lessons: Vec<&Lesson> = course.lessons.iter().collect();
-        let stamp = || Stamp::new(root, &lessons, false, None, &[]);
+        let stamp = || Stamp::new(root, &lessons, false, None);
         let mut output = BuildOutput::default();
         output.lessons.insert(
             "lesson01".into(),

@@ -327,21 +327,9 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     }
 
     let bar = progress(opts.progress, lessons.len());
-    let features: Vec<String> = planted
-        .iter()
-        .zip(&opts.plant)
-        .map(|(l, id)| crate::misconception::feature(l, id))
-        .collect();
     // Local builds skip cargo when nothing they read changed (see `freshness`).
-    let stamp = (!opts.sandboxed_build).then(|| {
-        Stamp::new(
-            root,
-            &lessons,
-            opts.solutions,
-            opts.target_dir.as_deref(),
-            &features,
-        )
-    });
+    let stamp = (!opts.sandboxed_build)
+        .then(|| Stamp::new(root, &lessons, opts.solutions, opts.target_dir.as_deref()));
     let (output, listed) = match stamp.as_ref().and_then(Stamp::load) {
         Some(fresh) => fresh,
         None => (
@@ -351,12 +339,13 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                 opts.solutions,
                 opts.target_dir.as_deref(),
                 opts.sandboxed_build && sandboxed,
-                &features,
             )?,
             HashMap::new(),
         ),
     };
-    let runner = Runner::new(sandboxed, opts.require_sandbox)?;
+    let mut runner = Runner::new(sandboxed, opts.require_sandbox)?;
+    // A planted misconception is chosen when the checks run: the solutions' build is the usual one.
+    runner.plant = planted.and(opts.plant.clone());
     let mut tests = HashMap::new();
     let mut jobs = Vec::new();
     let mut listed = listed;

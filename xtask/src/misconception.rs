@@ -2,8 +2,11 @@
 //!
 //! Each misconception of `course.toml` (`[[lessons.misconceptions]]`) is a real wrong
 //! implementation in `solutions/<dir>/src/misconceptions.rs`, planted into the reference solution
-//! by the cargo feature `misconception-<id>`. `cargo xtask bless` builds each planted solution,
-//! runs the lesson's visible checks on it and keeps, per check that catches it, its observations up
+//! at run time: the grader names it in the check process's environment
+//! (`check_protocol::PLANT_ENV`), and the solution's exercise function, defined with
+//! `course_check::plantable!`, then runs it instead of the reference one. `cargo xtask bless`
+//! builds the solution once, runs the lesson's visible checks with each misconception planted
+//! in turn and keeps, per check that catches it, its observations up
 //! to the first wrong one: [`FILE`] in the lesson's snapshot directory, one JSON [`Record`] per
 //! line. When a student's check fails with the same observations, the report names the
 //! misconception (see [`crate::judge`]); points never depend on it.
@@ -263,12 +266,6 @@ pub struct Outcome {
     pub diagnosed: BTreeSet<String>,
 }
 
-/// The cargo feature that plants misconception `id` into `lesson`'s solution crate, named with
-/// its package so it can be passed with several packages selected.
-pub fn feature(lesson: &Lesson, id: &str) -> String {
-    format!("{}/misconception-{id}", lesson.package(true))
-}
-
 /// Plants each misconception of `lesson` in turn, runs the lesson's visible checks on it, and
 /// compares what fails with `course.toml`. `expected` is the lesson's blessed expectations (or
 /// the ones being blessed).
@@ -289,48 +286,41 @@ pub fn plant_all(
         .collect();
     let student_src = relative(root, &lesson.crate_dir(root, true).join("src"));
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    for m in &lesson.misconceptions {
-        // Features get their own artifacts, so this never invalidates the plain build.
-        let built = build(
-            root,
-            &[lesson],
-            true,
-            None,
-            false,
-            &[feature(lesson, &m.id)],
-        )?;
-        let exe = match built.lessons.get(&lesson.id) {
-            Some(Built::Ok(bins)) => bins
-                .iter()
-                .find(|b| !b.hidden)
-                .map(|b| b.exe.clone())
-                .context("no visible-check binary was built")?,
-            Some(Built::Failed(err)) => bail!(
-                "the solution of {} with `misconception-{}` planted does not build:\n{err}",
-                lesson.id,
-                m.id
-            ),
-            None => bail!("{} was not built", lesson.id),
-        };
-        let names = list_tests(runner, &exe)?;
-        let mut runs = Vec::new();
-        for check in &visible {
-            let Some(full) = names.iter().find(|n| n.rsplit("::").next() == Some(check)) else {
-                continue;
-            };
-            runs.push((
-                *check,
-                CheckRun {
-                    exe: exe.clone(),
-                    test_name: full.clone(),
-                    timeout,
-                    after: Vec::new(),
-                    backtrace: false,
-                },
-            ));
+    // One build of the solution serves every misconception: each is planted when its checks run.
+    let built = build(root, &[lesson], true, None, false)?;
+    let exe = match built.lessons.get(&lesson.id) {
+        Some(Built::Ok(bins)) => bins
+            .iter()
+            .find(|b| !b.hidden)
+            .map(|b| b.exe.clone())
+            .context("no visible-check binary was built")?,
+        Some(Built::Failed(err)) => {
+            bail!("the solution of {} does not build:\n{err}", lesson.id)
         }
-        let jobs: Vec<CheckRun> = runs.iter().map(|(_, j)| j.clone()).collect();
-        let outputs = runner.run_all(&jobs, workers, &|_, _| {});
+        None => bail!("{} was not built", lesson.id),
+    };
+    let names = list_tests(runner, &exe)?;
+    let mut runs = Vec::new();
+    for check in &visible {
+        let Some(full) = names.iter().find(|n| n.rsplit("::").next() == Some(check)) else {
+            continue;
+        };
+        runs.push((
+            *check,
+            CheckRun {
+                exe: exe.clone(),
+                test_name: full.clone(),
+                timeout,
+                after: Vec::new(),
+                backtrace: false,
+            },
+        ));
+    }
+    let jobs: Vec<CheckRun> = runs.iter().map(|(_, j)| j.clone()).collect();
+    for m in &lesson.misconceptions {
+        let mut planting = Runner::new(runner.sandboxed, runner.require_sandbox)?;
+        planting.plant = Some(m.id.clone());
+        let outputs = planting.run_all(&jobs, workers, &|_, _| {});
         let mut outcome = Outcome {
             id: m.id.clone(),
             failed: BTreeSet::new(),

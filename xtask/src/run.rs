@@ -34,6 +34,9 @@ pub struct CheckEnv {
     pub observations: PathBuf,
     /// Print a backtrace on a panic (costs about 0.15 s per panic, so only when asked).
     pub backtrace: bool,
+    /// The misconception planted into a reference solution (`grade --solutions --plant ID`),
+    /// named in [`check_protocol::PLANT_ENV`]; `None` everywhere else.
+    pub plant: Option<String>,
 }
 
 impl CheckEnv {
@@ -48,6 +51,9 @@ impl CheckEnv {
             .env("NO_COLOR", "1")
             .env("CLICOLOR", "0")
             .env(protocol::OBSERVE_ENV, &self.observations);
+        if let Some(id) = &self.plant {
+            cmd.env(check_protocol::PLANT_ENV, id);
+        }
     }
 }
 
@@ -92,6 +98,9 @@ pub struct Runner {
     /// Run checks in the sandbox (official grading); local grading starts them directly, in a
     /// process group of their own, which is about ten times faster.
     pub sandboxed: bool,
+    /// The misconception every check runs with planted (reference solutions only; see
+    /// [`CheckEnv::plant`]).
+    pub plant: Option<String>,
 }
 
 impl Runner {
@@ -102,6 +111,7 @@ impl Runner {
             count: AtomicUsize::new(0),
             require_sandbox,
             sandboxed,
+            plant: None,
         })
     }
 
@@ -130,6 +140,7 @@ impl Runner {
             observations: private.join(".observations"),
             private_dir: private.clone(),
             backtrace,
+            plant: self.plant.clone(),
         };
         let failed = |why: String| RunOutput {
             ended: Ended::SetupFailed,

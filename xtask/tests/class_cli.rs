@@ -81,14 +81,15 @@ fn handout(course: &Scratch, out: &Path) {
         .success();
 }
 
-/// The reference solution's sources of lesson 1 copied into a handout's exercise crate.
+/// The reference solution's exercise file of lesson 1 copied over a handout's stubs (the rest of
+/// a solution crate's `src/` is the instructors': its planting machinery needs `course-check`).
 fn solve_lesson01(course: &Scratch, exercises: &Path) {
-    let from = course.root.join("solutions").join(L1).join("src");
-    for (rel, p) in support::files(&from) {
-        let dst = exercises.join(L1).join("src").join(rel);
-        std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
-        std::fs::copy(p, dst).unwrap();
-    }
+    let file = Path::new("src").join("exercises.rs");
+    std::fs::copy(
+        course.root.join("solutions").join(L1).join(&file),
+        exercises.join(L1).join(&file),
+    )
+    .unwrap();
 }
 
 fn read_csv(path: &Path) -> Vec<BTreeMap<String, String>> {

@@ -5,12 +5,16 @@
 //! * [`explain_difference`] (and [`explain_labelled`], [`Encoding`]): the comparison rules for
 //!   snapshot texts (numbers within [`TOLERANCE`], or exactly) and the one-line explanation of the
 //!   first difference, NumPy-style, decoded into positions for labelled inputs.
+//! * [`plant`]: which misconception the grader planted into a reference solution
+//!   ([`PLANT_ENV`], read by the solution with [`planted`]).
 //!
 //! The checks use this crate through `course-check` (its snapshot macros and insta comparator);
 //! the grader uses it directly, so both sides apply the very same rules.
 
 mod difference;
 pub mod observe;
+pub mod plant;
 
 pub use difference::{Encoding, TOLERANCE, explain_difference, explain_labelled};
 pub use observe::{OBSERVE_ENV, Observation};
+pub use plant::{PLANT_ENV, planted};

@@ -27,7 +27,8 @@ mod render;
 
 pub use check_protocol::observe;
 pub use check_protocol::{
-    Encoding, OBSERVE_ENV, Observation, TOLERANCE, explain_difference, explain_labelled,
+    Encoding, OBSERVE_ENV, Observation, PLANT_ENV, TOLERANCE, explain_difference, explain_labelled,
+    planted,
 };
 pub use compare::{Tolerant, max_abs_diff};
 pub use proof::{Proof, proof};
@@ -35,6 +36,36 @@ pub use render::{Rendering, render, render_exact, render_exact_encoded};
 
 #[doc(hidden)]
 pub use insta as __insta;
+
+/// An exercise function of a reference solution into which misconceptions can be planted: the
+/// reference `crate::reference::NAME`, or, when the grader planted one of the listed
+/// misconceptions (see [`planted`]), that wrong answer with the same signature.
+///
+/// ```ignore
+/// course_check::plantable! {
+///     pub fn split_heads(x: ArrayView3<f64>, h: usize) -> Result<Array4<f64>> {
+///         "split-without-transpose" => crate::misconceptions::split_without_transpose::split_heads,
+///     }
+/// }
+/// ```
+// `crate::reference` is the calling solution crate's module of reference implementations, on
+// purpose: the macro is only ever called from a solution's `exercises` module.
+#[allow(clippy::crate_in_macro_def)]
+#[macro_export]
+macro_rules! plantable {
+    ($(pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty {
+        $($id:literal => $wrong:path),+ $(,)?
+    })*) => {$(
+        #[doc = concat!("The reference `", stringify!($name), "`, or a misconception planted in its place.")]
+        pub fn $name($($arg: $ty),*) -> $ret {
+            let chosen: fn($($ty),*) -> $ret = match $crate::planted() {
+                $(Some($id) => $wrong,)+
+                _ => crate::reference::$name,
+            };
+            chosen($($arg),*)
+        }
+    )*};
+}
 
 /// Snapshot a tensor with values rounded to 4 decimals and compared within [`TOLERANCE`].
 ///

@@ -1,22 +1,14 @@
 //! Reference solution for lesson 2. Same public API as the exercise crate `lesson02`; the lesson's
 //! given code ([`setup`]) is the exercise crate's own file, included here unchanged.
 //!
-//! A cargo feature `misconception-<id>` plants a classic wrong answer from [`misconceptions`] in
-//! place of one exercise: [`exercises`] re-exports the reference implementations with a glob and
-//! the planted function explicitly (an explicit re-export shadows a glob one), so the checks and
-//! the given code (which calls `crate::exercises::...`) both get the wrong function. Plant one
-//! at a time; with several for one exercise (`--all-features`) the first listed wins.
+//! [`exercises`] re-exports the reference implementations with a glob, except the functions into
+//! which a classic wrong answer from [`misconceptions`] can be planted: those are defined there
+//! with [`course_check::plantable!`] and run the wrong answer instead when the grader plants it
+//! (`grade --solutions --plant ID` names it in the check process's environment), so the checks
+//! and the given code (which calls `crate::exercises::...`) both get it. One build serves every
+//! misconception of the lesson.
 
 pub mod misconceptions;
-// A planted misconception leaves the reference function it replaces unused.
-#[cfg_attr(
-    any(
-        feature = "misconception-head-slice-off-by-one",
-        feature = "misconception-merge-without-transpose",
-        feature = "misconception-split-without-transpose"
-    ),
-    allow(dead_code)
-)]
 #[path = "exercises.rs"]
 mod reference;
 #[path = "../../../exercises/lesson02-split-heads/src/setup.rs"]
@@ -26,12 +18,25 @@ pub mod setup;
 pub mod exercises {
     pub use crate::reference::*;
 
-    #[cfg(feature = "misconception-head-slice-off-by-one")]
-    pub use crate::misconceptions::head_slice_off_by_one::head_projection;
-    #[cfg(feature = "misconception-merge-without-transpose")]
-    pub use crate::misconceptions::merge_without_transpose::merge_heads;
-    #[cfg(feature = "misconception-split-without-transpose")]
-    pub use crate::misconceptions::split_without_transpose::split_heads;
+    use attention::Result;
+    use ndarray::{Array3, Array4, ArrayView2, ArrayView3, ArrayView4};
+
+    course_check::plantable! {
+        pub fn head_projection(
+            x: ArrayView3<f64>,
+            wq: ArrayView2<f64>,
+            h: usize,
+            i: usize,
+        ) -> Result<Array3<f64>> {
+            "head-slice-off-by-one" => crate::misconceptions::head_slice_off_by_one::head_projection,
+        }
+        pub fn merge_heads(x: ArrayView4<f64>) -> Array3<f64> {
+            "merge-without-transpose" => crate::misconceptions::merge_without_transpose::merge_heads,
+        }
+        pub fn split_heads(x: ArrayView3<f64>, h: usize) -> Result<Array4<f64>> {
+            "split-without-transpose" => crate::misconceptions::split_without_transpose::split_heads,
+        }
+    }
 }
 
 pub use exercises::*;

@@ -1,26 +1,14 @@
 //! Reference solution for lesson 3. Same public API as the exercise crate `lesson03`; the lesson's
 //! given code ([`setup`]) is the exercise crate's own file, included here unchanged.
 //!
-//! A cargo feature `misconception-<id>` plants a classic wrong answer from [`misconceptions`] in
-//! place of one exercise: [`exercises`] re-exports the reference implementations with a glob and
-//! the planted function explicitly (an explicit re-export shadows a glob one), so the checks and
-//! the given code (which calls `crate::exercises::...`) both get the wrong function. Plant one
-//! at a time; with several for one exercise (`--all-features`) the first listed wins.
+//! [`exercises`] re-exports the reference implementations with a glob, except the functions into
+//! which a classic wrong answer from [`misconceptions`] can be planted: those are defined there
+//! with [`course_check::plantable!`] and run the wrong answer instead when the grader plants it
+//! (`grade --solutions --plant ID` names it in the check process's environment), so the checks
+//! and the given code (which calls `crate::exercises::...`) both get it. One build serves every
+//! misconception of the lesson.
 
 pub mod misconceptions;
-// A planted misconception leaves the reference function it replaces unused.
-#[cfg_attr(
-    any(
-        feature = "misconception-fold-heads-by-batch",
-        feature = "misconception-keys-not-validated",
-        feature = "misconception-mask-after-softmax",
-        feature = "misconception-mask-inverted",
-        feature = "misconception-scaled-by-model-width",
-        feature = "misconception-unfold-by-batch",
-        feature = "misconception-unscaled-scores"
-    ),
-    allow(dead_code)
-)]
 #[path = "exercises.rs"]
 mod reference;
 #[path = "../../../exercises/lesson03-parallel-attention/src/setup.rs"]
@@ -30,36 +18,29 @@ pub mod setup;
 pub mod exercises {
     pub use crate::reference::*;
 
-    #[cfg(feature = "misconception-fold-heads-by-batch")]
-    pub use crate::misconceptions::fold_heads_by_batch::fold_heads;
-    #[cfg(feature = "misconception-keys-not-validated")]
-    pub use crate::misconceptions::keys_not_validated::attention_scores;
-    #[cfg(feature = "misconception-mask-after-softmax")]
-    pub use crate::misconceptions::mask_after_softmax::masked_softmax;
-    #[cfg(feature = "misconception-mask-inverted")]
-    pub use crate::misconceptions::mask_inverted::causal_mask;
-    #[cfg(all(
-        feature = "misconception-scaled-by-model-width",
-        not(feature = "misconception-keys-not-validated")
-    ))]
-    pub use crate::misconceptions::scaled_by_model_width::attention_scores;
-    #[cfg(all(
-        feature = "misconception-unfold-by-batch",
-        not(any(
-            feature = "misconception-keys-not-validated",
-            feature = "misconception-scaled-by-model-width"
-        ))
-    ))]
-    pub use crate::misconceptions::unfold_by_batch::attention_scores;
-    #[cfg(all(
-        feature = "misconception-unscaled-scores",
-        not(any(
-            feature = "misconception-keys-not-validated",
-            feature = "misconception-scaled-by-model-width",
-            feature = "misconception-unfold-by-batch"
-        ))
-    ))]
-    pub use crate::misconceptions::unscaled_scores::attention_scores;
+    use attention::Result;
+    use ndarray::{Array3, Array4, ArrayView4};
+
+    course_check::plantable! {
+        pub fn fold_heads(x: ArrayView4<f64>) -> Array3<f64> {
+            "fold-heads-by-batch" => crate::misconceptions::fold_heads_by_batch::fold_heads,
+        }
+        pub fn attention_scores(q: ArrayView4<f64>, k: ArrayView4<f64>) -> Result<Array4<f64>> {
+            "keys-not-validated" => crate::misconceptions::keys_not_validated::attention_scores,
+            "scaled-by-model-width" => crate::misconceptions::scaled_by_model_width::attention_scores,
+            "unfold-by-batch" => crate::misconceptions::unfold_by_batch::attention_scores,
+            "unscaled-scores" => crate::misconceptions::unscaled_scores::attention_scores,
+        }
+        pub fn masked_softmax(
+            scores: ArrayView4<f64>,
+            allowed: Option<ArrayView4<bool>>,
+        ) -> Result<Array4<f64>> {
+            "mask-after-softmax" => crate::misconceptions::mask_after_softmax::masked_softmax,
+        }
+        pub fn causal_mask(t: usize, s: usize) -> Array4<bool> {
+            "mask-inverted" => crate::misconceptions::mask_inverted::causal_mask,
+        }
+    }
 }
 
 pub use exercises::*;

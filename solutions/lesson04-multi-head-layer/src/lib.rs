@@ -1,23 +1,14 @@
 //! Reference solution for lesson 4. Same public API as the exercise crate `lesson04`; the lesson's
 //! given code ([`setup`]) is the exercise crate's own file, included here unchanged.
 //!
-//! A cargo feature `misconception-<id>` plants a classic wrong answer from [`misconceptions`] in
-//! place of one exercise: [`exercises`] re-exports the reference implementations with a glob and
-//! the planted function explicitly (an explicit re-export shadows a glob one), so the checks and
-//! the given code (which calls `crate::exercises::...`) both get the wrong function. Plant one
-//! at a time; with several for one exercise (`--all-features`) the first listed wins.
+//! [`exercises`] re-exports the reference implementations with a glob, except the functions into
+//! which a classic wrong answer from [`misconceptions`] can be planted: those are defined there
+//! with [`course_check::plantable!`] and run the wrong answer instead when the grader plants it
+//! (`grade --solutions --plant ID` names it in the check process's environment), so the checks
+//! and the given code (which calls `crate::exercises::...`) both get it. One build serves every
+//! misconception of the lesson.
 
 pub mod misconceptions;
-// A planted misconception leaves the reference function it replaces unused.
-#[cfg_attr(
-    any(
-        feature = "misconception-average-over-batch",
-        feature = "misconception-fused-qkv-wrong-order",
-        feature = "misconception-init-shared-draw",
-        feature = "misconception-missing-output-projection"
-    ),
-    allow(dead_code)
-)]
 #[path = "exercises.rs"]
 mod reference;
 #[path = "../../../exercises/lesson04-multi-head-layer/src/setup.rs"]
@@ -29,14 +20,32 @@ pub mod worked;
 pub mod exercises {
     pub use crate::reference::*;
 
-    #[cfg(feature = "misconception-average-over-batch")]
-    pub use crate::misconceptions::average_over_batch::average_over_heads;
-    #[cfg(feature = "misconception-fused-qkv-wrong-order")]
-    pub use crate::misconceptions::fused_qkv_wrong_order::fused_qkv;
-    #[cfg(feature = "misconception-init-shared-draw")]
-    pub use crate::misconceptions::init_shared_draw::init_multi_head;
-    #[cfg(feature = "misconception-missing-output-projection")]
-    pub use crate::misconceptions::missing_output_projection::multi_head_forward;
+    use crate::setup::MultiHead;
+    use attention::Result;
+    use ndarray::{Array3, Array4, ArrayView3, ArrayView4};
+
+    course_check::plantable! {
+        pub fn average_over_heads(weights: ArrayView4<f64>) -> Result<Array3<f64>> {
+            "average-over-batch" => crate::misconceptions::average_over_batch::average_over_heads,
+        }
+        pub fn fused_qkv(
+            layer: &MultiHead,
+            x: ArrayView3<f64>,
+        ) -> Result<(Array3<f64>, Array3<f64>, Array3<f64>)> {
+            "fused-qkv-wrong-order" => crate::misconceptions::fused_qkv_wrong_order::fused_qkv,
+        }
+        pub fn init_multi_head(width: usize, heads: usize, seed: u32) -> Result<MultiHead> {
+            "init-shared-draw" => crate::misconceptions::init_shared_draw::init_multi_head,
+        }
+        pub fn multi_head_forward(
+            layer: &MultiHead,
+            query: ArrayView3<f64>,
+            context: ArrayView3<f64>,
+            allowed: Option<ArrayView4<bool>>,
+        ) -> Result<(Array3<f64>, Array4<f64>)> {
+            "missing-output-projection" => crate::misconceptions::missing_output_projection::multi_head_forward,
+        }
+    }
 }
 
 pub use exercises::*;

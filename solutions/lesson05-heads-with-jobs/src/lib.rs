@@ -1,22 +1,14 @@
 //! Reference solution for lesson 5. Same public API as the exercise crate `lesson05`; the lesson's
 //! given code ([`setup`]) is the exercise crate's own file, included here unchanged.
 //!
-//! A cargo feature `misconception-<id>` plants a classic wrong answer from [`misconceptions`] in
-//! place of one exercise: [`exercises`] re-exports the reference implementations with a glob and
-//! the planted function explicitly (an explicit re-export shadows a glob one), so the checks and
-//! the given code (which calls `crate::exercises::...`) both get the wrong function. Plant one
-//! at a time; with several for one exercise (`--all-features`) the first listed wins.
+//! [`exercises`] re-exports the reference implementations with a glob, except the functions into
+//! which a classic wrong answer from [`misconceptions`] can be planted: those are defined there
+//! with [`course_check::plantable!`] and run the wrong answer instead when the grader plants it
+//! (`grade --solutions --plant ID` names it in the check process's environment), so the checks
+//! and the given code (which calls `crate::exercises::...`) both get it. One build serves every
+//! misconception of the lesson.
 
 pub mod misconceptions;
-// A planted misconception leaves the reference function it replaces unused.
-#[cfg_attr(
-    any(
-        feature = "misconception-causal-scores-scaled",
-        feature = "misconception-causal-softmax-without-max-shift",
-        feature = "misconception-mask-with-zero-scores"
-    ),
-    allow(dead_code)
-)]
 #[path = "exercises.rs"]
 mod reference;
 #[path = "../../../exercises/lesson05-heads-with-jobs/src/setup.rs"]
@@ -28,21 +20,16 @@ pub mod worked;
 pub mod exercises {
     pub use crate::reference::*;
 
-    #[cfg(feature = "misconception-causal-scores-scaled")]
-    pub use crate::misconceptions::causal_scores_scaled::causal_weights;
-    #[cfg(all(
-        feature = "misconception-causal-softmax-without-max-shift",
-        not(feature = "misconception-causal-scores-scaled")
-    ))]
-    pub use crate::misconceptions::causal_softmax_without_max_shift::causal_weights;
-    #[cfg(all(
-        feature = "misconception-mask-with-zero-scores",
-        not(any(
-            feature = "misconception-causal-scores-scaled",
-            feature = "misconception-causal-softmax-without-max-shift"
-        ))
-    ))]
-    pub use crate::misconceptions::mask_with_zero_scores::causal_weights;
+    use attention::Result;
+    use ndarray::{Array2, ArrayView2};
+
+    course_check::plantable! {
+        pub fn causal_weights(q: ArrayView2<f64>, k: ArrayView2<f64>) -> Result<Array2<f64>> {
+            "causal-scores-scaled" => crate::misconceptions::causal_scores_scaled::causal_weights,
+            "causal-softmax-without-max-shift" => crate::misconceptions::causal_softmax_without_max_shift::causal_weights,
+            "mask-with-zero-scores" => crate::misconceptions::mask_with_zero_scores::causal_weights,
+        }
+    }
 }
 
 pub use exercises::*;

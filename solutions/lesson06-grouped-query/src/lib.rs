@@ -1,23 +1,14 @@
 //! Reference solution for lesson 6. Same public API as the exercise crate `lesson06`; the lesson's
 //! given code ([`setup`]) is the exercise crate's own file, included here unchanged.
 //!
-//! A cargo feature `misconception-<id>` plants a classic wrong answer from [`misconceptions`] in
-//! place of one exercise: [`exercises`] re-exports the reference implementations with a glob and
-//! the planted function explicitly (an explicit re-export shadows a glob one), so the checks and
-//! the given code (which calls `crate::exercises::...`) both get the wrong function. Plant one
-//! at a time; with several for one exercise (`--all-features`) the first listed wins.
+//! [`exercises`] re-exports the reference implementations with a glob, except the functions into
+//! which a classic wrong answer from [`misconceptions`] can be planted: those are defined there
+//! with [`course_check::plantable!`] and run the wrong answer instead when the grader plants it
+//! (`grade --solutions --plant ID` names it in the check process's environment), so the checks
+//! and the given code (which calls `crate::exercises::...`) both get it. One build serves every
+//! misconception of the lesson.
 
 pub mod misconceptions;
-// A planted misconception leaves the reference function it replaces unused.
-#[cfg_attr(
-    any(
-        feature = "misconception-grouped-softmax-without-max-shift",
-        feature = "misconception-kv-cache-missing-factor-two",
-        feature = "misconception-merge-and-project-without-transpose",
-        feature = "misconception-repeat-kv-tiled"
-    ),
-    allow(dead_code)
-)]
 #[path = "exercises.rs"]
 mod reference;
 #[path = "../../../exercises/lesson06-grouped-query/src/setup.rs"]
@@ -27,14 +18,34 @@ pub mod setup;
 pub mod exercises {
     pub use crate::reference::*;
 
-    #[cfg(feature = "misconception-grouped-softmax-without-max-shift")]
-    pub use crate::misconceptions::grouped_softmax_without_max_shift::grouped_attention;
-    #[cfg(feature = "misconception-kv-cache-missing-factor-two")]
-    pub use crate::misconceptions::kv_cache_missing_factor_two::kv_cache_bytes;
-    #[cfg(feature = "misconception-merge-and-project-without-transpose")]
-    pub use crate::misconceptions::merge_and_project_without_transpose::merge_and_project;
-    #[cfg(feature = "misconception-repeat-kv-tiled")]
-    pub use crate::misconceptions::repeat_kv_tiled::repeat_kv;
+    use attention::Result;
+    use ndarray::{Array3, Array4, ArrayView2, ArrayView4};
+
+    course_check::plantable! {
+        pub fn grouped_attention(
+            q: ArrayView4<f64>,
+            k: ArrayView4<f64>,
+            v: ArrayView4<f64>,
+            causal: bool,
+        ) -> Result<(Array4<f64>, Array4<f64>)> {
+            "grouped-softmax-without-max-shift" => crate::misconceptions::grouped_softmax_without_max_shift::grouped_attention,
+        }
+        pub fn kv_cache_bytes(
+            layers: usize,
+            h_kv: usize,
+            hs: usize,
+            t: usize,
+            bytes_per_value: usize,
+        ) -> usize {
+            "kv-cache-missing-factor-two" => crate::misconceptions::kv_cache_missing_factor_two::kv_cache_bytes,
+        }
+        pub fn merge_and_project(heads: ArrayView4<f64>, wo: ArrayView2<f64>) -> Result<Array3<f64>> {
+            "merge-and-project-without-transpose" => crate::misconceptions::merge_and_project_without_transpose::merge_and_project,
+        }
+        pub fn repeat_kv(kv: ArrayView4<f64>, n_rep: usize) -> Result<Array4<f64>> {
+            "repeat-kv-tiled" => crate::misconceptions::repeat_kv_tiled::repeat_kv,
+        }
+    }
 }
 
 pub use exercises::*;

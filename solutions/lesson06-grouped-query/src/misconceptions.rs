@@ -1,7 +1,7 @@
 //! Classic wrong answers to lesson 6's exercises, one submodule per misconception (see
 //! `[[lessons.misconceptions]]` in `course.toml`). Each is planted into the reference solution by
-//! the cargo feature `misconception-<id>`, which re-exports its function in place of the right
-//! one; the checks listed for it must fail.
+//! its id (`grade --solutions --plant <id>`): the crate's `exercises` module then runs it in place
+//! of the right function (see the crate docs); the checks listed for it must fail.
 
 use crate::reference::{n_rep, repeat_kv};
 use attention::Result;

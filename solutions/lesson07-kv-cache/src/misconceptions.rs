@@ -1,5 +1,5 @@
 //! Lesson 7's classic wrong answers, one module each, planted in place of the reference exercise
-//! by the cargo feature `misconception-<id>` (see the crate docs). Each is a real implementation a
+//! by its id (`grade --solutions --plant <id>`, see the crate docs). Each is a real implementation a
 //! student could write; `course.toml` names the checks that catch it and explains it.
 
 use crate::exercises::KvCache;
