@@ -346,7 +346,7 @@ fn plan_lesson(
                 checks: observed.checks.clone(),
                 snapshots: observed.snapshots.clone(),
             };
-            let planted = misconception::plant_all(root, runner, lesson, &expected, timeout)?;
+            let planted = misconception::plant_all(root, runner, lesson, exe, &expected, timeout)?;
             files.push((
                 relative(root, &dir.join(misconception::FILE)),
                 misconception::render(&planted.records),

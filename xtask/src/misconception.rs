@@ -11,14 +11,13 @@
 //! line. When a student's check fails with the same observations, the report names the
 //! misconception (see [`crate::judge`]); points never depend on it.
 
-use crate::build::{Built, build};
 use crate::course::{Lesson, Misconception};
 use crate::expected::{Expected, same_label};
 use crate::judge::{Context, judge, tolerance, up_to_first_wrong};
 use crate::run::{CheckRun, Runner, list_tests};
 use crate::verdict::Status;
 use crate::workspace::relative;
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result};
 use check_protocol::Observation;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -267,12 +266,14 @@ pub struct Outcome {
 }
 
 /// Plants each misconception of `lesson` in turn, runs the lesson's visible checks on it, and
-/// compares what fails with `course.toml`. `expected` is the lesson's blessed expectations (or
-/// the ones being blessed).
+/// compares what fails with `course.toml`. `exe` is the reference solution's visible-check
+/// binary, as built (one build serves every misconception: each is planted when its checks run);
+/// `expected` is the lesson's blessed expectations (or the ones being blessed).
 pub fn plant_all(
     root: &Path,
     runner: &Runner,
     lesson: &Lesson,
+    exe: &Path,
     expected: &Expected,
     timeout: Duration,
 ) -> Result<Planted> {
@@ -286,20 +287,7 @@ pub fn plant_all(
         .collect();
     let student_src = relative(root, &lesson.crate_dir(root, true).join("src"));
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    // One build of the solution serves every misconception: each is planted when its checks run.
-    let built = build(root, &[lesson], true, None, false)?;
-    let exe = match built.lessons.get(&lesson.id) {
-        Some(Built::Ok(bins)) => bins
-            .iter()
-            .find(|b| !b.hidden)
-            .map(|b| b.exe.clone())
-            .context("no visible-check binary was built")?,
-        Some(Built::Failed(err)) => {
-            bail!("the solution of {} does not build:\n{err}", lesson.id)
-        }
-        None => bail!("{} was not built", lesson.id),
-    };
-    let names = list_tests(runner, &exe)?;
+    let names = list_tests(runner, exe)?;
     let mut runs = Vec::new();
     for check in &visible {
         let Some(full) = names.iter().find(|n| n.rsplit("::").next() == Some(check)) else {
@@ -308,7 +296,7 @@ pub fn plant_all(
         runs.push((
             *check,
             CheckRun {
-                exe: exe.clone(),
+                exe: exe.to_path_buf(),
                 test_name: full.clone(),
                 timeout,
                 after: Vec::new(),

@@ -78,3 +78,31 @@ fn every_planted_misconception_is_named_and_loses_points() {
     assert!(count >= 16, "only {count} misconceptions in the catalogue");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Only `--plant` plants. A `COURSE_PLANT` in the environment the grader starts in (a student's
+/// shell, a CI job) never reaches a check process, grouped or isolated: their environment is
+/// cleared, so the reference solutions keep full marks and the stubs grade as before.
+#[test]
+fn a_plant_in_the_environment_reaches_no_check() {
+    let root = course_root();
+    for extra in [&[][..], &["--isolate"][..]] {
+        let grade = |args: &[&str], plant: Option<&str>| {
+            let mut cmd = xtask_in(&root, &[args, &["2", "--format", "json"], extra].concat());
+            if let Some(id) = plant {
+                cmd.env("COURSE_PLANT", id);
+            }
+            json_of(&cmd.output().unwrap())
+        };
+        let solutions = grade(&["grade", "--solutions"], Some("split-without-transpose"));
+        assert_eq!(
+            solutions["score"], solutions["max_score"],
+            "{extra:?}: a plant from the environment changed the solutions' grade"
+        );
+        let stubs = grade(&["grade"], None);
+        let planted_stubs = grade(&["grade"], Some("split-without-transpose"));
+        assert_eq!(
+            stubs["score"], planted_stubs["score"],
+            "{extra:?}: a plant from the environment changed the stubs' grade"
+        );
+    }
+}
