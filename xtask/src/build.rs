@@ -387,7 +387,7 @@ fn decide_by_content(
                 (rel, bytes)
             })
             .collect();
-        let digest = crate::submission::sources_digest(&files);
+        let digest = crate::manifest::sources_digest(&files);
         let record = recorded.join(&lesson.id);
         let same = std::fs::read_to_string(&record).ok().as_deref() == Some(digest.as_str());
         if same && !submission {

@@ -9,16 +9,26 @@
 //! - a check lists itself in its binary (libtest `--list`), runs in `run.rs`, is judged in
 //!   `judge.rs`, and is reported by `report/{human,json,gradescope,junit}`.
 
+// The student build (without the `instructor` feature, see Cargo.toml) leaves out the modules of
+// the instructor commands; what only they use would be reported as dead there. The full build,
+// which clippy checks with `-D warnings`, still reports real dead code.
+#![cfg_attr(not(feature = "instructor"), allow(dead_code))]
+
+#[cfg(feature = "instructor")]
 mod archive;
 mod autograder;
+#[cfg(feature = "instructor")]
 mod batch;
 mod blame;
+#[cfg(feature = "instructor")]
 mod bless;
 mod build;
 mod cargo;
+#[cfg(feature = "instructor")]
 mod check;
 mod course;
 mod demo;
+#[cfg(feature = "instructor")]
 mod dist;
 mod expected;
 mod freshness;
@@ -35,8 +45,10 @@ mod report;
 mod reset;
 mod run;
 mod sandbox;
+#[cfg(feature = "instructor")]
 mod scaffold;
 mod style;
+#[cfg(feature = "instructor")]
 mod submission;
 mod suggest;
 mod verdict;
@@ -381,8 +393,66 @@ fn next_exercise(
     })
 }
 
+/// Commands the student build of the grader (without the `instructor` feature) leaves to the
+/// full one: everything that needs the instructor-only modules and crates.
+#[cfg(not(feature = "instructor"))]
+fn needs_instructor(command: &Cmd) -> bool {
+    match command {
+        Cmd::Grade {
+            format,
+            submission,
+            submissions,
+            ..
+        } => submission.is_some() || submissions.is_some() || *format == Format::Junit,
+        Cmd::Bless { .. } | Cmd::Check { .. } | Cmd::New { .. } | Cmd::Dist { .. } => true,
+        Cmd::Autograder { platform } => autograder::needs_instructor(platform),
+        _ => false,
+    }
+}
+
+/// Runs this command line again with the full grader, `cargo run --features instructor`: the
+/// first time, cargo builds it (instructors only ever wait for that once). Cargo's own output is
+/// quiet, as with `cargo xtask`; the exit status is the full grader's.
+#[cfg(not(feature = "instructor"))]
+fn relaunch(root: &std::path::Path) -> Result<ExitCode> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = std::process::Command::new(cargo);
+    command
+        .args([
+            "run",
+            "--quiet",
+            "--package",
+            "xtask",
+            "--features",
+            "instructor",
+        ])
+        .arg("--manifest-path")
+        .arg(root.join("Cargo.toml"))
+        .arg("--")
+        .args(std::env::args_os().skip(1));
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt as _;
+        let e = command.exec();
+        Err(e).context("cannot start `cargo run --features instructor`")
+    }
+    #[cfg(not(unix))]
+    {
+        let status = command
+            .status()
+            .context("cannot start `cargo run --features instructor`")?;
+        Ok(ExitCode::from(
+            status.code().unwrap_or(2).clamp(0, 255) as u8
+        ))
+    }
+}
+
 fn run(cli: Cli) -> Result<ExitCode> {
     let root = workspace::root()?;
+    #[cfg(not(feature = "instructor"))]
+    if needs_instructor(&cli.command) {
+        return relaunch(&root);
+    }
     let course = course::Course::load(&root)?;
     match cli.command {
         Cmd::Grade {
@@ -440,6 +510,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     l.id
                 );
             }
+            // Only the full grader's submission grading reads these.
+            #[cfg(not(feature = "instructor"))]
+            let _ = (allow_unsandboxed, keep, gradebook, reports);
             let opts = grade::Options {
                 solutions,
                 lesson,
@@ -455,6 +528,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 plant,
                 isolate,
             };
+            #[cfg(feature = "instructor")]
             if let Some(dir) = submissions {
                 let batch = batch::options(opts, jobs.map(usize::from), gradebook, reports);
                 return Ok(exit(batch::run(&root, &course, &dir, &batch)?));
@@ -465,6 +539,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 report::human::Detail::Full
             };
             let report = match &submission {
+                #[cfg(feature = "instructor")]
                 Some(dir) => submission::grade(
                     &root,
                     &course,
@@ -475,6 +550,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         keep,
                     },
                 )?,
+                #[cfg(not(feature = "instructor"))]
+                Some(_) => unreachable!("relaunched with the instructor feature"),
                 None => grade::grade(&root, &course, &opts)?,
             };
             let mut rendered = match format {
@@ -500,7 +577,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 Format::Human => report::human::render(&report, &style::Style::stdout(), detail),
                 Format::Json => report.to_json(),
                 Format::Gradescope => report::gradescope::render(&report),
+                #[cfg(feature = "instructor")]
                 Format::Junit => report::junit::render(&report, &course),
+                #[cfg(not(feature = "instructor"))]
+                Format::Junit => unreachable!("relaunched with the instructor feature"),
             };
             if format == Format::Human
                 && submission.is_none()
@@ -536,19 +616,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
+        #[cfg(feature = "instructor")]
         Cmd::Bless { lesson, check } => {
             Ok(exit(bless::run(&root, &course, lesson.as_deref(), check)?))
         }
+        #[cfg(feature = "instructor")]
         Cmd::Check { lesson, jobs } => {
             let jobs = jobs
                 .map(usize::from)
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
             Ok(exit(check::run(&root, &course, lesson.as_deref(), jobs)?))
         }
+        #[cfg(feature = "instructor")]
         Cmd::New { slug, title } => {
             scaffold::run(&root, &course, &slug, &title)?;
             Ok(ExitCode::SUCCESS)
         }
+        #[cfg(feature = "instructor")]
         Cmd::Dist { out_dir } => {
             let summary = dist::make(&root, &course, &out_dir)?;
             println!(
@@ -609,6 +693,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Reset { what, yes } => Ok(ExitCode::from(reset::run(&root, &course, &what, yes)?)),
         Cmd::Autograder { platform } => autograder::run(&root, &course, platform),
         Cmd::Sandbox(_) => unreachable!("handled before the course is read"),
+        #[cfg(not(feature = "instructor"))]
+        Cmd::Bless { .. } | Cmd::Check { .. } | Cmd::New { .. } | Cmd::Dist { .. } => {
+            unreachable!("relaunched with the instructor feature")
+        }
         Cmd::Manifest => {
             std::fs::write(
                 root.join(manifest::FILE),

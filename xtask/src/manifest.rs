@@ -146,6 +146,16 @@ pub fn differences(root: &Path, course: &Course) -> Vec<String> {
     diffs
 }
 
+/// SHA-256 over the student's sources, file by file (`<sha256>  <path>` lines, sorted), so the
+/// graded sources can be matched with the submission later.
+pub fn sources_digest(files: &[(String, Vec<u8>)]) -> String {
+    let listing: String = files
+        .iter()
+        .map(|(rel, bytes)| format!("{}  {rel}\n", sha256_hex(bytes)))
+        .collect();
+    sha256_hex(listing.as_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

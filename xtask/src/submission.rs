@@ -143,17 +143,6 @@ pub fn target_dir(root: &Path) -> PathBuf {
         .unwrap_or_else(|| root.join("target").join("submissions"))
 }
 
-/// SHA-256 over the student's sources, file by file (`<sha256>  <path>` lines, sorted), so the
-/// graded sources can be matched with the submission later.
-pub fn sources_digest(files: &[(String, Vec<u8>)]) -> String {
-    use crate::manifest::sha256_hex;
-    let listing: String = files
-        .iter()
-        .map(|(rel, bytes)| format!("{}  {rel}\n", sha256_hex(bytes)))
-        .collect();
-    sha256_hex(listing.as_bytes())
-}
-
 /// True when Rust source `text` uses the keyword `unsafe` (or names the `unsafe_code` lint)
 /// outside comments and literals, by Rust's own tokenizer (`proc_macro2`). Text that does not
 /// tokenize does not compile either, so it is left to the compiler.
@@ -212,7 +201,7 @@ pub fn grade(
             sources.push((format!("exercises/{}/src/{rel}", lesson.dir), bytes));
         }
     }
-    let digest = sources_digest(&sources);
+    let digest = crate::manifest::sources_digest(&sources);
 
     // The grading copy: the instructors' files with the student's sources.
     let work = fsutil::scratch_dir("submission")?;

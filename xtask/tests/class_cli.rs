@@ -494,8 +494,8 @@ fn the_github_classroom_workflow_is_valid_and_reports_points() {
     for step in [
         "actions/checkout@v4",
         "actions/cache@v4",
-        "cargo xtask grade --submission ../submission --format json --output ../report.json",
-        "cargo xtask autograder classroom-result ../report.json",
+        "cargo run --quiet --locked -p xtask -- grade --submission ../submission --format json --output ../report.json",
+        "cargo run --quiet --locked -p xtask -- autograder classroom-result ../report.json",
         ">> \"$GITHUB_OUTPUT\"",
         "actions/upload-artifact@v4",
         "classroom-resources/autograding-grading-reporter@v1",

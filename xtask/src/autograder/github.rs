@@ -76,12 +76,12 @@ jobs:
       - name: Grade
         working-directory: course
         run: |
-          cargo xtask grade --submission ../submission --format json --output ../report.json 2> ../grader.log || true
+          cargo run --quiet --locked -p xtask -- grade --submission ../submission --format json --output ../report.json 2> ../grader.log || true
           cat ../grader.log
       - name: Points for GitHub Classroom
         id: {RUNNER}
         working-directory: course
-        run: cargo xtask autograder classroom-result ../report.json --log ../grader.log >> "$GITHUB_OUTPUT"
+        run: cargo run --quiet --locked -p xtask -- autograder classroom-result ../report.json --log ../grader.log >> "$GITHUB_OUTPUT"
       - name: Upload the report
         if: always()
         uses: actions/upload-artifact@v4

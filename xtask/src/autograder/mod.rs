@@ -7,6 +7,7 @@
 //!   report into the points GitHub Classroom reads.
 
 pub mod github;
+#[cfg(feature = "instructor")]
 pub mod gradescope;
 
 use crate::course::Course;
@@ -66,9 +67,20 @@ pub fn toolchain(root: &Path) -> String {
     })
 }
 
+/// True for the commands that need the full grader (the `instructor` feature): the Gradescope
+/// bundle. The GitHub workflow and `classroom-result` (run in students' CI) need no more than the
+/// student build.
+#[cfg(not(feature = "instructor"))]
+pub fn needs_instructor(platform: &Platform) -> bool {
+    matches!(platform, Platform::Gradescope { .. })
+}
+
 /// Runs an autograder command.
 pub fn run(root: &Path, course: &Course, platform: Platform) -> Result<ExitCode> {
     match platform {
+        #[cfg(not(feature = "instructor"))]
+        Platform::Gradescope { .. } => unreachable!("relaunched with the instructor feature"),
+        #[cfg(feature = "instructor")]
         Platform::Gradescope { out } => {
             let n = gradescope::bundle(root, course, &out)?;
             println!(

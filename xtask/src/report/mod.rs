@@ -2,6 +2,7 @@
 
 pub mod gradescope;
 pub mod human;
+#[cfg(feature = "instructor")]
 pub mod junit;
 
 use crate::verdict::Status;
@@ -24,7 +25,7 @@ pub struct Report {
     pub official: bool,
     /// How check processes were isolated: `landlock-abi-N`, or `none`.
     pub isolation: String,
-    /// Submissions: SHA-256 over the graded student sources (see `submission::sources_digest`).
+    /// Submissions: SHA-256 over the graded student sources (see `manifest::sources_digest`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sources_sha256: Option<String>,
     /// Files that differ from the manifest (empty when official).

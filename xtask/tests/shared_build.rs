@@ -1,0 +1,123 @@
+//! A first `cargo xtask grade` builds the student grader (`cargo run -p xtask
+//! --no-default-features`, the alias) and then the lessons' checks, in one target folder. A crate
+//! both builds need is compiled once only when both resolve it to the same features; the
+//! `workspace-hack` crate asks for the union. These tests read both builds' feature lists with
+//! `cargo tree` and name any crate that would be compiled twice.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+
+/// `cargo tree ARGS` in the course, offline (the test build has fetched every crate).
+fn tree(args: &[&str]) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(root)
+        .args(["tree", "--quiet", "--locked", "--offline", "--prefix"])
+        .args(args)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo tree {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The packages of a build, `name vVERSION`, each with the feature lists it is built with (one
+/// per unit kind: a crate built for proc-macros and for the program has two).
+fn features(args: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
+    let mut all: Vec<&str> = vec!["none", "--format", "{p} [{f}]"];
+    all.extend_from_slice(args);
+    let mut map: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in tree(&all).lines() {
+        let line = line.trim_end_matches(" (*)");
+        let Some((package, rest)) = line.split_once(" [") else {
+            continue;
+        };
+        // A path dependency prints `name vX (path)`.
+        let package = package.split(" (").next().unwrap().to_owned();
+        let features = rest.trim_end_matches(']').to_owned();
+        map.entry(package).or_default().insert(features);
+    }
+    map
+}
+
+const GRADER: &[&str] = &["-p", "xtask", "--no-default-features", "-e", "normal,build"];
+
+fn lessons() -> Vec<String> {
+    let mut args = vec![];
+    for n in 1..=7 {
+        args.push("-p".to_owned());
+        args.push(format!("lesson0{n}"));
+    }
+    args.extend(["-e", "normal,build,dev"].map(str::to_owned));
+    args
+}
+
+#[test]
+fn the_grader_and_the_lessons_build_their_shared_crates_alike() {
+    let grader = features(GRADER);
+    let lesson_args = lessons();
+    let lessons = features(&lesson_args.iter().map(String::as_str).collect::<Vec<_>>());
+    let shared: Vec<&String> = lessons.keys().filter(|p| grader.contains_key(*p)).collect();
+    assert!(
+        shared.iter().any(|p| p.starts_with("serde ")) && shared.len() > 10,
+        "the two builds should share serde and more: {shared:?}"
+    );
+    let mut twice = vec![];
+    for package in shared {
+        for list in &lessons[package] {
+            if !grader[package].contains(list) {
+                twice.push(format!(
+                    "{package}: the lessons build it with [{list}], the grader with {:?}",
+                    grader[package]
+                ));
+            }
+        }
+    }
+    assert!(
+        twice.is_empty(),
+        "a first `cargo xtask grade` would compile these twice; add the features to \
+         crates/workspace-hack/Cargo.toml:\n{}",
+        twice.join("\n")
+    );
+}
+
+#[test]
+fn the_workspace_hack_adds_no_crate_to_either_build() {
+    let lesson_args = lessons();
+    let lesson_args: Vec<&str> = lesson_args.iter().map(String::as_str).collect();
+    let hack = features(&["-p", "workspace-hack", "-e", "normal,build", "--depth", "1"]);
+    // `name@version`: the grader has two `syn`s.
+    let listed: Vec<String> = hack
+        .keys()
+        .filter(|p| !p.starts_with("workspace-hack "))
+        .map(|p| p.replacen(" v", "@", 1))
+        .collect();
+    assert!(
+        listed.iter().any(|p| p.starts_with("serde_core@")),
+        "{listed:?}"
+    );
+    for build in [GRADER, &lesson_args[..]] {
+        for package in &listed {
+            // Who depends on it directly in this build: someone besides the hack must.
+            let mut args = vec!["depth", "--format", "{p}", "--depth", "1", "-i", package];
+            args.extend_from_slice(build);
+            let text = tree(&args);
+            let others = text
+                .lines()
+                .filter(|l| l.starts_with('1') && !l.contains("workspace-hack"))
+                .count();
+            assert!(
+                others > 0,
+                "workspace-hack makes `{}` build {package}, which it does not need otherwise:\n{text}",
+                build.join(" ")
+            );
+        }
+    }
+}
