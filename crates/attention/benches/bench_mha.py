@@ -176,7 +176,7 @@ def main():
     ap.add_argument("--causal", action="store_true")
     ap.add_argument("--no-rust", action="store_true", help="time NumPy only")
     ap.add_argument("--rust-exe", help="a prebuilt bench_mha example to run instead of `cargo run`")
-    ap.add_argument("--kernel", action="append", choices=["auto", "avx512", "avx2", "portable"],
+    ap.add_argument("--kernel", action="append", choices=["auto", "avx512", "avx2", "neon", "portable"],
                     help="Rust kernel to time (repeatable; default auto)")
     ap.add_argument("--numpy-isa", choices=["native", "avx2"], default="native",
                     help="avx2: hold NumPy's SIMD and OpenBLAS's kernel to AVX2 + FMA "

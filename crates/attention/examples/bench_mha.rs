@@ -5,7 +5,7 @@
 //! ```
 //!
 //! Options: `--batch B --seq T --width D --heads h --runs N (10) --warmup W (2) --causal
-//! --kernel auto|avx512|avx2|portable (auto) --write-output PATH` (the `(B, T, D)` output as raw
+//! --kernel auto|avx512|avx2|neon|portable (auto) --write-output PATH` (the `(B, T, D)` output as raw
 //! little-endian `f64`, C order).
 //!
 //! The first line printed names the kernel that ran (`kernel: avx2`, or
@@ -74,7 +74,7 @@ fn main() {
     let a = parse_args().unwrap_or_else(|e| {
         eprintln!(
             "bench_mha: {e}\nusage: bench_mha [--batch B] [--seq T] [--width D] [--heads h] \
-             [--runs N] [--warmup W] [--causal] [--kernel auto|avx512|avx2|portable] \
+             [--runs N] [--warmup W] [--causal] [--kernel auto|avx512|avx2|neon|portable] \
              [--write-output PATH]"
         );
         std::process::exit(2);

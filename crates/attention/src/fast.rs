@@ -20,9 +20,10 @@
 //!   pairs of the attention;
 //! * matrix products use a packed GEMM with a micro-kernel for the CPU's SIMD level, picked at
 //!   run time (see `fast/gemm.rs`, written with `pulp`'s safe SIMD types): AVX-512 (`8 × 16`
-//!   blocks, about 70 GFLOP/s per core on the benchmark machine, twice `matrixmultiply`'s) or
-//!   AVX2 + FMA (`6 × 8` blocks), with the weight matrices packed once per call and shared by
-//!   the threads. Without either (or with [`Kernel::Portable`] asked for) they fall back to
+//!   blocks, about 70 GFLOP/s per core on the benchmark machine, twice `matrixmultiply`'s),
+//!   AVX2 + FMA (`6 × 8` blocks) or, on aarch64, NEON (`6 × 8` blocks of 128-bit vectors, tested
+//!   under an emulator: `tests/neon_emulated.rs`), with the weight matrices packed once per call
+//!   and shared by the threads. Without either (or with [`Kernel::Portable`] asked for) they fall back to
 //!   [`ndarray::linalg::general_mat_mul`] and `f64::exp`. [`MhaConfig::kernel`] picks a kernel,
 //!   [`MhaOutput::kernel`] says which one ran. The SIMD kernels need the crate's `simd` feature
 //!   (on by default); without it only the portable kernel is compiled, and `pulp` is not built
@@ -100,11 +101,14 @@ pub struct MhaOutput {
 }
 
 /// Query rows per block in the causal path: a block of queries `r0..r1` scores only keys `0..r1`.
-/// A multiple of the micro-kernel's rows (8 with AVX-512, 6 with AVX2) and of its columns (16, 8).
+/// A multiple of the micro-kernel's rows (8 with AVX-512, 6 with AVX2 and NEON) and of its columns
+/// (16, 8, 8).
 fn causal_block(isa: Isa) -> usize {
     match isa {
         #[cfg(all(feature = "simd", target_arch = "x86_64"))]
         Isa::Avx2(_) => 48,
+        #[cfg(all(feature = "simd", target_arch = "aarch64"))]
+        Isa::Neon(_) => 48,
         _ => 64,
     }
 }

@@ -48,6 +48,12 @@ fn avx512_kernels_match_the_reference() {
     check_kernel(Kernel::Avx512);
 }
 
+/// Runs on aarch64 (`tests/neon_emulated.rs` runs this file there under an emulator).
+#[test]
+fn neon_kernels_match_the_reference() {
+    check_kernel(Kernel::Neon);
+}
+
 /// The best kernel by `std`'s feature detection: x86-64-v4 or v3, the levels of `pulp`'s `V4`
 /// and `V3` tokens. Without the `simd` feature there are no SIMD kernels to pick.
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
@@ -69,7 +75,17 @@ fn best_by_std() -> Kernel {
     }
 }
 
-#[cfg(not(all(feature = "simd", target_arch = "x86_64")))]
+/// On aarch64: NEON, `pulp`'s `Neon` level.
+#[cfg(all(feature = "simd", target_arch = "aarch64"))]
+fn best_by_std() -> Kernel {
+    if std::arch::is_aarch64_feature_detected!("neon") {
+        Kernel::Neon
+    } else {
+        Kernel::Portable
+    }
+}
+
+#[cfg(not(all(feature = "simd", any(target_arch = "x86_64", target_arch = "aarch64"))))]
 fn best_by_std() -> Kernel {
     Kernel::Portable
 }

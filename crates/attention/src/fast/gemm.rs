@@ -11,6 +11,7 @@
 //! |---|---|---|---|
 //! | AVX-512 (`V4`) | 32 × 512 bit | `8 × 16` (16 accumulators, 2 loads, 1 splat) | 512, 256 |
 //! | AVX2 + FMA (`V3`) | 16 × 256 bit | `6 × 8` (12 accumulators, 2 loads, 1 splat) | 512, 96 |
+//! | NEON (aarch64) | 32 × 128 bit | `6 × 8` (24 accumulators, 4 loads, 1 splat) | 256, 96 |
 //!
 //! Causal attention tells the kernels which register tiles it does not need ([`Skip`]): score
 //! tiles wholly above the diagonal are not computed, and `weights @ v` stops each tile's depth
@@ -38,6 +39,13 @@ type Avx512 = tiles::Tiles<pulp::x86::V4, 8, 2, 16, 512, 256>;
 /// and a smaller `MC` only streams the packed `b` (read in order) once more per block.
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 type Avx2 = tiles::Tiles<pulp::x86::V3, 6, 2, 8, 512, 96>;
+
+/// The NEON GEMM: `6 × 8` blocks of `c` in twenty-four 2-lane accumulators (with the four `b`
+/// vectors and the splat, 29 of the 32 registers). The blocking follows common aarch64 caches
+/// (a `KC × NR` panel of `b`, 16 KiB, in a 64 KiB L1; the `MC × KC` block of `a`, 192 KiB, in L2);
+/// it is not tuned: its tests run under an emulator (see `tests/neon_emulated.rs`).
+#[cfg(all(feature = "simd", target_arch = "aarch64"))]
+type Neon = tiles::Tiles<pulp::aarch64::Neon, 6, 4, 8, 256, 96>;
 
 /// Work a causal product can leave out, in whole register tiles, for rows `i` of `a` and `c`
 /// that stand for queries `r0 + i`.
@@ -80,6 +88,8 @@ impl<'a> PackedB<'a> {
             Isa::Avx512(_) => Avx512::pack_all(b, threads),
             #[cfg(all(feature = "simd", target_arch = "x86_64"))]
             Isa::Avx2(_) => Avx2::pack_all(b, threads),
+            #[cfg(all(feature = "simd", target_arch = "aarch64"))]
+            Isa::Neon(_) => Neon::pack_all(b, threads),
             Isa::Portable => {
                 let _ = threads;
                 (Vec::new(), 0)
@@ -119,6 +129,12 @@ impl<'a> PackedB<'a> {
                 let dim = self.b.dim();
                 let panels = &self.buf[self.off..self.off + Avx2::packed_len(dim.0, dim.1)];
                 return Avx2::matmul(simd, alpha, a, panels, dim, c, skip);
+            }
+            #[cfg(all(feature = "simd", target_arch = "aarch64"))]
+            Isa::Neon(simd) if tiles::fits(a, c.view()) => {
+                let dim = self.b.dim();
+                let panels = &self.buf[self.off..self.off + Neon::packed_len(dim.0, dim.1)];
+                return Neon::matmul(simd, alpha, a, panels, dim, c, skip);
             }
             // The portable path computes every tile; `skip` only saves work.
             _ => {

@@ -4,7 +4,7 @@
 ///
 /// Ask for one in [`super::MhaConfig::kernel`]; [`super::MhaOutput::kernel`] says which one ran.
 /// A kernel the CPU lacks is never run: the forward falls back to the next one down the list
-/// `Avx512 → Avx2 → Portable` that it has (see [`Kernel::resolve`]). The two SIMD kernels exist
+/// `Avx512 → Avx2 → Neon → Portable` that it has (see [`Kernel::resolve`]). The SIMD kernels exist
 /// only with the crate's `simd` feature (a default feature); without it every kernel resolves to
 /// [`Kernel::Portable`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -16,13 +16,15 @@ pub enum Kernel {
     Avx512,
     /// x86-64 with AVX2, FMA, BMI1/2 and LZCNT (x86-64-v3, `pulp`'s `V3` level): a `6 × 8` micro-kernel on 256-bit vectors.
     Avx2,
+    /// aarch64 with NEON (Advanced SIMD, `pulp`'s `Neon` level): a `6 × 8` micro-kernel on 128-bit vectors.
+    Neon,
     /// Any CPU: [`ndarray::linalg::general_mat_mul`] and `f64::exp`.
     Portable,
 }
 
 impl Kernel {
     /// The kernels that actually compute (every one but [`Kernel::Auto`]), fastest first.
-    pub const ALL: [Kernel; 3] = [Kernel::Avx512, Kernel::Avx2, Kernel::Portable];
+    pub const ALL: [Kernel; 4] = [Kernel::Avx512, Kernel::Avx2, Kernel::Neon, Kernel::Portable];
 
     /// Whether this CPU can run the kernel ([`Kernel::Auto`] and [`Kernel::Portable`]: always).
     pub fn is_supported(self) -> bool {
@@ -30,7 +32,8 @@ impl Kernel {
     }
 
     /// The kernel that runs when `self` is asked for on this CPU: `self` if the CPU has it,
-    /// otherwise the next supported one in `Avx512 → Avx2 → Portable` (`Auto` starts at the top).
+    /// otherwise the next supported one in `Avx512 → Avx2 → Neon → Portable` (`Auto` starts at
+    /// the top).
     /// Never [`Kernel::Auto`].
     pub fn resolve(self) -> Kernel {
         Isa::new(self).kernel()
@@ -42,6 +45,7 @@ impl Kernel {
             Kernel::Auto => "auto",
             Kernel::Avx512 => "avx512",
             Kernel::Avx2 => "avx2",
+            Kernel::Neon => "neon",
             Kernel::Portable => "portable",
         }
     }
@@ -58,10 +62,16 @@ impl std::str::FromStr for Kernel {
 
     /// Parses [`Kernel::name`]'s names.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        [Kernel::Auto, Kernel::Avx512, Kernel::Avx2, Kernel::Portable]
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| format!("unknown kernel {s:?} (auto, avx512, avx2 or portable)"))
+        [
+            Kernel::Auto,
+            Kernel::Avx512,
+            Kernel::Avx2,
+            Kernel::Neon,
+            Kernel::Portable,
+        ]
+        .into_iter()
+        .find(|k| k.name() == s)
+        .ok_or_else(|| format!("unknown kernel {s:?} (auto, avx512, avx2, neon or portable)"))
     }
 }
 
@@ -74,6 +84,9 @@ pub(crate) enum Isa {
     /// AVX2 + FMA.
     #[cfg(all(feature = "simd", target_arch = "x86_64"))]
     Avx2(pulp::x86::V3),
+    /// NEON.
+    #[cfg(all(feature = "simd", target_arch = "aarch64"))]
+    Neon(pulp::aarch64::Neon),
     /// No SIMD kernel.
     Portable,
 }
@@ -88,11 +101,17 @@ impl Isa {
             {
                 return Isa::Avx512(simd);
             }
-            if asked != Kernel::Portable
+            if matches!(asked, Kernel::Auto | Kernel::Avx512 | Kernel::Avx2)
                 && let Some(simd) = pulp::x86::V3::try_new()
             {
                 return Isa::Avx2(simd);
             }
+        }
+        #[cfg(all(feature = "simd", target_arch = "aarch64"))]
+        if asked != Kernel::Portable
+            && let Some(simd) = pulp::aarch64::Neon::try_new()
+        {
+            return Isa::Neon(simd);
         }
         let _ = asked;
         Isa::Portable
@@ -105,6 +124,8 @@ impl Isa {
             Isa::Avx512(_) => Kernel::Avx512,
             #[cfg(all(feature = "simd", target_arch = "x86_64"))]
             Isa::Avx2(_) => Kernel::Avx2,
+            #[cfg(all(feature = "simd", target_arch = "aarch64"))]
+            Isa::Neon(_) => Kernel::Neon,
             Isa::Portable => Kernel::Portable,
         }
     }
@@ -116,7 +137,13 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_resolution_never_goes_up() {
-        for k in [Kernel::Auto, Kernel::Avx512, Kernel::Avx2, Kernel::Portable] {
+        for k in [
+            Kernel::Auto,
+            Kernel::Avx512,
+            Kernel::Avx2,
+            Kernel::Neon,
+            Kernel::Portable,
+        ] {
             assert_eq!(k.name().parse::<Kernel>(), Ok(k));
             assert!(k.is_supported() || k.resolve() != k);
         }

@@ -20,18 +20,20 @@ pub(crate) fn softmax_rows(rows: ArrayViewMut2<f64>, causal: Option<usize>, isa:
         Isa::Avx512(simd) => simd.vectorize(Rows { rows, causal }),
         #[cfg(all(feature = "simd", target_arch = "x86_64"))]
         Isa::Avx2(simd) => simd.vectorize(Rows { rows, causal }),
+        #[cfg(all(feature = "simd", target_arch = "aarch64"))]
+        Isa::Neon(simd) => simd.vectorize(Rows { rows, causal }),
         Isa::Portable => softmax_rows_impl::<false>(rows, causal),
     }
 }
 
 /// All the rows, run inside `vectorize` so that the loops are compiled for the SIMD level.
-#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+#[cfg(all(feature = "simd", any(target_arch = "x86_64", target_arch = "aarch64")))]
 struct Rows<'a> {
     rows: ArrayViewMut2<'a, f64>,
     causal: Option<usize>,
 }
 
-#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+#[cfg(all(feature = "simd", any(target_arch = "x86_64", target_arch = "aarch64")))]
 impl pulp::NullaryFnOnce for Rows<'_> {
     type Output = ();
 

@@ -1,5 +1,5 @@
 //! The packed GEMM itself, generic over the vector width: [`Tiles`] with an `MR × NR` register
-//! block (`NR = NV` vectors of [`Lanes::W`] lanes), instantiated for AVX-512 and AVX2+FMA.
+//! block (`NR = NV` vectors of [`Lanes::W`] lanes), instantiated for AVX-512, AVX2+FMA and NEON.
 //!
 //! Everything here runs inside `pulp`'s `vectorize` (see [`Lanes::vectorize`]) and is reached
 //! through `#[inline(always)]` calls only, never a closure, so that it is compiled for the
@@ -58,6 +58,24 @@ impl Lanes for pulp::x86::V3 {
     }
     fn vectorize<F: NullaryFnOnce>(self, f: F) -> F::Output {
         pulp::x86::V3::vectorize(self, f)
+    }
+}
+
+/// NEON's 128-bit vectors (aarch64 has 32 of them).
+#[cfg(all(feature = "simd", target_arch = "aarch64"))]
+impl Lanes for pulp::aarch64::Neon {
+    type V = pulp::f64x2;
+    const W: usize = 2;
+    #[inline(always)]
+    fn splat(self, x: f64) -> Self::V {
+        self.splat_f64x2(x)
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
+        self.mul_add_f64x2(a, b, c)
+    }
+    fn vectorize<F: NullaryFnOnce>(self, f: F) -> F::Output {
+        pulp::aarch64::Neon::vectorize(self, f)
     }
 }
 
