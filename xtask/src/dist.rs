@@ -36,6 +36,7 @@ pub const INSTRUCTOR_ONLY: &[&str] = &[
     ".ci",
     "xtask/tests",
     "docs/instructors.md",
+    "docs/class-grading.md",
 ];
 
 /// The README section left out of the handout (its pointer to `docs/instructors.md`, which is not
@@ -494,6 +495,7 @@ mod tests {
             "exercises/x/target",
             "a.snap.new",
             "docs/instructors.md",
+            "docs/class-grading.md",
         ] {
             assert!(instructor_only(p), "{p}");
         }
