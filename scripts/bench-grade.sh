@@ -16,7 +16,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --cold) cold_runs=$2; shift 2 ;;
     --tests) test_runs=$2; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) runs=$1; shift ;;
   esac
 done
