@@ -27,57 +27,43 @@ pub(crate) trait Lanes: Copy {
     fn vectorize<F: NullaryFnOnce>(self, f: F) -> F::Output;
 }
 
-#[cfg(all(feature = "simd", target_arch = "x86_64"))]
-impl Lanes for pulp::x86::V4 {
-    type V = pulp::f64x8;
-    const W: usize = 8;
-    #[inline(always)]
-    fn splat(self, x: f64) -> Self::V {
-        self.splat_f64x8(x)
-    }
-    #[inline(always)]
-    fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
-        self.mul_add_f64x8(a, b, c)
-    }
-    fn vectorize<F: NullaryFnOnce>(self, f: F) -> F::Output {
-        pulp::x86::V4::vectorize(self, f)
-    }
+/// `impl Lanes` for a `pulp` level: its vector type, lane count, splat and fused multiply-add.
+macro_rules! lanes {
+    ($(#[$meta:meta])* $level:ty, $vector:ty, $w:literal, $splat:ident, $mul_add:ident) => {
+        $(#[$meta])*
+        impl Lanes for $level {
+            type V = $vector;
+            const W: usize = $w;
+            #[inline(always)]
+            fn splat(self, x: f64) -> Self::V {
+                self.$splat(x)
+            }
+            #[inline(always)]
+            fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
+                self.$mul_add(a, b, c)
+            }
+            fn vectorize<F: NullaryFnOnce>(self, f: F) -> F::Output {
+                <$level>::vectorize(self, f)
+            }
+        }
+    };
 }
 
-#[cfg(all(feature = "simd", target_arch = "x86_64"))]
-impl Lanes for pulp::x86::V3 {
-    type V = pulp::f64x4;
-    const W: usize = 4;
-    #[inline(always)]
-    fn splat(self, x: f64) -> Self::V {
-        self.splat_f64x4(x)
-    }
-    #[inline(always)]
-    fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
-        self.mul_add_f64x4(a, b, c)
-    }
-    fn vectorize<F: NullaryFnOnce>(self, f: F) -> F::Output {
-        pulp::x86::V3::vectorize(self, f)
-    }
-}
-
-/// NEON's 128-bit vectors (aarch64 has 32 of them).
-#[cfg(all(feature = "simd", target_arch = "aarch64"))]
-impl Lanes for pulp::aarch64::Neon {
-    type V = pulp::f64x2;
-    const W: usize = 2;
-    #[inline(always)]
-    fn splat(self, x: f64) -> Self::V {
-        self.splat_f64x2(x)
-    }
-    #[inline(always)]
-    fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
-        self.mul_add_f64x2(a, b, c)
-    }
-    fn vectorize<F: NullaryFnOnce>(self, f: F) -> F::Output {
-        pulp::aarch64::Neon::vectorize(self, f)
-    }
-}
+lanes!(
+    /// AVX-512: 32 registers of 512 bits.
+    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+    pulp::x86::V4, pulp::f64x8, 8, splat_f64x8, mul_add_f64x8
+);
+lanes!(
+    /// AVX2 + FMA: 16 registers of 256 bits.
+    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+    pulp::x86::V3, pulp::f64x4, 4, splat_f64x4, mul_add_f64x4
+);
+lanes!(
+    /// NEON: 32 registers of 128 bits.
+    #[cfg(all(feature = "simd", target_arch = "aarch64"))]
+    pulp::aarch64::Neon, pulp::f64x2, 2, splat_f64x2, mul_add_f64x2
+);
 
 /// A packed GEMM whose micro-kernel keeps an `MR × NR` block of `c` in `MR · NV` vector
 /// registers (`NR = NV · W`), over depth blocks of `KC` rows of `b` and row blocks of `MC` rows
