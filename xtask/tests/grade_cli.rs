@@ -175,6 +175,25 @@ fn reference_solutions_get_full_marks() {
         .assert()
         .success()
         .stdout(predicate::str::contains("Full marks."));
+
+    // The schema check behind `json_of` can fail: a status, a field and a score it must refuse.
+    let mut broken = report.clone();
+    broken["lessons"][0]["exercises"][0]["checks"][0]["status"] = "almost".into();
+    broken["lessons"][1]["verdict"] = "fine".into();
+    broken["score"] = (-1).into();
+    if let Some(errors) = support::schema_errors(&broken) {
+        assert_eq!(errors.len(), 3, "{errors:#?}");
+        for part in [
+            "'almost' is not one of",
+            "'verdict' was unexpected",
+            "-1 is less than",
+        ] {
+            assert!(
+                errors.iter().any(|e| e.contains(part)),
+                "{part}: {errors:#?}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -2,9 +2,9 @@
 //!
 //! Each test copies the real course (sources, checks, snapshots, lockfile; no `target/`) into a
 //! temporary directory, changes what it needs, and runs the real `xtask` binary there with
-//! `assert_cmd`. All copies share one target directory (`target/grader-fixtures`) and keep the
-//! files' modification times, so the dependencies, the core and every crate a test leaves alone
-//! are compiled once for the whole suite.
+//! `assert_cmd`. All copies share one target directory (the one `cargo test` builds in, see
+//! [`shared_target`]) and keep the files' modification times, so the dependencies, the core and
+//! every crate a test leaves alone are compiled once for the whole suite.
 
 #![allow(dead_code)]
 
@@ -19,9 +19,24 @@ pub fn course_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The target directory the scratch courses share.
+/// The target directory the scratch courses share: the one `cargo test` itself builds in
+/// (`$CARGO_TARGET_DIR` when absolute, else the course's `target/`), so their builds reuse every
+/// dependency `cargo test` compiled the same way instead of compiling it again elsewhere. Nothing
+/// a scratch course builds replaces what `cargo test` runs: the lessons are built in the dev
+/// profile against a core `cargo test` builds differently (see `[profile.test.package.*]`), and
+/// the grader keeps the copies' exercises apart by their contents (`decide_by_content`).
 pub fn shared_target() -> PathBuf {
-    course_root().join("target").join("grader-fixtures")
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_absolute())
+        .unwrap_or_else(|| course_root().join("target"))
+}
+
+/// Where a handout's own `cargo test` builds: apart from [`shared_target`], because it rebuilds
+/// the core's test executables (their fixtures' paths are compiled in) under the names of those
+/// `cargo test` runs.
+pub fn handout_target() -> PathBuf {
+    shared_target().join("grader-fixtures")
 }
 
 /// A scratch copy of the course, deleted on drop.
@@ -144,18 +159,101 @@ pub fn json_of(out: &std::process::Output) -> serde_json::Value {
     value
 }
 
-/// Validates `value` against docs/report.schema.json.
+/// Validates `value` against docs/report.schema.json; panics naming every error.
 pub fn assert_valid_report(value: &serde_json::Value, what: &str) {
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(course_root().join("docs/report.schema.json")).unwrap(),
+    if let Some(errors) = schema_errors(value) {
+        assert!(errors.is_empty(), "{what} breaks the schema: {errors:#?}");
+    }
+}
+
+/// What breaks docs/report.schema.json in `value` (empty: valid), or `None` when no validator
+/// is installed (said once per test binary, loudly).
+///
+/// The validator is the reference implementation of JSON Schema, Python's `jsonschema` (which
+/// `.ci/run` installs with `check-jsonschema`), kept running in one helper process per test
+/// binary: a report costs a line on its pipe, and the grader's tests compile no validator of
+/// their own (the `jsonschema` crate and its ~40 dependencies were a sixth of their build).
+pub fn schema_errors(value: &serde_json::Value) -> Option<Vec<String>> {
+    use std::io::{BufRead, Write};
+    static VALIDATOR: std::sync::Mutex<Option<Option<Validator>>> = std::sync::Mutex::new(None);
+    let mut guard = VALIDATOR.lock().unwrap_or_else(|p| p.into_inner());
+    let validator = guard.get_or_insert_with(Validator::start).as_mut()?;
+    let mut line = serde_json::to_string(value).unwrap();
+    line.push('\n');
+    validator.stdin.write_all(line.as_bytes()).unwrap();
+    validator.stdin.flush().unwrap();
+    let mut answer = String::new();
+    validator.stdout.read_line(&mut answer).unwrap();
+    Some(
+        serde_json::from_str(&answer)
+            .unwrap_or_else(|e| panic!("the schema validator answered {answer:?} ({e})")),
     )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(value)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{what} breaks the schema: {errors:#?}");
+}
+
+/// The helper process behind [`schema_errors`].
+struct Validator {
+    _child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+/// Reads the schema (refusing an invalid one), says `ready`, then answers each report (one JSON
+/// line) with the list of its errors (one JSON line).
+const VALIDATOR_PY: &str = r#"
+import json, sys
+from jsonschema import Draft202012Validator
+schema = json.load(open(sys.argv[1]))
+Draft202012Validator.check_schema(schema)
+validator = Draft202012Validator(schema)
+print("ready", flush=True)
+for line in sys.stdin:
+    errors = validator.iter_errors(json.loads(line))
+    print(json.dumps(sorted(e.message + " at /" + "/".join(map(str, e.absolute_path)) for e in errors)), flush=True)
+"#;
+
+impl Validator {
+    fn start() -> Option<Validator> {
+        use std::io::BufRead;
+        use std::process::{Command, Stdio};
+        let schema = course_root().join("docs/report.schema.json");
+        let skip = |why: String| {
+            eprintln!(
+                "\n!!!!!! SKIPPED: {why}, so reports were NOT validated against \
+                 docs/report.schema.json (python3 -m pip install jsonschema) !!!!!!\n"
+            );
+            None
+        };
+        let mut child = match Command::new("python3")
+            .args(["-c", VALIDATOR_PY])
+            .arg(&schema)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+        {
+            Ok(child) => child,
+            Err(e) => return skip(format!("python3 could not be started ({e})")),
+        };
+        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        stdout.read_line(&mut first).unwrap();
+        if first.trim() != "ready" {
+            let _ = child.wait();
+            let mut err = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+            assert!(
+                err.contains("ModuleNotFoundError"),
+                "docs/report.schema.json could not be loaded:\n{err}"
+            );
+            return skip("Python's jsonschema is not installed".into());
+        }
+        let stdin = child.stdin.take().unwrap();
+        Some(Validator {
+            _child: child,
+            stdin,
+            stdout,
+        })
+    }
 }
 
 /// `check name -> (status, message)` from a JSON report.
