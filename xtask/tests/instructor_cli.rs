@@ -11,7 +11,7 @@ use predicates::prelude::*;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
-use support::{OutDir, Scratch, json_of, statuses, tree_of, xtask_in};
+use support::{OutDir, Scratch, json_of, shared_target, statuses, tree_of, xtask_in};
 
 const L2: &str = "exercises/lesson02-split-heads";
 const SPLIT_SNAP: &str =
@@ -291,10 +291,13 @@ fn the_handout_builds_grades_and_passes_its_tests() {
         .code(2)
         .stderr(predicate::str::contains("solutions/ is missing"));
 
-    // The README's test command passes, with the instructors' locked versions. The core's tests
-    // find their fixtures through paths compiled in (`env!("CARGO_MANIFEST_DIR")`): new
-    // modification times make cargo build them here instead of reusing test executables another
-    // copy of the course built in the handouts' target folder (the libraries stay shared).
+    // The README's test command passes, with the instructors' locked versions. It builds in the
+    // shared target folder with one more codegen unit for the course's own crates (registry
+    // crates keep theirs): what it compiles from the handout then never takes the name of what
+    // `cargo test` runs, while the registry crates `cargo test` compiled are reused. The core's
+    // tests find their fixtures through paths compiled in (`env!("CARGO_MANIFEST_DIR")`): new
+    // modification times make cargo build them here instead of reusing test executables an
+    // earlier handout built.
     for dir in std::fs::read_dir(h.join("crates")).unwrap() {
         let tests = dir.unwrap().path().join("tests");
         if tests.is_dir() {
@@ -305,7 +308,8 @@ fn the_handout_builds_grades_and_passes_its_tests() {
     let out = std::process::Command::new(cargo)
         .current_dir(h)
         .args(["test", "--locked", "--quiet"])
-        .env("CARGO_TARGET_DIR", support::handout_target())
+        .env("CARGO_TARGET_DIR", shared_target())
+        .env("CARGO_PROFILE_TEST_CODEGEN_UNITS", "17")
         .env_remove("INSTA_UPDATE")
         .output()
         .unwrap();

@@ -21,22 +21,16 @@ pub fn course_root() -> PathBuf {
 
 /// The target directory the scratch courses share: the one `cargo test` itself builds in
 /// (`$CARGO_TARGET_DIR` when absolute, else the course's `target/`), so their builds reuse every
-/// dependency `cargo test` compiled the same way instead of compiling it again elsewhere. Nothing
-/// a scratch course builds replaces what `cargo test` runs: the lessons are built in the dev
-/// profile against a core `cargo test` builds differently (see `[profile.test.package.*]`), and
-/// the grader keeps the copies' exercises apart by their contents (`decide_by_content`).
+/// registry crate `cargo test` compiled the same way instead of compiling it again elsewhere.
+/// Nothing a scratch course builds replaces what `cargo test` runs: the copies build in the dev
+/// profile, whose units of the course's own crates never share a name with the test profile's
+/// (`codegen-units` in the root Cargo.toml), and the grader keeps the copies' exercises apart by
+/// their contents (`decide_by_content`).
 pub fn shared_target() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .filter(|dir| dir.is_absolute())
         .unwrap_or_else(|| course_root().join("target"))
-}
-
-/// Where a handout's own `cargo test` builds: apart from [`shared_target`], because it rebuilds
-/// the core's test executables (their fixtures' paths are compiled in) under the names of those
-/// `cargo test` runs.
-pub fn handout_target() -> PathBuf {
-    shared_target().join("grader-fixtures")
 }
 
 /// A scratch copy of the course, deleted on drop.
