@@ -2,7 +2,8 @@
 //! --no-default-features`, the alias) and then the lessons' checks, in one target folder. A crate
 //! both builds need is compiled once only when both resolve it to the same features; the
 //! `workspace-hack` crate asks for the union. These tests read both builds' feature lists with
-//! `cargo tree` and name any crate that would be compiled twice.
+//! `cargo tree` and name any crate that would be compiled twice. The last one checks what keeps
+//! `cargo test`'s build and the grader's tests' scratch builds apart in one target folder.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -118,6 +119,47 @@ fn the_workspace_hack_adds_no_crate_to_either_build() {
                 "workspace-hack makes `{}` build {package}, which it does not need otherwise:\n{text}",
                 build.join(" ")
             );
+        }
+    }
+}
+
+/// The grader's tests grade scratch copies of the course (dev profile) in `cargo test`'s own
+/// target folder. The course's crates must get other unit names in the test profile than in dev,
+/// or a copy's rebuild replaces what `cargo test` linked (its doc tests then failed with E0460);
+/// registry crates must keep the same names, or the copies share nothing. Both come from
+/// `codegen-units`: left unset in `[profile.dev]`, written out in `[profile.test]` (the course's
+/// crates) and, with the same value, in `[profile.dev.package."*"]` (registry crates, which the
+/// test profile inherits), and set by no other override.
+#[test]
+fn test_and_dev_builds_differ_for_the_course_crates_only() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
+    let manifest: toml::Table =
+        toml::from_str(&std::fs::read_to_string(root.join("Cargo.toml")).unwrap()).unwrap();
+    let profile = &manifest["profile"];
+    let units = |table: &toml::Value| table.get("codegen-units").and_then(toml::Value::as_integer);
+    assert_eq!(
+        units(&profile["dev"]),
+        None,
+        "[profile.dev] must leave codegen-units unset"
+    );
+    let test = units(&profile["test"]).expect("[profile.test] must write codegen-units out");
+    assert_eq!(
+        units(&profile["dev"]["package"]["*"]),
+        Some(test),
+        "[profile.dev.package.\"*\"] must write out the test profile's codegen-units"
+    );
+    for name in ["dev", "test"] {
+        let packages = profile[name].get("package").and_then(toml::Value::as_table);
+        for (package, table) in packages.into_iter().flatten() {
+            if (name, package.as_str()) != ("dev", "*") {
+                assert_eq!(
+                    units(table),
+                    None,
+                    "[profile.{name}.package.{package}] must not set codegen-units"
+                );
+            }
         }
     }
 }
