@@ -9,7 +9,7 @@ use anyhow::{Context as _, Result};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 /// One check executable of a lesson: the visible checks' target (`lessonNN`) or the hidden
 /// checks' (`lessonNN_hidden`).
@@ -323,6 +323,30 @@ fn keep_executables(built: &mut HashMap<String, Built>) -> Result<crate::fsutil:
         }
     }
     Ok(private)
+}
+
+/// Builds `example` of `lesson`'s exercise crate in `root` under the build lock, after deciding by
+/// content whether cargo may reuse its artifacts (see [`take_build_lock`]): for `demo`, which
+/// then runs it with `cargo run` (nothing left to build). Without it, a course copy sharing the
+/// target folder with another (a shared `CARGO_TARGET_DIR`, the grader's tests) could run the
+/// other copy's build of the same example. The compiler's output is returned, not printed.
+pub fn build_exercise_example(root: &Path, lesson: &Lesson, example: &str) -> Result<Output> {
+    let target = crate::workspace::target_dir(root, None);
+    let _lock = take_build_lock(&target)?;
+    decide_by_content(root, &target, &[lesson], false, false)?;
+    crate::cargo::command()
+        .current_dir(root)
+        .args([
+            "build",
+            "--quiet",
+            "--package",
+            &lesson.id,
+            "--example",
+            example,
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .context("could not run cargo")
 }
 
 /// Takes the grader's build lock on the target directory, held until the returned file is dropped.

@@ -98,6 +98,17 @@ pub fn run_with(root: &Path, lesson: &Lesson, opts: &Options) -> Result<i32> {
     if let Some(file) = &reference {
         args.extend(["--compare".to_owned(), file.display().to_string()]);
     }
+    if !opts.solutions {
+        let package = lesson.package(false);
+        let built = crate::build::build_exercise_example(root, lesson, &format!("{package}-demo"))?;
+        if !built.status.success() {
+            if let Some(file) = &reference {
+                let _ = std::fs::remove_file(file);
+            }
+            eprint!("{}", String::from_utf8_lossy(&built.stderr));
+            return Ok(built.status.code().unwrap_or(1));
+        }
+    }
     let output = cargo_run(root, lesson, opts.solutions, &args)
         .stdout(Stdio::inherit())
         .stderr(Stdio::piped())

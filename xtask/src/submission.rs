@@ -4,7 +4,8 @@
 //! fresh temporary copy of the instructors' workspace (pristine checks, snapshots, course file and
 //! hidden checks; the solution packages are left out of the copy so that no student code can reach
 //! them), which is graded with the usual grader in a stable target directory
-//! (`$CARGO_TARGET_DIR`, else `<course>/target/submissions`) so dependencies are built once. Every
+//! (`submissions/` in `$CARGO_TARGET_DIR`, else `<course>/target/submissions`, never the local
+//! builds' folder) so dependencies are built once. Every
 //! other file of the submission is compared with the handout `cargo xtask dist` would make today,
 //! and the differences are listed in the report's `modified_files`; they do not change the grade,
 //! which always uses the instructors' copies. `DIR` is only read.
@@ -136,11 +137,22 @@ pub fn modified_files(course: &Course, sub: &Submission, expected: &Path) -> Vec
     out
 }
 
-/// The target directory submissions are built in.
+/// The target directory submissions are built in: `submissions/` in `$CARGO_TARGET_DIR`, else in
+/// the course's `target/`. Never the folder local grading builds in: a local grade runs its check
+/// executables from there without a sandbox, after the build lock is released, so a submission
+/// built into the same folder meanwhile would run unsandboxed in its place.
 pub fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target").join("submissions"))
+    target_dir_given(
+        std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from),
+        root,
+    )
+}
+
+/// [`target_dir`] with `$CARGO_TARGET_DIR` given as `cargo_target_dir`.
+fn target_dir_given(cargo_target_dir: Option<PathBuf>, root: &Path) -> PathBuf {
+    cargo_target_dir
+        .unwrap_or_else(|| root.join("target"))
+        .join("submissions")
 }
 
 /// True when Rust source `text` uses the keyword `unsafe` (or names the `unsafe_code` lint)
@@ -273,6 +285,22 @@ pub fn grade(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn submissions_never_build_where_local_grading_does() {
+        let root = Path::new("/course");
+        for env in [None, Some(PathBuf::from("/shared/target"))] {
+            let local = crate::workspace::target_dir(root, env.as_deref());
+            let local = if env.is_none() {
+                root.join("target")
+            } else {
+                local
+            };
+            let official = target_dir_given(env, root);
+            assert_ne!(official, local);
+            assert!(official.starts_with(&local), "{}", official.display());
+        }
+    }
 
     #[test]
     fn only_exercise_sources_belong_to_the_student() {

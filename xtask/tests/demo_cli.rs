@@ -148,3 +148,30 @@ fn compare_without_solutions_says_the_reference_is_missing() {
         .stdout(predicate::str::contains("words: ['the', 'keeper'"))
         .stdout(predicate::str::contains("reference:").not());
 }
+
+/// Two copies of the course sharing a target folder, each demo runs its own copy's exercises:
+/// the copies keep the files' modification times, so cargo alone would run one copy's build of
+/// the example in the other (the grader decides by content first, as its builds of the checks do).
+#[test]
+fn each_copy_runs_its_own_exercises_in_a_shared_target_folder() {
+    const L1: &str = "exercises/lesson01-why-heads/src/exercises.rs";
+    let solved = Scratch::new("demo-solved");
+    solved.write(
+        L1,
+        &solved.read("solutions/lesson01-why-heads/src/exercises.rs"),
+    );
+    let stubs = Scratch::new("demo-stubs");
+    solved
+        .xtask(&["demo", "1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "max abs difference between the two heads",
+        ));
+    stubs
+        .xtask(&["demo", "1"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("Not computed yet"));
+    solved.xtask(&["demo", "1"]).assert().success();
+}
