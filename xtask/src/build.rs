@@ -326,15 +326,20 @@ fn keep_executables(built: &mut HashMap<String, Built>) -> Result<crate::fsutil:
 }
 
 /// Builds `example` of `lesson`'s exercise crate in `root` under the build lock, after deciding by
-/// content whether cargo may reuse its artifacts (see [`take_build_lock`]): for `demo`, which
-/// then runs it with `cargo run` (nothing left to build). Without it, a course copy sharing the
-/// target folder with another (a shared `CARGO_TARGET_DIR`, the grader's tests) could run the
-/// other copy's build of the same example. The compiler's output is returned, not printed.
-pub fn build_exercise_example(root: &Path, lesson: &Lesson, example: &str) -> Result<Output> {
+/// content whether cargo may reuse its artifacts (see [`take_build_lock`]): for `demo`, which then
+/// runs it with `cargo run` (nothing left to build). Returns the lock with the compiler's output
+/// (not printed): hold the lock until the example has run, or a course copy sharing the target
+/// folder (a shared `CARGO_TARGET_DIR`, the grader's tests) could rebuild the example from its own
+/// sources in between, and `cargo run` would take that build for this copy's.
+pub fn build_exercise_example(
+    root: &Path,
+    lesson: &Lesson,
+    example: &str,
+) -> Result<(std::fs::File, Output)> {
     let target = crate::workspace::target_dir(root, None);
-    let _lock = take_build_lock(&target)?;
+    let lock = take_build_lock(&target)?;
     decide_by_content(root, &target, &[lesson], false, false)?;
-    crate::cargo::command()
+    let output = crate::cargo::command()
         .current_dir(root)
         .args([
             "build",
@@ -346,7 +351,8 @@ pub fn build_exercise_example(root: &Path, lesson: &Lesson, example: &str) -> Re
         ])
         .stdin(Stdio::null())
         .output()
-        .context("could not run cargo")
+        .context("could not run cargo")?;
+    Ok((lock, output))
 }
 
 /// Takes the grader's build lock on the target directory, held until the returned file is dropped.

@@ -98,9 +98,13 @@ pub fn run_with(root: &Path, lesson: &Lesson, opts: &Options) -> Result<i32> {
     if let Some(file) = &reference {
         args.extend(["--compare".to_owned(), file.display().to_string()]);
     }
-    if !opts.solutions {
+    // The student's example is built under the build lock, which is held until it has run.
+    let _lock = if opts.solutions {
+        None
+    } else {
         let package = lesson.package(false);
-        let built = crate::build::build_exercise_example(root, lesson, &format!("{package}-demo"))?;
+        let (lock, built) =
+            crate::build::build_exercise_example(root, lesson, &format!("{package}-demo"))?;
         if !built.status.success() {
             if let Some(file) = &reference {
                 let _ = std::fs::remove_file(file);
@@ -108,7 +112,8 @@ pub fn run_with(root: &Path, lesson: &Lesson, opts: &Options) -> Result<i32> {
             eprint!("{}", String::from_utf8_lossy(&built.stderr));
             return Ok(built.status.code().unwrap_or(1));
         }
-    }
+        Some(lock)
+    };
     let output = cargo_run(root, lesson, opts.solutions, &args)
         .stdout(Stdio::inherit())
         .stderr(Stdio::piped())

@@ -290,12 +290,8 @@ mod tests {
     fn submissions_never_build_where_local_grading_does() {
         let root = Path::new("/course");
         for env in [None, Some(PathBuf::from("/shared/target"))] {
-            let local = crate::workspace::target_dir(root, env.as_deref());
-            let local = if env.is_none() {
-                root.join("target")
-            } else {
-                local
-            };
+            // Where local grading builds (`workspace::target_dir` with no folder given).
+            let local = env.clone().unwrap_or_else(|| root.join("target"));
             let official = target_dir_given(env, root);
             assert_ne!(official, local);
             assert!(official.starts_with(&local), "{}", official.display());
