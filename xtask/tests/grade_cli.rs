@@ -6,6 +6,15 @@ mod support;
 use predicates::prelude::*;
 use support::{Scratch, json_of, statuses};
 
+/// Local grading runs a lesson's check executables from the shared target folder after its build
+/// lock is released, so two tests grading different sources of one lesson at once could run the
+/// other's build, or find it being rebuilt (a race only copies sharing a target folder meet). The
+/// tests here that grade exercises take turns.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 const HOSTILE_L1: &str = include_str!("fixtures/hostile/lesson01_exercises.rs");
 const HOSTILE_L2: &str = include_str!("fixtures/hostile/lesson02_exercises.rs");
 const SNAPSHOT: &str =
@@ -52,6 +61,7 @@ fn verdicts(report: &serde_json::Value) -> Vec<serde_json::Value> {
 /// and on untouched stubs, every verdict and message is the one isolated grading gives.
 #[test]
 fn grouped_and_isolated_grading_agree_on_hostile_code() {
+    let _serial = serial();
     for s in [hostile(), Scratch::new("stubs-grouped")] {
         let graded = |extra: &[&str]| {
             let mut args = vec!["grade", "--format", "json", "--timeout", "3"];
@@ -98,6 +108,7 @@ pub fn split_heads(x: ArrayView3<f64>, h: usize) -> Result<Array4<f64>> {{
 /// section change no verdict and no message against isolated grading, and earn nothing.
 #[test]
 fn forging_the_shared_run_changes_nothing() {
+    let _serial = serial();
     let s = Scratch::new("forged-shared-run");
     s.write(
         "exercises/lesson02-split-heads/src/exercises.rs",
@@ -125,6 +136,7 @@ fn forging_the_shared_run_changes_nothing() {
 
 #[test]
 fn untouched_stubs_score_zero_and_every_exercise_is_not_started() {
+    let _serial = serial();
     let s = Scratch::new("stubs");
     let before = s.snapshot_tree();
     let report = json_of(
@@ -198,6 +210,7 @@ fn reference_solutions_get_full_marks() {
 
 #[test]
 fn hostile_exercises_each_get_their_own_verdict() {
+    let _serial = serial();
     let s = hostile();
     let before = s.snapshot_tree();
     let out = s
@@ -296,6 +309,7 @@ fn hostile_exercises_each_get_their_own_verdict() {
 
 #[test]
 fn hostile_verdicts_in_every_report_format() {
+    let _serial = serial();
     let s = hostile();
     // Gradescope.
     let out = s
