@@ -9,7 +9,7 @@ use anyhow::{Context as _, Result};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 /// One check executable of a lesson: the visible checks' target (`lessonNN`) or the hidden
 /// checks' (`lessonNN_hidden`).
@@ -325,34 +325,17 @@ fn keep_executables(built: &mut HashMap<String, Built>) -> Result<crate::fsutil:
     Ok(private)
 }
 
-/// Builds `example` of `lesson`'s exercise crate in `root` under the build lock, after deciding by
-/// content whether cargo may reuse its artifacts (see [`take_build_lock`]): for `demo`, which then
-/// runs it with `cargo run` (nothing left to build). Returns the lock with the compiler's output
-/// (not printed): hold the lock until the example has run, or a course copy sharing the target
-/// folder (a shared `CARGO_TARGET_DIR`, the grader's tests) could rebuild the example from its own
-/// sources in between, and `cargo run` would take that build for this copy's.
-pub fn build_exercise_example(
-    root: &Path,
-    lesson: &Lesson,
-    example: &str,
-) -> Result<(std::fs::File, Output)> {
+/// Takes the build lock on `root`'s target folder and decides by content whether cargo may reuse
+/// the artifacts of `lesson`'s exercise crate (see [`take_build_lock`]), for `demo`, which builds
+/// and runs the crate's example with `cargo run`. Hold the returned lock until that has finished:
+/// a course copy sharing the target folder (a shared `CARGO_TARGET_DIR`, the grader's tests) could
+/// otherwise rebuild the example from its own sources, and `cargo run` take that build for this
+/// copy's.
+pub fn claim_exercise(root: &Path, lesson: &Lesson) -> Result<std::fs::File> {
     let target = crate::workspace::target_dir(root, None);
     let lock = take_build_lock(&target)?;
     decide_by_content(root, &target, &[lesson], false, false)?;
-    let output = crate::cargo::command()
-        .current_dir(root)
-        .args([
-            "build",
-            "--quiet",
-            "--package",
-            &lesson.id,
-            "--example",
-            example,
-        ])
-        .stdin(Stdio::null())
-        .output()
-        .context("could not run cargo")?;
-    Ok((lock, output))
+    Ok(lock)
 }
 
 /// Takes the grader's build lock on the target directory, held until the returned file is dropped.

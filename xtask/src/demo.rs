@@ -98,21 +98,11 @@ pub fn run_with(root: &Path, lesson: &Lesson, opts: &Options) -> Result<i32> {
     if let Some(file) = &reference {
         args.extend(["--compare".to_owned(), file.display().to_string()]);
     }
-    // The student's example is built under the build lock, which is held until it has run.
+    // The student's example is built and run under the build lock.
     let _lock = if opts.solutions {
         None
     } else {
-        let package = lesson.package(false);
-        let (lock, built) =
-            crate::build::build_exercise_example(root, lesson, &format!("{package}-demo"))?;
-        if !built.status.success() {
-            if let Some(file) = &reference {
-                let _ = std::fs::remove_file(file);
-            }
-            eprint!("{}", String::from_utf8_lossy(&built.stderr));
-            return Ok(built.status.code().unwrap_or(1));
-        }
-        Some(lock)
+        Some(crate::build::claim_exercise(root, lesson)?)
     };
     let output = cargo_run(root, lesson, opts.solutions, &args)
         .stdout(Stdio::inherit())

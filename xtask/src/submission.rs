@@ -142,17 +142,7 @@ pub fn modified_files(course: &Course, sub: &Submission, expected: &Path) -> Vec
 /// executables from there without a sandbox, after the build lock is released, so a submission
 /// built into the same folder meanwhile would run unsandboxed in its place.
 pub fn target_dir(root: &Path) -> PathBuf {
-    target_dir_given(
-        std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from),
-        root,
-    )
-}
-
-/// [`target_dir`] with `$CARGO_TARGET_DIR` given as `cargo_target_dir`.
-fn target_dir_given(cargo_target_dir: Option<PathBuf>, root: &Path) -> PathBuf {
-    cargo_target_dir
-        .unwrap_or_else(|| root.join("target"))
-        .join("submissions")
+    crate::workspace::target_dir(root, None).join("submissions")
 }
 
 /// True when Rust source `text` uses the keyword `unsafe` (or names the `unsafe_code` lint)
@@ -289,13 +279,9 @@ mod tests {
     #[test]
     fn submissions_never_build_where_local_grading_does() {
         let root = Path::new("/course");
-        for env in [None, Some(PathBuf::from("/shared/target"))] {
-            // Where local grading builds (`workspace::target_dir` with no folder given).
-            let local = env.clone().unwrap_or_else(|| root.join("target"));
-            let official = target_dir_given(env, root);
-            assert_ne!(official, local);
-            assert!(official.starts_with(&local), "{}", official.display());
-        }
+        let (local, official) = (crate::workspace::target_dir(root, None), target_dir(root));
+        assert_ne!(official, local);
+        assert!(official.starts_with(&local), "{}", official.display());
     }
 
     #[test]

@@ -4,16 +4,9 @@
 mod support;
 
 use predicates::prelude::*;
-use support::{Scratch, json_of, statuses};
+use support::{Scratch, json_of, serial, statuses};
 
-/// Local grading runs a lesson's check executables from the shared target folder after its build
-/// lock is released, so two tests grading different sources of one lesson at once could run the
-/// other's build, or find it being rebuilt (a race only copies sharing a target folder meet). The
-/// tests here that grade exercises take turns.
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
+// The tests here that grade exercises hold `serial()`: they take turns.
 
 const HOSTILE_L1: &str = include_str!("fixtures/hostile/lesson01_exercises.rs");
 const HOSTILE_L2: &str = include_str!("fixtures/hostile/lesson02_exercises.rs");

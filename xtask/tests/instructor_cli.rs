@@ -10,18 +10,12 @@ mod support;
 use predicates::prelude::*;
 use sha2::{Digest, Sha256};
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
-use support::{OutDir, Scratch, json_of, shared_target, statuses, tree_of, xtask_in};
+use support::{OutDir, Scratch, json_of, serial, shared_target, statuses, tree_of, xtask_in};
 
 const L2: &str = "exercises/lesson02-split-heads";
 const SPLIT_SNAP: &str =
     "exercises/lesson02-split-heads/tests/snapshots/lesson02__checks__split_moves_data.snap";
 const HIDDEN_CHECK: &str = "split_heads_three_heads_of_a_new_shape";
-
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 fn stdout_of(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
