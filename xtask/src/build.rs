@@ -295,6 +295,7 @@ pub fn build(
     let private = if sandboxed {
         Some(std::sync::Arc::new(keep_executables(&mut result)?))
     } else {
+        link_executables(&mut result, &target, graded, solutions);
         None
     };
     drop(lock);
@@ -323,6 +324,78 @@ fn keep_executables(built: &mut HashMap<String, Built>) -> Result<crate::fsutil:
         }
     }
     Ok(private)
+}
+
+/// The folder of `target` where local builds of the course at `root` (its exercises, or its
+/// solutions) keep their own links to their check executables: one per course copy and side.
+fn local_checks_dir(target: &Path, root: &Path, solutions: bool) -> PathBuf {
+    let side = if solutions { "solutions" } else { "exercises" };
+    let key = crate::manifest::sha256_hex(format!("{side} {}", root.display()).as_bytes());
+    target.join("xtask").join(format!("checks-{}", &key[..16]))
+}
+
+/// Points every check executable of a local build of `root` at a link of its own in
+/// [`local_checks_dir`], still under the build lock. A later build of another copy of the course
+/// sharing the target folder (a shared `CARGO_TARGET_DIR`, the grader's tests) writes a new file
+/// for the executable it rebuilds in `target/debug/deps` (the linker renames a new file over the
+/// old one), so the link still names this build's file while its checks run after the lock is
+/// released, and the next warm grade ([`crate::freshness`]) finds it unchanged. Where a link
+/// cannot be made the executable is copied; where neither works it runs from where cargo put it.
+///
+/// Folders of course copies that no longer exist (a deleted clone, a test's scratch copy) are
+/// removed here too: their links are the last names of old executables.
+fn link_executables(
+    built: &mut HashMap<String, Built>,
+    target: &Path,
+    root: &Path,
+    solutions: bool,
+) {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let dir = local_checks_dir(target, &root, solutions);
+    prune_checks_dirs(&target.join("xtask"), &dir);
+    if std::fs::create_dir_all(&dir).is_err()
+        || std::fs::write(dir.join(".root"), root.to_string_lossy().as_bytes()).is_err()
+    {
+        return;
+    }
+    for bins in built.values_mut() {
+        let Built::Ok(bins) = bins else { continue };
+        for bin in bins {
+            let Some(name) = bin.exe.file_name() else {
+                continue;
+            };
+            let link = dir.join(name);
+            let new = dir.join(format!(".new-{}", name.to_string_lossy()));
+            let _ = std::fs::remove_file(&new);
+            let made = std::fs::hard_link(&bin.exe, &new)
+                .or_else(|_| std::fs::copy(&bin.exe, &new).map(drop))
+                .and_then(|()| std::fs::rename(&new, &link));
+            // Renaming a link over another link of the same file leaves both names.
+            let _ = std::fs::remove_file(&new);
+            if made.is_ok() {
+                bin.identity = crate::freshness::identity(&link);
+                bin.exe = link;
+            }
+        }
+    }
+}
+
+/// Removes the `checks-*` folders of `xtask_dir` (but `keep`) whose course copy is gone.
+fn prune_checks_dirs(xtask_dir: &Path, keep: &Path) {
+    let Ok(entries) = std::fs::read_dir(xtask_dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path == keep || !entry.file_name().to_string_lossy().starts_with("checks-") {
+            continue;
+        }
+        let gone = std::fs::read_to_string(path.join(".root"))
+            .map_or(true, |root| !Path::new(&root).exists());
+        if gone {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
 }
 
 /// Takes the build lock on `root`'s target folder and decides by content whether cargo may reuse
@@ -542,6 +615,70 @@ mod tests {
             std::fs::read_to_string(&bins[0].exe).unwrap(),
             "this student's checks"
         );
+    }
+
+    #[test]
+    fn local_builds_run_their_own_links_of_the_executables() {
+        let target = tempfile::tempdir().unwrap();
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let deps = target.path().join("debug/deps");
+        std::fs::create_dir_all(&deps).unwrap();
+        let exe = deps.join("lesson02-0123");
+        // The linker writes a new file and renames it over the old one.
+        let link_new = |text: &str| {
+            std::fs::write(deps.join("tmp"), text).unwrap();
+            std::fs::rename(deps.join("tmp"), &exe).unwrap();
+        };
+        let built = || {
+            HashMap::from([(
+                "lesson02".to_owned(),
+                Built::Ok(vec![CheckBinary {
+                    exe: exe.clone(),
+                    hidden: false,
+                    identity: crate::freshness::identity(&exe),
+                }]),
+            )])
+        };
+        let exe_of = |built: &HashMap<String, Built>| match &built["lesson02"] {
+            Built::Ok(bins) => (bins[0].exe.clone(), bins[0].identity),
+            Built::Failed(e) => panic!("{e}"),
+        };
+        link_new("copy a's checks");
+        let mut of_a = built();
+        link_executables(&mut of_a, target.path(), a.path(), false);
+        let (a_exe, a_identity) = exe_of(&of_a);
+        // Copy b rebuilds the lesson in the shared folder; copy a still runs its own build.
+        link_new("copy b's checks, longer");
+        let mut of_b = built();
+        link_executables(&mut of_b, target.path(), b.path(), false);
+        let (b_exe, _) = exe_of(&of_b);
+        assert_ne!(a_exe, b_exe);
+        assert_eq!(std::fs::read_to_string(&a_exe).unwrap(), "copy a's checks");
+        assert_eq!(crate::freshness::identity(&a_exe), a_identity);
+        assert_eq!(
+            std::fs::read_to_string(&b_exe).unwrap(),
+            "copy b's checks, longer"
+        );
+        // The solutions of copy a keep links apart from its exercises.
+        let mut solutions = built();
+        link_executables(&mut solutions, target.path(), a.path(), true);
+        assert_ne!(exe_of(&solutions).0, a_exe);
+        // Linking the same build again leaves one name for it.
+        let mut again = built();
+        link_executables(&mut again, target.path(), b.path(), false);
+        assert_eq!(exe_of(&again).0, b_exe);
+        let names = crate::fsutil::files_under(
+            b_exe.parent().unwrap(),
+            b_exe.parent().unwrap(),
+            &|_, _| false,
+        );
+        assert_eq!(names, [".root", "lesson02-0123"]);
+        // A copy that is gone loses its folder at the next local build.
+        let a_dir = a_exe.parent().unwrap().to_path_buf();
+        drop(a);
+        link_executables(&mut built(), target.path(), b.path(), false);
+        assert!(!a_dir.exists());
+        assert!(b_exe.exists());
     }
 
     #[test]

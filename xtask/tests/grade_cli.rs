@@ -4,9 +4,7 @@
 mod support;
 
 use predicates::prelude::*;
-use support::{Scratch, json_of, serial, statuses};
-
-// The tests here that grade exercises hold `serial()`: they take turns.
+use support::{Scratch, json_of, statuses};
 
 const HOSTILE_L1: &str = include_str!("fixtures/hostile/lesson01_exercises.rs");
 const HOSTILE_L2: &str = include_str!("fixtures/hostile/lesson02_exercises.rs");
@@ -54,7 +52,6 @@ fn verdicts(report: &serde_json::Value) -> Vec<serde_json::Value> {
 /// and on untouched stubs, every verdict and message is the one isolated grading gives.
 #[test]
 fn grouped_and_isolated_grading_agree_on_hostile_code() {
-    let _serial = serial();
     for s in [hostile(), Scratch::new("stubs-grouped")] {
         let graded = |extra: &[&str]| {
             let mut args = vec!["grade", "--format", "json", "--timeout", "3"];
@@ -101,7 +98,6 @@ pub fn split_heads(x: ArrayView3<f64>, h: usize) -> Result<Array4<f64>> {{
 /// section change no verdict and no message against isolated grading, and earn nothing.
 #[test]
 fn forging_the_shared_run_changes_nothing() {
-    let _serial = serial();
     let s = Scratch::new("forged-shared-run");
     s.write(
         "exercises/lesson02-split-heads/src/exercises.rs",
@@ -129,7 +125,6 @@ fn forging_the_shared_run_changes_nothing() {
 
 #[test]
 fn untouched_stubs_score_zero_and_every_exercise_is_not_started() {
-    let _serial = serial();
     let s = Scratch::new("stubs");
     let before = s.snapshot_tree();
     let report = json_of(
@@ -203,7 +198,6 @@ fn reference_solutions_get_full_marks() {
 
 #[test]
 fn hostile_exercises_each_get_their_own_verdict() {
-    let _serial = serial();
     let s = hostile();
     let before = s.snapshot_tree();
     let out = s
@@ -302,7 +296,6 @@ fn hostile_exercises_each_get_their_own_verdict() {
 
 #[test]
 fn hostile_verdicts_in_every_report_format() {
-    let _serial = serial();
     let s = hostile();
     // Gradescope.
     let out = s
@@ -402,4 +395,65 @@ fn hostile_verdicts_in_every_report_format() {
         .stdout(predicate::str::contains("timed out"))
         .stdout(predicate::str::contains("exited early"))
         .stdout(predicate::str::contains("Unofficial:"));
+}
+
+/// Two copies of the course sharing a target folder, graded at the same time: each runs its own
+/// build of the checks. The solved copy's first check waits (in `draw_head`) until the stubs copy
+/// has been graded, which rebuilt lesson 1's checks from the stubs into the shared folder; the
+/// solved copy's later checks, each its own process (`--isolate`), still run the solved build.
+#[test]
+fn copies_sharing_a_target_folder_each_run_their_own_checks() {
+    const L1: &str = "exercises/lesson01-why-heads/src/exercises.rs";
+    let solved = Scratch::new("own-checks-solved");
+    let solution = solved.read("solutions/lesson01-why-heads/src/exercises.rs");
+    let waiting = solution.replacen(
+        "pub fn draw_head(rng: &mut RandomState, c: usize, hs: usize, scale: f64) -> Head {",
+        "pub fn draw_head(rng: &mut RandomState, c: usize, hs: usize, scale: f64) -> Head {
+    let dir = std::path::Path::new(env!(\"CARGO_MANIFEST_DIR\"));
+    let _ = std::fs::write(dir.join(\"started\"), \"\");
+    while !dir.join(\"go\").exists() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }",
+        1,
+    );
+    assert_ne!(waiting, solution, "draw_head changed: update this test");
+    solved.write(L1, &waiting);
+    let stubs = Scratch::new("own-checks-stubs");
+    let dir = solved.root.join("exercises/lesson01-why-heads");
+    let args = [
+        "grade",
+        "1",
+        "--isolate",
+        "--jobs",
+        "1",
+        "--timeout",
+        "120",
+        "--format",
+        "json",
+    ];
+    let first = std::process::Command::new(assert_cmd::cargo::cargo_bin!("xtask"))
+        .current_dir(&solved.root)
+        .env("CARGO_TARGET_DIR", support::shared_target())
+        .env_remove("INSTA_UPDATE")
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let waited = std::time::Instant::now();
+    while !dir.join("started").exists() {
+        assert!(
+            waited.elapsed().as_secs() < 600,
+            "the solved copy's checks never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let stubs_report = json_of(&stubs.xtask(&args).output().unwrap());
+    std::fs::write(dir.join("go"), "").unwrap();
+    let solved_report = json_of(&first.wait_with_output().unwrap());
+    for (name, (status, message)) in statuses(&solved_report) {
+        assert_eq!(status, "passed", "solved copy, {name}: {message}");
+    }
+    for (name, (status, message)) in statuses(&stubs_report) {
+        assert_ne!(status, "passed", "stubs copy, {name}: {message}");
+    }
 }

@@ -1,16 +1,16 @@
 //! The instructor commands on real scratch copies of the course: `bless`, `check`, `new`, `dist`
 //! and `grade --submission`.
 //!
-//! The scratch copies share one target directory, and cargo gives a workspace crate the same
-//! artifact path whatever folder the workspace is in, so tests that compile different sources for
-//! the same crate must not build at the same time: every test here holds `serial()`.
+//! The scratch copies share one target directory and run at the same time: every build there
+//! takes its turn under the grader's lock and runs checks through names of its own (see
+//! `grade_cli::copies_sharing_a_target_folder_each_run_their_own_checks`).
 
 mod support;
 
 use predicates::prelude::*;
 use sha2::{Digest, Sha256};
 use std::path::Path;
-use support::{OutDir, Scratch, json_of, serial, shared_target, statuses, tree_of, xtask_in};
+use support::{OutDir, Scratch, json_of, shared_target, statuses, tree_of, xtask_in};
 
 const L2: &str = "exercises/lesson02-split-heads";
 const SPLIT_SNAP: &str =
@@ -45,7 +45,6 @@ fn manifest_entry(root: &Path, rel: &str) -> (Option<String>, String) {
 
 #[test]
 fn bless_check_catches_a_stale_snapshot_and_bless_fixes_it_reproducibly() {
-    let _serial = serial();
     let s = Scratch::new("bless");
     let pristine = s.read(SPLIT_SNAP);
     s.write(SPLIT_SNAP, &pristine.replace("10203", "10204"));
@@ -105,7 +104,6 @@ fn bless_check_catches_a_stale_snapshot_and_bless_fixes_it_reproducibly() {
 
 #[test]
 fn check_catches_a_leaked_solution() {
-    let _serial = serial();
     let s = Scratch::new("leak");
     s.write(
         &format!("{L2}/src/exercises.rs"),
@@ -147,7 +145,6 @@ fn check_catches_a_leaked_solution() {
 
 #[test]
 fn a_scaffolded_lesson_passes_check() {
-    let _serial = serial();
     let s = Scratch::new("new");
     let out = s
         .xtask(&["new", "rope", "--title", "Rotary \"position\" embeddings"])
@@ -215,7 +212,6 @@ fn a_scaffolded_lesson_passes_check() {
 
 #[test]
 fn the_handout_builds_grades_and_passes_its_tests() {
-    let _serial = serial();
     let s = Scratch::new("dist");
     let handout = OutDir::new("handout");
     s.xtask(&["dist", handout.arg()])
@@ -318,7 +314,6 @@ fn the_handout_builds_grades_and_passes_its_tests() {
 
 #[test]
 fn a_submission_is_graded_against_the_pristine_checks_and_left_untouched() {
-    let _serial = serial();
     let s = Scratch::new("submission");
     let handout = OutDir::new("submission");
     s.xtask(&["dist", handout.arg()]).assert().success();

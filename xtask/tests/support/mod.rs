@@ -33,15 +33,6 @@ pub fn shared_target() -> PathBuf {
         .unwrap_or_else(|| course_root().join("target"))
 }
 
-/// Makes the tests of one binary that hold it take turns: local grading runs a lesson's check
-/// executables from the shared target folder after its build lock is released, so two tests
-/// grading different sources of one lesson at once could run the other's build, or find it being
-/// rebuilt (a race only copies sharing a target folder meet).
-pub fn serial() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 /// A scratch copy of the course, deleted on drop.
 pub struct Scratch {
     pub root: PathBuf,
