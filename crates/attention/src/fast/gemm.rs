@@ -27,7 +27,7 @@ use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2, s};
 
 #[cfg(feature = "simd")]
-mod tiles;
+pub(super) mod tiles;
 
 /// The AVX-512 GEMM: `8 × 16` blocks of `c` in sixteen 8-lane accumulators. `KC = 512`
 /// measured a little faster than 256 for the `D = 512` projections (one depth block).

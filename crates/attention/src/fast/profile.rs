@@ -133,3 +133,95 @@ fn profile_forward_overheads() {
     });
     println!("fresh (B, h, T, T) + (B, T, D), filled by 2 threads (freed later): {ms:.2} ms");
 }
+
+/// The machine's FMA peak: the SIMD levels exist only with the `simd` feature.
+#[cfg(feature = "simd")]
+mod peak {
+    use std::time::Instant;
+
+    /// Ten independent chains of fused multiply-adds on one level's vectors (enough to cover the
+    /// FMA latency of two units): the throughput no GEMM kernel of that level can beat.
+    struct FmaChains<S>(S, usize);
+
+    impl<S: super::super::gemm::tiles::Lanes> pulp::NullaryFnOnce for FmaChains<S> {
+        type Output = f64;
+
+        #[inline(always)]
+        fn call(self) -> f64 {
+            let FmaChains(simd, steps) = self;
+            let (a, b) = (
+                simd.splat(std::hint::black_box(1.0 - 1e-9)),
+                simd.splat(std::hint::black_box(1e-9)),
+            );
+            let mut acc = [simd.splat(std::hint::black_box(1.0)); 10];
+            for _ in 0..steps {
+                for x in &mut acc {
+                    *x = simd.mul_add(*x, a, b);
+                }
+            }
+            acc.iter()
+                .map(|v| pulp::bytemuck::cast_slice::<S::V, f64>(std::slice::from_ref(v))[0])
+                .sum()
+        }
+    }
+
+    /// GFLOP/s of [`FmaChains`] on one thread, the best of nine runs of about 0.2 s.
+    fn fma_gflops<S: super::super::gemm::tiles::Lanes>(simd: S) -> f64 {
+        let steps = 4_000_000;
+        let flops = (steps * 10 * S::W * 2) as f64;
+        let ms = (0..9)
+            .map(|_| {
+                let t = Instant::now();
+                std::hint::black_box(simd.vectorize(FmaChains(simd, std::hint::black_box(steps))));
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .fold(f64::INFINITY, f64::min);
+        flops / ms / 1e6
+    }
+
+    /// The machine's fused multiply-add peak per SIMD level, on one thread and on every core at
+    /// once (`cargo test --release -p attention --lib -- --ignored --nocapture fma_peak`), and the
+    /// shortest time the causal benchmark forward (`B = 8, T = 256, D = 512, h = 8`) could take at
+    /// that peak: its two projections (4.29 GFLOP) plus at least half of the attention's 1.07
+    /// GFLOP. The ratio targets are set against NumPy; this says how far any kernel could go.
+    #[test]
+    #[ignore = "timings, not a check"]
+    fn fma_peak() {
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let (b, t, d) = (8.0, 256.0, 512.0);
+        let least_gflop =
+            (2.0 * b * t * d * 3.0 * d + 2.0 * b * t * d * d + 2.0 * b * t * t * d) / 1e9;
+        let report = |name: &str, one: f64, all: f64| {
+            println!(
+                "{name}: one thread {one:.1} GFLOP/s, {threads} threads at once {all:.1} GFLOP/s in \
+                 all; the causal benchmark forward ({least_gflop:.2} GFLOP at least) needs at least \
+                 {:.1} ms at that peak",
+                least_gflop / all * 1e3
+            );
+        };
+        let run = |f: &(dyn Fn() -> f64 + Sync)| {
+            let one = f();
+            let all: f64 = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..threads).map(|_| s.spawn(f)).collect();
+                handles.into_iter().map(|h| h.join().unwrap()).sum()
+            });
+            (one, all)
+        };
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(simd) = pulp::x86::V4::try_new() {
+                let (one, all) = run(&|| fma_gflops(simd));
+                report("avx512", one, all);
+            }
+            if let Some(simd) = pulp::x86::V3::try_new() {
+                let (one, all) = run(&|| fma_gflops(simd));
+                report("avx2", one, all);
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        if let Some(simd) = pulp::aarch64::Neon::try_new() {
+            let (one, all) = run(&|| fma_gflops(simd));
+            report("neon", one, all);
+        }
+    }
+}
