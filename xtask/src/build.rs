@@ -328,9 +328,9 @@ fn keep_executables(built: &mut HashMap<String, Built>) -> Result<crate::fsutil:
 
 /// The folder of `target` where local builds of the course at `root` (its exercises, or its
 /// solutions) keep their own links to their check executables: one per course copy and side.
-fn local_checks_dir(target: &Path, root: &Path, solutions: bool) -> PathBuf {
+fn local_checks_dir(target: &Path, course_key: &str, solutions: bool) -> PathBuf {
     let side = if solutions { "solutions" } else { "exercises" };
-    let key = crate::manifest::sha256_hex(format!("{side} {}", root.display()).as_bytes());
+    let key = crate::manifest::sha256_hex(format!("{side} {course_key}").as_bytes());
     target.join("xtask").join(format!("checks-{}", &key[..16]))
 }
 
@@ -350,12 +350,10 @@ fn link_executables(
     root: &Path,
     solutions: bool,
 ) {
-    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let root = crate::workspace::course_key(root);
     let dir = local_checks_dir(target, &root, solutions);
     prune_checks_dirs(&target.join("xtask"), &dir);
-    if std::fs::create_dir_all(&dir).is_err()
-        || std::fs::write(dir.join(".root"), root.to_string_lossy().as_bytes()).is_err()
-    {
+    if std::fs::create_dir_all(&dir).is_err() || std::fs::write(dir.join(".root"), &root).is_err() {
         return;
     }
     for bins in built.values_mut() {

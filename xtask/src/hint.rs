@@ -7,10 +7,10 @@ use anyhow::{Result, bail};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// `target/xtask/hints.json`, per course copy when the target folder is shared (see
+/// [`crate::workspace::state_file`]).
 fn state_file(root: &Path) -> PathBuf {
-    crate::workspace::target_dir(root, None)
-        .join("xtask")
-        .join("hints.json")
+    crate::workspace::state_file(root, "hints")
 }
 
 fn load(path: &Path) -> BTreeMap<String, usize> {

@@ -17,21 +17,10 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Where the last grade is kept: `target/xtask/last-grade.json` (the same folder as the hint
-/// levels). With a `CARGO_TARGET_DIR` outside the course, which may serve several copies of it,
-/// the file name carries a hash of the course's path: `last-grade-<hash>.json`.
+/// levels; with a shared `CARGO_TARGET_DIR`, `last-grade-<hash>.json`: see
+/// [`crate::workspace::state_file`]).
 pub fn state_file(root: &Path) -> PathBuf {
-    let own = root.join("target");
-    match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
-        Some(target) if target != own => {
-            use sha2::Digest;
-            let hash = sha2::Sha256::digest(root_key(root).as_bytes());
-            let short: String = hash[..8].iter().map(|b| format!("{b:02x}")).collect();
-            target
-                .join("xtask")
-                .join(format!("last-grade-{short}.json"))
-        }
-        _ => own.join("xtask").join("last-grade.json"),
-    }
+    crate::workspace::state_file(root, "last-grade")
 }
 
 fn now_secs() -> u64 {
@@ -46,14 +35,7 @@ fn now_secs() -> u64 {
 fn load_value(root: &Path) -> Option<serde_json::Value> {
     let text = std::fs::read_to_string(state_file(root)).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    (value["root"].as_str() == Some(&root_key(root))).then_some(value)
-}
-
-fn root_key(root: &Path) -> String {
-    root.canonicalize()
-        .unwrap_or_else(|_| root.to_path_buf())
-        .to_string_lossy()
-        .into_owned()
+    (value["root"].as_str() == Some(&crate::workspace::course_key(root))).then_some(value)
 }
 
 /// Records a grade of the student's exercises; other grades (solutions, submissions) are ignored.
@@ -79,7 +61,7 @@ pub fn record(root: &Path, report: &Report) -> Result<()> {
     }
     let state = serde_json::json!({
         "schema_version": report.schema_version,
-        "root": root_key(root),
+        "root": crate::workspace::course_key(root),
         "lessons": lessons,
     });
     let path = state_file(root);

@@ -32,10 +32,36 @@ pub fn relative(root: &Path, path: &Path) -> String {
 }
 
 /// The folder cargo builds in for the course at `root`: `given`, else `$CARGO_TARGET_DIR`, else
-/// `root/target`. The grader's own state (build lock, freshness records, hints) lives there too.
+/// `root/target`. The grader's own state (build lock, freshness records, hints) lives there too
+/// (see [`state_file`]).
 pub fn target_dir(root: &Path, given: Option<&Path>) -> PathBuf {
     given
         .map(Path::to_path_buf)
         .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from))
         .unwrap_or_else(|| root.join("target"))
+}
+
+/// The course at `root` as one string: its canonical path (else the path as given). Several copies
+/// of the course may share one target folder; this tells their state apart.
+pub fn course_key(root: &Path) -> String {
+    root.canonicalize()
+        .unwrap_or_else(|_| root.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A file of the grader's state for the course at `root` (hint levels, the last grade):
+/// `target/xtask/<stem>.json`. With a `CARGO_TARGET_DIR` outside the course, which may serve
+/// several copies of it, the name carries a hash of the course's path: `<stem>-<hash>.json`.
+pub fn state_file(root: &Path, stem: &str) -> PathBuf {
+    let own = root.join("target");
+    match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
+        Some(target) if target != own => {
+            let hash = crate::manifest::sha256_hex(course_key(root).as_bytes());
+            target
+                .join("xtask")
+                .join(format!("{stem}-{}.json", &hash[..16]))
+        }
+        _ => own.join("xtask").join(format!("{stem}.json")),
+    }
 }

@@ -381,3 +381,32 @@ fn an_unofficial_grade_is_never_full_marks() {
         .stdout(predicate::str::contains("Full marks.").not())
         .stdout(predicate::str::contains("not full marks"));
 }
+
+/// `hint` shows one more level per call and remembers it outside the tree, for each copy of the
+/// course on its own: two copies sharing a target folder do not advance each other's hints.
+#[test]
+fn hints_advance_one_level_per_call_per_copy_of_the_course() {
+    let (a, b) = (Scratch::new("hints-a"), Scratch::new("hints-b"));
+    let levels = |s: &Scratch| {
+        let out = s.xtask(&["hint", "max_abs_diff"]).assert().success();
+        let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        let shown = text
+            .lines()
+            .filter(|l| {
+                l.trim_start()
+                    .split_once(". ")
+                    .is_some_and(|(n, _)| n.parse::<u32>().is_ok())
+            })
+            .count();
+        (shown, text)
+    };
+    let before = a.snapshot_tree();
+    let (first, text) = levels(&a);
+    assert_eq!(first, 1, "{text}");
+    let (second, text) = levels(&a);
+    assert_eq!(second, 2, "{text}");
+    // The other copy starts at the first level.
+    let (other, text) = levels(&b);
+    assert_eq!(other, 1, "{text}");
+    assert!(before == a.snapshot_tree(), "hint wrote into the course");
+}
