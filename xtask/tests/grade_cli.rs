@@ -431,11 +431,7 @@ fn copies_sharing_a_target_folder_each_run_their_own_checks() {
         "--format",
         "json",
     ];
-    let first = std::process::Command::new(assert_cmd::cargo::cargo_bin!("xtask"))
-        .current_dir(&solved.root)
-        .env("CARGO_TARGET_DIR", support::shared_target())
-        .env_remove("INSTA_UPDATE")
-        .args(args)
+    let first = support::xtask_process(&solved.root, &args)
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-use support::{OutDir, Scratch, shared_target, xtask_in};
+use support::{OutDir, Scratch, xtask_in, xtask_process};
 
 const EXERCISES: &str = "exercises/lesson01-why-heads/src/exercises.rs";
 const DRAW_HEAD_TODO: &str =
@@ -130,12 +130,7 @@ impl Lines {
 #[test]
 fn watch_regrades_after_a_save_and_stops_on_ctrl_c() {
     let s = Scratch::new("watch");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(["watch", "1"])
-        .current_dir(&s.root)
-        .env("CARGO_TARGET_DIR", shared_target())
-        .env("NO_COLOR", "1")
-        .env_remove("INSTA_UPDATE")
+    let mut child = xtask_process(&s.root, &["watch", "1"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

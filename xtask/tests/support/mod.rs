@@ -272,7 +272,13 @@ pub fn statuses(report: &serde_json::Value) -> BTreeMap<String, (String, String)
 /// `xtask ARGS` run in any course directory (a handout, a submission), with the shared target
 /// directory and no colour.
 pub fn xtask_in(dir: &Path, args: &[&str]) -> assert_cmd::Command {
-    let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("xtask");
+    assert_cmd::Command::from_std(xtask_process(dir, args))
+}
+
+/// The same command as [`xtask_in`], as a `std` command, for a test that starts it and goes on
+/// while it runs.
+pub fn xtask_process(dir: &Path, args: &[&str]) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"));
     cmd.current_dir(dir)
         .env("CARGO_TARGET_DIR", shared_target())
         .env_remove("INSTA_UPDATE")
