@@ -225,3 +225,63 @@ mod peak {
         }
     }
 }
+
+/// One causal head's attention split into its parts, one thread, `T = 256, hs = 64`: packing the
+/// keys and values, the scores, the softmax and `weights @ v`, each over the 64-query blocks
+/// (`cargo test --release -p attention --lib -- --ignored --nocapture attention_parts`).
+#[test]
+#[ignore = "timings, not a check"]
+fn profile_attention_parts() {
+    use super::gemm::Skip;
+    use ndarray::s;
+    let (t, d, heads) = (256, 512, 8);
+    let hs = d / heads;
+    let mut rs = RandomState::new(0);
+    let qkv: Array2<f64> = rs.randn((t, 3 * d));
+    let isa = Isa::new(Kernel::Avx512);
+    let scale = 0.125;
+    let mut w = Array2::<f64>::zeros((t, t));
+    let mut o = Array2::<f64>::zeros((t, hs));
+    let q = qkv.slice(s![.., 0..hs]);
+    let k = qkv.slice(s![.., d..d + hs]);
+    let v = qkv.slice(s![.., 2 * d..2 * d + hs]);
+    let pack = fastest_ms(41, || {
+        drop((PackedB::new(k.t(), 1, isa), PackedB::new(v, 1, isa)));
+    });
+    let kt = PackedB::new(k.t(), 1, isa);
+    let vp = PackedB::new(v, 1, isa);
+    let blocks = |f: &mut dyn FnMut(usize, usize)| {
+        let mut r0 = 0;
+        while r0 < t {
+            let r1 = (r0 + 64).min(t);
+            f(r0, r1);
+            r0 = r1;
+        }
+    };
+    let scores = fastest_ms(41, || {
+        blocks(&mut |r0, r1| {
+            kt.matmul_prefix(
+                scale,
+                q.slice(s![r0..r1, ..]),
+                w.slice_mut(s![r0..r1, ..r1]),
+                Skip::MaskedC { r0 },
+            )
+        })
+    });
+    let soft = fastest_ms(41, || {
+        blocks(&mut |r0, r1| softmax_rows(w.slice_mut(s![r0..r1, ..r1]), Some(r0), isa))
+    });
+    let av = fastest_ms(41, || {
+        blocks(&mut |r0, r1| {
+            vp.matmul_prefix(
+                1.0,
+                w.slice(s![r0..r1, ..r1]),
+                o.slice_mut(s![r0..r1, ..]),
+                Skip::ZeroA { r0 },
+            )
+        })
+    });
+    println!(
+        "one head: pack k, v {pack:.3} ms, scores {scores:.3} ms, softmax {soft:.3} ms, weights @ v {av:.3} ms"
+    );
+}
