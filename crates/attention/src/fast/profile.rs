@@ -285,3 +285,85 @@ fn profile_attention_parts() {
         "one head: pack k, v {pack:.3} ms, scores {scores:.3} ms, softmax {soft:.3} ms, weights @ v {av:.3} ms"
     );
 }
+
+/// Other AVX-512 tile shapes and blockings against the one in use (`8 × 16`, `KC = 512`,
+/// `MC = 256`) on the `(T, D) @ (D, 3D)` projection, one thread
+/// (`cargo test --release -p attention --lib -- --ignored --nocapture blocking`). The variants
+/// take turns in each of 30 rounds and each is reported as its median ratio to the first variant
+/// of the same round, so that the machine's drift (this VM's speed moves by half within minutes)
+/// cancels out.
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+#[test]
+#[ignore = "timings, not a check"]
+fn profile_blocking() {
+    use super::gemm::Skip;
+    use super::gemm::tiles::Tiles;
+    let (t, d) = (256, 512);
+    let mut rs = RandomState::new(0);
+    let x: Array2<f64> = rs.randn((t, d));
+    let w: Array2<f64> = rs.randn((d, 3 * d));
+    let Some(simd) = pulp::x86::V4::try_new() else {
+        return;
+    };
+    let mut c = Array2::<f64>::zeros((t, 3 * d));
+    let (x, w) = (&x, &w);
+    macro_rules! variant {
+        ($mr:literal, $nv:literal, $kc:literal, $mc:literal) => {{
+            type T = Tiles<pulp::x86::V4, $mr, $nv, { $nv * 8 }, $kc, $mc>;
+            let (buf, off) = T::pack_all(w.view(), 1);
+            let name = format!("{}x{} KC {} MC {}", $mr, $nv * 8, $kc, $mc);
+            (
+                name,
+                Box::new(move |c: &mut Array2<f64>| {
+                    let panels = &buf[off..off + T::packed_len(d, 3 * d)];
+                    T::matmul(
+                        simd,
+                        1.0,
+                        x.view(),
+                        panels,
+                        (d, 3 * d),
+                        c.view_mut(),
+                        Skip::None,
+                    )
+                }) as Box<dyn Fn(&mut Array2<f64>)>,
+            )
+        }};
+    }
+    let variants = [
+        variant!(8, 2, 512, 256),
+        variant!(8, 2, 256, 256),
+        variant!(8, 2, 384, 256),
+        variant!(8, 2, 512, 128),
+        variant!(12, 2, 512, 96),
+        variant!(14, 2, 256, 112),
+        variant!(8, 3, 512, 128),
+    ];
+    let mut ratios = vec![Vec::new(); variants.len()];
+    let mut best = vec![f64::INFINITY; variants.len()];
+    for _ in 0..30 {
+        let ms: Vec<f64> = variants
+            .iter()
+            .map(|(_, f)| {
+                (0..3)
+                    .map(|_| {
+                        let t0 = Instant::now();
+                        f(&mut c);
+                        t0.elapsed().as_secs_f64() * 1e3
+                    })
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .collect();
+        for i in 0..variants.len() {
+            ratios[i].push(ms[i] / ms[0]);
+            best[i] = best[i].min(ms[i]);
+        }
+    }
+    for (i, (name, _)) in variants.iter().enumerate() {
+        let r = &mut ratios[i];
+        r.sort_by(f64::total_cmp);
+        println!(
+            "{name}: median ratio to the first {:.3} (quartiles {:.3}-{:.3}), best {:.2} ms",
+            r[15], r[7], r[22], best[i]
+        );
+    }
+}
