@@ -137,7 +137,6 @@ fn profile_forward_overheads() {
 /// The machine's FMA peak: the SIMD levels exist only with the `simd` feature.
 #[cfg(feature = "simd")]
 mod peak {
-    use std::time::Instant;
 
     /// Ten independent chains of fused multiply-adds on one level's vectors (enough to cover the
     /// FMA latency of two units): the throughput no GEMM kernel of that level can beat.
@@ -169,13 +168,9 @@ mod peak {
     fn fma_gflops<S: super::super::gemm::tiles::Lanes>(simd: S) -> f64 {
         let steps = 4_000_000;
         let flops = (steps * 10 * S::W * 2) as f64;
-        let ms = (0..9)
-            .map(|_| {
-                let t = Instant::now();
-                std::hint::black_box(simd.vectorize(FmaChains(simd, std::hint::black_box(steps))));
-                t.elapsed().as_secs_f64() * 1e3
-            })
-            .fold(f64::INFINITY, f64::min);
+        let ms = super::fastest_ms(3, || {
+            std::hint::black_box(simd.vectorize(FmaChains(simd, std::hint::black_box(steps))));
+        });
         flops / ms / 1e6
     }
 
