@@ -32,13 +32,17 @@ pub fn relative(root: &Path, path: &Path) -> String {
 }
 
 /// The folder cargo builds in for the course at `root`: `given`, else `$CARGO_TARGET_DIR`, else
-/// `root/target`. The grader's own state (build lock, freshness records, hints) lives there too
-/// (see [`state_file`]).
+/// `root/target`; a relative folder is taken from `root`, where the grader runs cargo. The
+/// grader's own state (build lock, freshness records, hints) lives there too (see
+/// [`state_file`]).
 pub fn target_dir(root: &Path, given: Option<&Path>) -> PathBuf {
-    given
+    let dir = given
         .map(Path::to_path_buf)
-        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| root.join("target"))
+        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from));
+    match dir {
+        Some(dir) => root.join(dir),
+        None => root.join("target"),
+    }
 }
 
 /// The course at `root` as one string: its canonical path (else the path as given). Several copies
@@ -54,14 +58,13 @@ pub fn course_key(root: &Path) -> String {
 /// `target/xtask/<stem>.json`. With a `CARGO_TARGET_DIR` outside the course, which may serve
 /// several copies of it, the name carries a hash of the course's path: `<stem>-<hash>.json`.
 pub fn state_file(root: &Path, stem: &str) -> PathBuf {
-    let own = root.join("target");
-    match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
-        Some(target) if target != own => {
-            let hash = crate::manifest::sha256_hex(course_key(root).as_bytes());
-            target
-                .join("xtask")
-                .join(format!("{stem}-{}.json", &hash[..16]))
-        }
-        _ => own.join("xtask").join(format!("{stem}.json")),
+    let target = target_dir(root, None);
+    if target == root.join("target") {
+        target.join("xtask").join(format!("{stem}.json"))
+    } else {
+        let hash = crate::manifest::sha256_hex(course_key(root).as_bytes());
+        target
+            .join("xtask")
+            .join(format!("{stem}-{}.json", &hash[..16]))
     }
 }

@@ -453,3 +453,25 @@ fn copies_sharing_a_target_folder_each_run_their_own_checks() {
         assert_ne!(status, "passed", "stubs copy, {name}: {message}");
     }
 }
+
+/// A relative `CARGO_TARGET_DIR` is taken from the course root, where the grader runs cargo: the
+/// checks are built, found and run there (this one points at the tests' shared folder).
+#[test]
+fn a_relative_target_folder_is_taken_from_the_course_root() {
+    let s = Scratch::new("relative-target");
+    let target = support::shared_target();
+    let up = s.root.components().count() - 1;
+    let relative =
+        std::path::PathBuf::from("../".repeat(up)).join(target.strip_prefix("/").unwrap());
+    assert!(relative.is_relative() && s.root.join(&relative).join("debug").is_dir());
+    let out = s
+        .xtask(&["grade", "1", "--format", "json"])
+        .env("CARGO_TARGET_DIR", &relative)
+        .output()
+        .unwrap();
+    let all = statuses(&json_of(&out));
+    assert!(!all.is_empty());
+    for (name, (status, message)) in all {
+        assert_eq!(status, "not_started", "{name}: {message}");
+    }
+}
