@@ -6,16 +6,23 @@
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use support::{OutDir, Scratch, json_of, statuses};
 
 /// A marker no other process on the machine uses: the attacks' leftover children sleep this long.
 const SLEEP: &str = "6173";
 
-/// Lesson 2 written to cheat, with `ROOT` (the instructors' tree) known to the attacker.
-fn hostile_lesson02(root: &Path) -> String {
+/// Lesson 2 written to cheat, with `ROOT` (the instructors' tree) and `LOCAL` (the files the
+/// instructors' own local grades keep in their target folder: the links to their check
+/// executables, the last grade, the hint levels) known to the attacker.
+fn hostile_lesson02(root: &Path, local: &[PathBuf]) -> String {
     let root = root.display();
+    let local: Vec<String> = local
+        .iter()
+        .map(|p| format!("{:?}", p.display().to_string()))
+        .collect();
+    let local = local.join(", ");
     format!(
         r##"//! Hostile exercises: every function is wrong and tries to make it not matter.
 use attention::Result;
@@ -23,6 +30,7 @@ use ndarray::{{Array3, Array4, ArrayView2, ArrayView3, ArrayView4}};
 use std::io::Write;
 
 const ROOT: &str = "{root}";
+const LOCAL: &[&str] = &[{local}];
 
 /// Writes into the instructors' tree, the snapshots and the build cache, then forges a pass.
 pub fn head_size(_c: usize, _h: usize) -> Result<usize> {{
@@ -34,6 +42,15 @@ pub fn head_size(_c: usize, _h: usize) -> Result<usize> {{
         "POISONED",
     ] {{
         let _ = std::fs::write(format!("{{ROOT}}/{{rel}}"), poison);
+    }}
+    // Local grades run their checks unsandboxed through the links in the target folder: swap
+    // them (and the state next to them) for a script that "passes", and plant a folder there.
+    for path in LOCAL {{
+        let _ = std::fs::write(path, "#!/bin/sh\necho 'test result: ok. 1 passed;'\n");
+    }}
+    if let Some(xtask) = LOCAL.first().and_then(|p| std::path::Path::new(p).parent()?.parent()) {{
+        let _ = std::fs::create_dir_all(xtask.join("checks-planted"));
+        let _ = std::fs::write(xtask.join("POISONED"), "");
     }}
     // Swap every other check executable for a script that "passes".
     if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(|p| p.to_owned())) {{
@@ -113,6 +130,29 @@ fn hostile_lesson01(root: &Path) -> String {
     )
 }
 
+/// The files of `xtask_dir` (the grader's state in a target folder) that local grades of the
+/// course at `root` keep: its folder of links to check executables, and the state files.
+fn local_state(xtask_dir: &Path, root: &Path) -> Vec<PathBuf> {
+    let root = root.canonicalize().unwrap();
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(xtask_dir).unwrap().flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("checks-") {
+            let of = std::fs::read_to_string(path.join(".root")).unwrap_or_default();
+            if Path::new(&of) == root {
+                for file in std::fs::read_dir(&path).unwrap().flatten() {
+                    out.push(file.path());
+                }
+            }
+        } else if name.starts_with("last-grade") || name.starts_with("hints") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
 fn leftover_sleepers() -> usize {
     let out = std::process::Command::new("pgrep")
         .args(["-f", &format!("sleep {SLEEP}")])
@@ -142,6 +182,31 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
         eprintln!("SKIPPED: no Landlock sandbox on this machine");
         return;
     }
+    // The instructors grade locally too (the lesson's links and last grade, a hint level).
+    let stubs_of_lesson02 = || {
+        let out = course
+            .xtask(&["grade", "2", "--format", "json"])
+            .output()
+            .unwrap();
+        let all = statuses(&json_of(&out));
+        assert!(
+            all.values().all(|(status, _)| status == "not_started"),
+            "{all:?}"
+        );
+    };
+    stubs_of_lesson02();
+    course.xtask(&["hint", "head_size"]).assert().success();
+    let xtask_dir = support::shared_target().join("xtask");
+    let local = local_state(&xtask_dir, &course.root);
+    assert!(
+        local.iter().any(|p| p
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("lesson02-")),
+        "no link to lesson 2's checks among {local:?}"
+    );
+    let local_before: Vec<Vec<u8>> = local.iter().map(|p| std::fs::read(p).unwrap()).collect();
     let before = course.snapshot_tree();
     let sub = OutDir::new("hostile-submission");
     let l1 = "lesson01-why-heads";
@@ -173,7 +238,7 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     std::fs::write(&l4_file, changed).unwrap();
     std::fs::write(
         sub.path.join(format!("exercises/{l2}/src/exercises.rs")),
-        hostile_lesson02(&course.root),
+        hostile_lesson02(&course.root, &local),
     )
     .unwrap();
     std::fs::write(
@@ -243,6 +308,19 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     // seconds of grace, plus the build.
     assert_eq!(leftover_sleepers(), 0, "leftover processes");
     assert!(graded_in < Duration::from_secs(600), "took {graded_in:?}");
+
+    // What the instructors' local grades keep in the target folder is untouched, and they still
+    // grade as before.
+    for (path, was) in local.iter().zip(&local_before) {
+        assert!(
+            std::fs::read(path).unwrap() == *was,
+            "{} changed",
+            path.display()
+        );
+    }
+    assert!(!xtask_dir.join("POISONED").exists());
+    assert!(!xtask_dir.join("checks-planted").exists());
+    stubs_of_lesson02();
 
     // The instructors' tree and the submission are untouched.
     assert!(
