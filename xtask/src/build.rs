@@ -328,10 +328,10 @@ fn keep_executables(built: &mut HashMap<String, Built>) -> Result<crate::fsutil:
 
 /// The folder of `target` where local builds of the course at `root` (its exercises, or its
 /// solutions) keep their own links to their check executables: one per course copy and side.
-fn local_checks_dir(target: &Path, course_key: &str, solutions: bool) -> PathBuf {
+fn local_checks_dir(target: &Path, root: &Path, solutions: bool) -> PathBuf {
     let side = if solutions { "solutions" } else { "exercises" };
-    let key = crate::manifest::sha256_hex(format!("{side} {course_key}").as_bytes());
-    target.join("xtask").join(format!("checks-{}", &key[..16]))
+    let hash = crate::workspace::course_hash(root);
+    target.join("xtask").join(format!("checks-{side}-{hash}"))
 }
 
 /// Points every check executable of a local build of `root` at a link of its own in
@@ -350,10 +350,10 @@ fn link_executables(
     root: &Path,
     solutions: bool,
 ) {
-    let root = crate::workspace::course_key(root);
-    let dir = local_checks_dir(target, &root, solutions);
+    let dir = local_checks_dir(target, root, solutions);
     prune_checks_dirs(&target.join("xtask"), &dir);
-    if std::fs::create_dir_all(&dir).is_err() || std::fs::write(dir.join(".root"), &root).is_err() {
+    let key = crate::workspace::course_key(root);
+    if std::fs::create_dir_all(&dir).is_err() || std::fs::write(dir.join(".root"), key).is_err() {
         return;
     }
     for bins in built.values_mut() {
@@ -411,8 +411,9 @@ pub fn claim_exercise(root: &Path, lesson: &Lesson) -> Result<std::fs::File> {
 
 /// Takes the grader's build lock on the target directory, held until the returned file is dropped.
 ///
-/// Every build takes it, and a sandboxed build keeps it until its check executables are copied
-/// out of the shared target folder (see [`BuildOutput::private`]).
+/// Every build takes it and keeps it until its check executables have names of their own outside
+/// `debug/deps`: private copies for a sandboxed build (see [`BuildOutput::private`]), links for a
+/// local one (see [`link_executables`]).
 ///
 /// Submissions share one target directory, and cargo decides freshness by modification times,
 /// not by the workspace's path or the files' contents: another student's build of the same lesson

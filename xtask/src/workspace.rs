@@ -62,9 +62,15 @@ pub fn state_file(root: &Path, stem: &str) -> PathBuf {
     if target == root.join("target") {
         target.join("xtask").join(format!("{stem}.json"))
     } else {
-        let hash = crate::manifest::sha256_hex(course_key(root).as_bytes());
         target
             .join("xtask")
-            .join(format!("{stem}-{}.json", &hash[..16]))
+            .join(format!("{stem}-{}.json", course_hash(root)))
     }
+}
+
+/// 16 hex digits of the SHA-256 of [`course_key`]: the course in a file name.
+pub fn course_hash(root: &Path) -> String {
+    let mut hash = crate::manifest::sha256_hex(course_key(root).as_bytes());
+    hash.truncate(16);
+    hash
 }
