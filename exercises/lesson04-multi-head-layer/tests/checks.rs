@@ -342,7 +342,7 @@ fn forward_causal_self_attention() {
         MhaConfig::new(layer.heads).with_causal(true),
     )
     .unwrap();
-    let (fast_y, fast_w) = (fast.output, fast.weights);
+    let (fast_y, fast_w) = fast.into_parts();
     let (dy, dw) = (
         max_abs_diff(y.view(), fast_y.view()),
         max_abs_diff(w.view(), fast_w.view()),
@@ -444,7 +444,7 @@ fn fused_path_matches_core_fast_path() {
         MhaConfig::new(h).with_causal(true),
     )
     .unwrap();
-    let (fast_y, fast_w) = (fast.output, fast.weights);
+    let (fast_y, fast_w) = fast.into_parts();
     let (dy, dw) = (
         max_abs_diff(y.view(), fast_y.view()),
         max_abs_diff(w.view(), fast_w.view()),
