@@ -5,13 +5,22 @@
 # lesson crate of one student is byte-identical to another's, every submission rebuilds all of
 # its lesson crates and their checks, and from one student to the next about half the lessons
 # switch between a stub and a solution (the costliest rebuild: the checks recompile).
-#   Usage: scripts/bench-class.sh [STUDENTS] [JOBS]   (default 20 students, -j 2). Needs a
-#   committed tree (it clones HEAD) and Linux with Landlock for official grading.
+# With MODE `shared`, lessons left as handed out get no comment: they are byte-identical from one
+# student to the next (as in a real class), and the batch builds each of them once.
+#   Usage: scripts/bench-class.sh [STUDENTS] [JOBS] [distinct|shared]   (default 20 students,
+#   -j 2, distinct). Needs a committed tree (it clones HEAD) and Linux with Landlock for official
+#   grading.
 # Prints the batch's own summary, whose last lines give the first submission's time and the
 # marginal wall time per further submission.
 set -euo pipefail
 students=${1:-20}
 jobs=${2:-2}
+mode=${3:-distinct}
+case "$mode" in distinct | shared) ;; *)
+  echo "bench-class.sh: MODE is distinct or shared, not $mode" >&2
+  exit 2
+  ;;
+esac
 # shellcheck source=scripts/fresh-clone.sh
 source "$(dirname "$0")/fresh-clone.sh"
 cargo xtask dist "$dir/handout" >/dev/null
@@ -26,13 +35,15 @@ for n in $(seq -w 1 "$students"); do
     name=$(basename "$lesson")
     if (((7 * 10#$n + 3 * i) % 10 < 6)); then
       cp "$lesson/src/exercises.rs" "$student/exercises/$name/src/exercises.rs"
+    elif [ "$mode" = shared ]; then
+      continue
     fi
     printf '\n// student %s\n' "$n" >>"$student/exercises/$name/src/exercises.rs"
   done
 done
 
 printf 'CPU     %s, %s cores\n' "$(lscpu | sed -n 's/^Model name: *//p')" "$(nproc)"
-printf 'class   %s fully different submissions, -j %s\n' "$students" "$jobs"
+printf 'class   %s submissions (%s), -j %s\n' "$students" "$mode" "$jobs"
 start=$(date +%s.%N)
 cargo xtask grade --submissions "$dir/class" -j "$jobs" --gradebook "$dir/grades.csv" || true
 end=$(date +%s.%N)

@@ -105,6 +105,9 @@ pub struct Batch {
     pub total_seconds: f64,
     /// Submissions graded at once.
     pub parallel: usize,
+    /// Lesson builds run, and lesson builds reused from a submission with the same sources
+    /// (see [`crate::build_cache`]).
+    pub builds: (usize, usize),
 }
 
 impl Batch {
@@ -280,6 +283,15 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         .clone()
         .unwrap_or_else(|| crate::submission::target_dir(root));
     let parallel = opts.parallel.clamp(1, list.len());
+    let cache = std::sync::Arc::new(crate::build_cache::BuildCache::new()?);
+    let grade_opts = Options {
+        build_cache: Some(cache.clone()),
+        ..opts.grade.clone()
+    };
+    let opts = &BatchOptions {
+        grade: grade_opts,
+        ..opts.clone()
+    };
     let total = list.len();
     let done = AtomicUsize::new(0);
     let announce = |r: &Row| {
@@ -335,6 +347,7 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         first_seconds,
         total_seconds: started.elapsed().as_secs_f64(),
         parallel,
+        builds: cache.counts(),
     })
 }
 
@@ -446,6 +459,11 @@ pub fn summary(batch: &Batch) -> String {
             "Marginal cost: {m:.1} s of wall time per submission after the first"
         );
     }
+    let (built, reused) = batch.builds;
+    let _ = writeln!(
+        out,
+        "Lesson builds: {built} run, {reused} reused from a submission with the same sources"
+    );
     out
 }
 
@@ -495,6 +513,7 @@ mod tests {
             first_seconds: 0.1,
             total_seconds: 0.1,
             parallel: 1,
+            builds: (0, 0),
         };
         let csv = gradebook_csv(&batch).unwrap();
         assert_eq!(

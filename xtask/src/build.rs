@@ -44,7 +44,6 @@ pub struct BuildOutput {
     /// A sandboxed build's private copies of its check executables (the executables above live
     /// there), kept as long as the output: the next submission's build replaces the ones in the
     /// shared target folder while this one's checks still run.
-    #[expect(dead_code, reason = "held, never read: dropping it removes the copies")]
     pub private: Option<std::sync::Arc<crate::fsutil::TempDir>>,
 }
 

@@ -73,6 +73,7 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
         sandboxed_build: false,
         plant: None,
         isolate: false,
+        build_cache: None,
     };
     let solutions = grade::grade_detailed(root, course, &opts(true))?;
     section(

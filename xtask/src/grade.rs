@@ -47,6 +47,9 @@ pub struct Options {
     /// executable together and reruns alone those it cannot tell apart (see [`crate::grouped`]);
     /// sandboxed grading always isolates.
     pub isolate: bool,
+    /// Lesson builds shared by the submissions of one class run (see [`crate::build_cache`]);
+    /// used by sandboxed builds only.
+    pub build_cache: Option<std::sync::Arc<crate::build_cache::BuildCache>>,
 }
 
 /// A grading run with what the build said on the side (for `cargo xtask check`).
@@ -333,13 +336,24 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     let (output, listed) = match stamp.as_ref().and_then(Stamp::load) {
         Some(fresh) => fresh,
         None => (
-            build(
-                root,
-                &lessons,
-                opts.solutions,
-                opts.target_dir.as_deref(),
-                opts.sandboxed_build && sandboxed,
-            )?,
+            match &opts.build_cache {
+                Some(cache) if opts.sandboxed_build && sandboxed && !opts.solutions => {
+                    crate::build_cache::build(
+                        cache,
+                        root,
+                        course,
+                        &lessons,
+                        opts.target_dir.as_deref(),
+                    )?
+                }
+                _ => build(
+                    root,
+                    &lessons,
+                    opts.solutions,
+                    opts.target_dir.as_deref(),
+                    opts.sandboxed_build && sandboxed,
+                )?,
+            },
             HashMap::new(),
         ),
     };

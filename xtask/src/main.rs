@@ -23,6 +23,7 @@ mod blame;
 #[cfg(feature = "instructor")]
 mod bless;
 mod build;
+mod build_cache;
 mod cargo;
 #[cfg(feature = "instructor")]
 mod check;
@@ -527,6 +528,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 sandboxed_build: false,
                 plant,
                 isolate,
+                build_cache: None,
             };
             #[cfg(feature = "instructor")]
             if let Some(dir) = submissions {

@@ -298,6 +298,53 @@ fn a_class_is_graded_row_by_row() {
         serde_json::from_str(&std::fs::read_to_string(reports.join("broken.json")).unwrap())
             .unwrap();
     assert_eq!(broken["lessons"][0]["build"], "compile_error");
+    // Submissions with the same sources share one build (the class's stubs, the two full ones):
+    // their checks get the verdicts, points and messages of the one that was built.
+    let checks = |id: &str| -> Vec<serde_json::Value> {
+        let v: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(reports.join(format!("{id}.json"))).unwrap(),
+        )
+        .unwrap();
+        let mut out = vec![v["score"].clone(), v["lessons"][0]["build"].clone()];
+        for ex in v["lessons"][0]["exercises"].as_array().unwrap() {
+            for c in ex["checks"].as_array().unwrap() {
+                out.extend([
+                    c["status"].clone(),
+                    c["points"].clone(),
+                    c["message"].clone(),
+                ]);
+            }
+        }
+        out
+    };
+    for group in [
+        &["stubs", "exercises-only", "zipped", "nested-tar"][..],
+        &["full", "nested-zip"],
+    ] {
+        for id in &group[1..] {
+            assert_eq!(checks(id), checks(group[0]), "{id} against {}", group[0]);
+        }
+    }
+    let builds = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Lesson builds: "))
+        .unwrap_or_else(|| panic!("no line on builds:\n{stdout}"));
+    let count = |what: &str| -> usize {
+        builds
+            .split(", ")
+            .find_map(|part| part.strip_suffix(what))
+            .and_then(|n| n.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{builds}"))
+    };
+    let (built, reused) = (
+        count(" run"),
+        count(" reused from a submission with the same sources"),
+    );
+    assert_eq!(built + reused, 8, "{builds}");
+    // Four distinct sources (stubs, full, hostile, broken); two submissions taken at once can
+    // both build one of them before either is kept.
+    assert!(reused >= 2, "{builds}");
 
     // The summary.
     assert!(stdout.contains("Scores per lesson"), "{stdout}");

@@ -1,0 +1,205 @@
+//! Within one class run (`grade --submissions`), submissions whose sources of a lesson are the same
+//! share that lesson's build.
+//!
+//! A class holds many copies of the same lesson crate: every student who left a lesson as handed
+//! out, archives of the same work. The shared target folder already reuses a build when the
+//! previous submission had the same sources (see `build.rs`, `decide_by_content`), but any other
+//! submission in between makes cargo rebuild. This cache keeps, for the length of the run, the
+//! check executables of every lesson a sandboxed build produced, under a key naming everything the
+//! build read:
+//! the lesson, the SHA-256 of its student sources in the grading copy (after the grader's own
+//! changes, such as replacing a crate that uses `unsafe`), and of every other file of the grading
+//! copy except the student sources of all lessons (the checks, the core, the lock file, the course
+//! file). A submission whose lessons are all in the cache runs no cargo at all.
+//!
+//! Only successful builds are kept; a build that failed is tried again. The cache lives in a
+//! private scratch folder of the grader, which neither sandboxed builds nor checks can write; a
+//! grade runs its own copies of the cached executables in its own private folder (as it runs
+//! copies of the ones it built), so no check can read another student's executables.
+
+use crate::build::{BuildOutput, Built, CheckBinary};
+use crate::course::Lesson;
+use anyhow::{Context as _, Result};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The check executables and warnings of one lesson's build, kept for the run.
+#[derive(Debug, Clone)]
+struct Entry {
+    bins: Vec<CheckBinary>,
+    warnings: Vec<String>,
+}
+
+/// The lesson builds of one class run, by content (see the module's documentation).
+#[derive(Debug)]
+pub struct BuildCache {
+    dir: crate::fsutil::TempDir,
+    entries: Mutex<HashMap<String, Entry>>,
+    built: AtomicUsize,
+    reused: AtomicUsize,
+    /// Numbers the folders builds are copied into, so that two submissions with the same sources
+    /// built at once never write the same files (a third could be copying them meanwhile).
+    serial: AtomicUsize,
+}
+
+impl BuildCache {
+    /// An empty cache in a new scratch folder.
+    pub fn new() -> Result<Self> {
+        Ok(Self {
+            dir: crate::fsutil::scratch_dir("class-builds")?,
+            entries: Mutex::default(),
+            built: AtomicUsize::new(0),
+            reused: AtomicUsize::new(0),
+            serial: AtomicUsize::new(0),
+        })
+    }
+
+    /// `(lessons built, lessons whose build was reused)` so far.
+    pub fn counts(&self) -> (usize, usize) {
+        (
+            self.built.load(Ordering::SeqCst),
+            self.reused.load(Ordering::SeqCst),
+        )
+    }
+
+    fn get(&self, key: &str) -> Option<Entry> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.get(key).cloned()
+    }
+
+    /// Keeps copies of `bins` (private copies made under the build lock) under `key`.
+    fn put(&self, key: &str, bins: &[CheckBinary], warnings: &[String]) -> Result<()> {
+        let serial = self.serial.fetch_add(1, Ordering::SeqCst);
+        let dir = self.dir.path().join(serial.to_string());
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let kept = copy_bins(bins, &dir)?;
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        if entries.contains_key(key) {
+            drop(entries);
+            let _ = std::fs::remove_dir_all(&dir);
+        } else {
+            entries.insert(
+                key.to_owned(),
+                Entry {
+                    bins: kept,
+                    warnings: warnings.to_vec(),
+                },
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Copies every executable of `bins` into `dir` (same file names) and returns them there.
+fn copy_bins(bins: &[CheckBinary], dir: &Path) -> Result<Vec<CheckBinary>> {
+    bins.iter()
+        .map(|bin| {
+            let name = bin
+                .exe
+                .file_name()
+                .context("a check executable without a name")?;
+            let copy = dir.join(name);
+            std::fs::copy(&bin.exe, &copy)
+                .with_context(|| format!("cannot copy {}", bin.exe.display()))?;
+            Ok(CheckBinary {
+                exe: copy,
+                hidden: bin.hidden,
+                identity: None,
+            })
+        })
+        .collect()
+}
+
+/// True for the student sources of any lesson of the grading copy (`exercises/<dir>/src/**`).
+fn student_source(lessons: &[PathBuf], rel: &str) -> bool {
+    lessons.iter().any(|src| {
+        rel.strip_prefix(src.to_string_lossy().as_ref())
+            .is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
+/// The key of each lesson of `lessons` in the grading copy `root` of `course`.
+fn keys(root: &Path, course: &crate::course::Course, lessons: &[&Lesson]) -> Vec<String> {
+    let sources: Vec<PathBuf> = course
+        .lessons
+        .iter()
+        .map(|l| {
+            PathBuf::from(crate::workspace::relative(
+                root,
+                &l.crate_dir(root, false).join("src"),
+            ))
+        })
+        .collect();
+    let read = |base: &Path, files: Vec<String>| -> Vec<(String, Vec<u8>)> {
+        files
+            .into_iter()
+            .map(|rel| {
+                let bytes = std::fs::read(base.join(&rel)).unwrap_or_default();
+                (rel, bytes)
+            })
+            .collect()
+    };
+    let others = crate::fsutil::files_under(root, root, &|rel, _| student_source(&sources, rel));
+    let instructors = crate::manifest::sources_digest(&read(root, others));
+    lessons
+        .iter()
+        .map(|lesson| {
+            let src = lesson.crate_dir(root, false).join("src");
+            let files = crate::fsutil::files_under(&src, &src, &|_, _| false);
+            let own = crate::manifest::sources_digest(&read(&src, files));
+            let key = format!("{}\n{own}\n{instructors}\n", lesson.id);
+            crate::manifest::sha256_hex(key.as_bytes())[..32].to_owned()
+        })
+        .collect()
+}
+
+/// A sandboxed build of the exercises of `lessons` in the grading copy `root` of `course`, into
+/// `target_dir`, taking every lesson it can from `cache` and adding the ones it builds. The
+/// executables of the result are private copies, as [`crate::build::build`]'s are.
+pub fn build(
+    cache: &BuildCache,
+    root: &Path,
+    course: &crate::course::Course,
+    lessons: &[&Lesson],
+    target_dir: Option<&Path>,
+) -> Result<BuildOutput> {
+    let keys = keys(root, course, lessons);
+    let (hits, misses): (Vec<_>, Vec<_>) = lessons
+        .iter()
+        .zip(&keys)
+        .map(|(lesson, key)| (*lesson, key, cache.get(key)))
+        .partition(|(_, _, entry)| entry.is_some());
+    let to_build: Vec<&Lesson> = misses.iter().map(|(lesson, _, _)| *lesson).collect();
+    let mut out = if to_build.is_empty() {
+        BuildOutput {
+            private: Some(std::sync::Arc::new(crate::fsutil::scratch_dir("checks")?)),
+            ..BuildOutput::default()
+        }
+    } else {
+        crate::build::build(root, &to_build, false, target_dir, true)?
+    };
+    for (lesson, key, _) in &misses {
+        cache.built.fetch_add(1, Ordering::SeqCst);
+        if let Some(Built::Ok(bins)) = out.lessons.get(&lesson.id) {
+            let warnings = out.warnings.get(&lesson.id).cloned().unwrap_or_default();
+            cache.put(key, bins, &warnings)?;
+        }
+    }
+    let private = out
+        .private
+        .clone()
+        .context("a sandboxed build keeps private copies of its executables")?;
+    for (lesson, _, entry) in hits {
+        let entry = entry.expect("partitioned by presence");
+        cache.reused.fetch_add(1, Ordering::SeqCst);
+        let bins = copy_bins(&entry.bins, private.path())?;
+        out.lessons.insert(lesson.id.clone(), Built::Ok(bins));
+        if !entry.warnings.is_empty() {
+            out.warnings.insert(lesson.id.clone(), entry.warnings);
+        }
+    }
+    Ok(out)
+}
