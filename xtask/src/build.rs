@@ -377,20 +377,39 @@ fn link_executables(
     }
 }
 
-/// Removes the `checks-*` folders of `xtask_dir` (but `keep`) whose course copy is gone.
+/// Removes the `checks-<side>-<course hash>` folders of `xtask_dir` (but `keep`) whose course copy
+/// is gone, with that copy's freshness records (`fresh-<course hash>-*.json`, see
+/// [`crate::freshness`]) and records named the way earlier versions named them (`fresh-<key>.json`,
+/// never read again).
 fn prune_checks_dirs(xtask_dir: &Path, keep: &Path) {
     let Ok(entries) = std::fs::read_dir(xtask_dir) else {
         return;
     };
+    let mut gone_courses = Vec::new();
+    let mut records = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
-        if path == keep || !entry.file_name().to_string_lossy().starts_with("checks-") {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(rest) = name.strip_prefix("fresh-") {
+            records.push((path, rest.to_owned()));
+            continue;
+        }
+        if path == keep || !name.starts_with("checks-") {
             continue;
         }
         let gone = std::fs::read_to_string(path.join(".root"))
             .map_or(true, |root| !Path::new(&root).exists());
         if gone {
             let _ = std::fs::remove_dir_all(&path);
+            if let Some((_, hash)) = name.rsplit_once('-') {
+                gone_courses.push(format!("{hash}-"));
+            }
+        }
+    }
+    for (path, rest) in records {
+        let old_name = !rest.trim_end_matches(".json").contains('-');
+        if old_name || gone_courses.iter().any(|c| rest.starts_with(c.as_str())) {
+            let _ = std::fs::remove_file(path);
         }
     }
 }
@@ -671,12 +690,25 @@ mod tests {
             &|_, _| false,
         );
         assert_eq!(names, [".root", "lesson02-0123"]);
-        // A copy that is gone loses its folder at the next local build.
+        // A copy that is gone loses its folder and its freshness records at the next local build;
+        // records of old versions' naming go too, the other copy's stay.
         let a_dir = a_exe.parent().unwrap().to_path_buf();
+        let xtask = target.path().join("xtask");
+        let record = |root: &Path, key: &str| {
+            let hash = crate::workspace::course_hash(root);
+            let file = xtask.join(format!("fresh-{hash}-{key}.json"));
+            std::fs::write(&file, "{}").unwrap();
+            file
+        };
+        let (a_record, b_record) = (record(a.path(), "00aa"), record(b.path(), "00bb"));
+        let old_record = xtask.join("fresh-0123456789abcdef.json");
+        std::fs::write(&old_record, "{}").unwrap();
         drop(a);
         link_executables(&mut built(), target.path(), b.path(), false);
         assert!(!a_dir.exists());
         assert!(b_exe.exists());
+        assert!(!a_record.exists() && !old_record.exists());
+        assert!(b_record.exists());
     }
 
     #[test]

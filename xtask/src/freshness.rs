@@ -6,8 +6,10 @@
 //! `solutions/` except `target` folders), together with the build's arguments and the environment
 //! that changes cargo's output. After a build in which every lesson compiled, it keeps that hash
 //! with the check executables (their sizes and modification times right after the build, under
-//! the build lock) and their test lists in `<target>/xtask/fresh-<key>.json` (the key hashes the
-//! course's path and the build's arguments). The next grade with the same hash and untouched executables
+//! the build lock) and their test lists in `<target>/xtask/fresh-<course>-<key>.json` (the course
+//! hash of [`crate::workspace::course_hash`], then a hash of the course's path and the build's
+//! arguments; a course copy that is gone loses its records with its checks' links, see
+//! `build.rs`). The next grade with the same hash and untouched executables
 //! reuses them without running cargo. Any other outcome runs cargo as usual. Submissions never
 //! use this: their builds are decided by content in the sandbox (see [`crate::build`]).
 
@@ -128,7 +130,10 @@ impl Stamp {
         // Kept in the folder cargo builds in, never in the course tree.
         let target = crate::workspace::target_dir(root, target_dir);
         Stamp {
-            file: target.join("xtask").join(format!("fresh-{key}.json")),
+            file: target.join("xtask").join(format!(
+                "fresh-{}-{key}.json",
+                crate::workspace::course_hash(root)
+            )),
             inputs: hex(&inputs.finalize()),
         }
     }
