@@ -121,8 +121,9 @@ fn student_source(lessons: &[PathBuf], rel: &str) -> bool {
     })
 }
 
-/// The key of each lesson of `lessons` in the grading copy `root` of `course`.
-fn keys(root: &Path, course: &crate::course::Course, lessons: &[&Lesson]) -> Vec<String> {
+/// The key of each lesson of `lessons` in the grading copy `root` of `course`; `None` (never
+/// shared) when a file it covers cannot be read.
+fn keys(root: &Path, course: &crate::course::Course, lessons: &[&Lesson]) -> Vec<Option<String>> {
     let sources: Vec<PathBuf> = course
         .lessons
         .iter()
@@ -133,25 +134,22 @@ fn keys(root: &Path, course: &crate::course::Course, lessons: &[&Lesson]) -> Vec
             ))
         })
         .collect();
-    let read = |base: &Path, files: Vec<String>| -> Vec<(String, Vec<u8>)> {
-        files
+    let digest = |base: &Path, files: Vec<String>| -> Option<String> {
+        let read: std::io::Result<Vec<(String, Vec<u8>)>> = files
             .into_iter()
-            .map(|rel| {
-                let bytes = std::fs::read(base.join(&rel)).unwrap_or_default();
-                (rel, bytes)
-            })
-            .collect()
+            .map(|rel| Ok((rel.clone(), std::fs::read(base.join(&rel))?)))
+            .collect();
+        Some(crate::manifest::sources_digest(&read.ok()?))
     };
     let others = crate::fsutil::files_under(root, root, &|rel, _| student_source(&sources, rel));
-    let instructors = crate::manifest::sources_digest(&read(root, others));
+    let instructors = digest(root, others);
     lessons
         .iter()
         .map(|lesson| {
             let src = lesson.crate_dir(root, false).join("src");
-            let files = crate::fsutil::files_under(&src, &src, &|_, _| false);
-            let own = crate::manifest::sources_digest(&read(&src, files));
-            let key = format!("{}\n{own}\n{instructors}\n", lesson.id);
-            crate::manifest::sha256_hex(key.as_bytes())[..32].to_owned()
+            let own = digest(&src, crate::fsutil::files_under(&src, &src, &|_, _| false))?;
+            let key = format!("{}\n{own}\n{}\n", lesson.id, instructors.as_ref()?);
+            Some(crate::manifest::sha256_hex(key.as_bytes())[..32].to_owned())
         })
         .collect()
 }
@@ -170,7 +168,7 @@ pub fn build(
     let (hits, misses): (Vec<_>, Vec<_>) = lessons
         .iter()
         .zip(&keys)
-        .map(|(lesson, key)| (*lesson, key, cache.get(key)))
+        .map(|(lesson, key)| (*lesson, key, key.as_deref().and_then(|k| cache.get(k))))
         .partition(|(_, _, entry)| entry.is_some());
     let to_build: Vec<&Lesson> = misses.iter().map(|(lesson, _, _)| *lesson).collect();
     let mut out = if to_build.is_empty() {
@@ -183,7 +181,7 @@ pub fn build(
     };
     for (lesson, key, _) in &misses {
         cache.built.fetch_add(1, Ordering::SeqCst);
-        if let Some(Built::Ok(bins)) = out.lessons.get(&lesson.id) {
+        if let (Some(key), Some(Built::Ok(bins))) = (key, out.lessons.get(&lesson.id)) {
             let warnings = out.warnings.get(&lesson.id).cloned().unwrap_or_default();
             cache.put(key, bins, &warnings)?;
         }
