@@ -311,18 +311,30 @@ fn keep_executables(built: &mut HashMap<String, Built>) -> Result<crate::fsutil:
     let private = crate::fsutil::scratch_dir("checks")?;
     for bins in built.values_mut() {
         let Built::Ok(bins) = bins else { continue };
-        for bin in bins {
+        *bins = copy_executables(bins, private.path())?;
+    }
+    Ok(private)
+}
+
+/// Copies every executable of `bins` into `dir` (same file names) and returns them there (with
+/// no identity: only local builds, which never copy, keep one).
+pub(crate) fn copy_executables(bins: &[CheckBinary], dir: &Path) -> Result<Vec<CheckBinary>> {
+    bins.iter()
+        .map(|bin| {
             let name = bin
                 .exe
                 .file_name()
                 .context("a check executable without a name")?;
-            let copy = private.path().join(name);
+            let copy = dir.join(name);
             std::fs::copy(&bin.exe, &copy)
                 .with_context(|| format!("cannot copy {}", bin.exe.display()))?;
-            bin.exe = copy;
-        }
-    }
-    Ok(private)
+            Ok(CheckBinary {
+                exe: copy,
+                hidden: bin.hidden,
+                identity: None,
+            })
+        })
+        .collect()
 }
 
 /// The folder of `target` where local builds of the course at `root` (its exercises, or its

@@ -75,7 +75,7 @@ impl BuildCache {
         let dir = self.dir.path().join(serial.to_string());
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
-        let kept = copy_bins(bins, &dir)?;
+        let kept = crate::build::copy_executables(bins, &dir)?;
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         if entries.contains_key(key) {
             drop(entries);
@@ -91,26 +91,6 @@ impl BuildCache {
         }
         Ok(())
     }
-}
-
-/// Copies every executable of `bins` into `dir` (same file names) and returns them there.
-fn copy_bins(bins: &[CheckBinary], dir: &Path) -> Result<Vec<CheckBinary>> {
-    bins.iter()
-        .map(|bin| {
-            let name = bin
-                .exe
-                .file_name()
-                .context("a check executable without a name")?;
-            let copy = dir.join(name);
-            std::fs::copy(&bin.exe, &copy)
-                .with_context(|| format!("cannot copy {}", bin.exe.display()))?;
-            Ok(CheckBinary {
-                exe: copy,
-                hidden: bin.hidden,
-                identity: None,
-            })
-        })
-        .collect()
 }
 
 /// True for the student sources of any lesson of the grading copy (`exercises/<dir>/src/**`).
@@ -193,7 +173,7 @@ pub fn build(
     for (lesson, _, entry) in hits {
         let entry = entry.expect("partitioned by presence");
         cache.reused.fetch_add(1, Ordering::SeqCst);
-        let bins = copy_bins(&entry.bins, private.path())?;
+        let bins = crate::build::copy_executables(&entry.bins, private.path())?;
         out.lessons.insert(lesson.id.clone(), Built::Ok(bins));
         if !entry.warnings.is_empty() {
             out.warnings.insert(lesson.id.clone(), entry.warnings);
