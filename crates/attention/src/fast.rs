@@ -388,14 +388,19 @@ impl Head<'_> {
         let mut r0 = 0;
         while r0 < t {
             let r1 = (r0 + causal_block(shape.isa)).min(t);
-            // Keys `r1..` are masked for the whole block: never computed, set to zero here.
-            self.w.slice_mut(s![r0..r1, r1..]).fill(0.0);
-            let mut wb = self.w.slice_mut(s![r0..r1, ..r1]);
             let q = self.q.slice(s![r0..r1, ..]);
-            kt.matmul_prefix(scale, q, wb.view_mut(), Skip::MaskedC { r0 });
-            softmax_rows(wb.view_mut(), Some(r0), shape.isa);
+            kt.matmul_prefix(
+                scale,
+                q,
+                self.w.slice_mut(s![r0..r1, ..r1]),
+                Skip::MaskedC { r0 },
+            );
+            // Over whole rows: the softmax zeroes everything after each query's own key, so the
+            // keys `r1..` that this block never computes are zeroed too (in one contiguous fill
+            // per row; the buffer may be a recycled one).
+            softmax_rows(self.w.slice_mut(s![r0..r1, ..]), Some(r0), shape.isa);
             let o = self.o.slice_mut(s![r0..r1, ..]);
-            v.matmul_prefix(1.0, wb.view(), o, Skip::ZeroA { r0 });
+            v.matmul_prefix(1.0, self.w.slice(s![r0..r1, ..r1]), o, Skip::ZeroA { r0 });
             r0 = r1;
         }
     }
