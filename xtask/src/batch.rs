@@ -459,11 +459,14 @@ pub fn summary(batch: &Batch) -> String {
             "Marginal cost: {m:.1} s of wall time per submission after the first"
         );
     }
+    // Counted by sandboxed builds only (without a sandbox, nothing is shared).
     let (built, reused) = batch.builds;
-    let _ = writeln!(
-        out,
-        "Lesson builds: {built} run, {reused} reused from a submission with the same sources"
-    );
+    if built + reused > 0 {
+        let _ = writeln!(
+            out,
+            "Lesson builds: {built} run, {reused} reused from a submission with the same sources"
+        );
+    }
     out
 }
 
