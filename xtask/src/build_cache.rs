@@ -15,7 +15,10 @@
 //! Only successful builds are kept; a build that failed is tried again. The cache lives in a
 //! private scratch folder of the grader, which neither sandboxed builds nor checks can write; a
 //! grade runs its own copies of the cached executables in its own private folder (as it runs
-//! copies of the ones it built), so no check can read another student's executables.
+//! copies of the ones it built), so no check can read another student's executables. Each copy is
+//! also checked against the SHA-256 its executable had when it was kept, so that even a check that
+//! got out of its sandbox could not have a later student graded with its code: a kept build that
+//! changed is forgotten and the lesson built again.
 
 use crate::build::{BuildOutput, Built, CheckBinary};
 use crate::course::Lesson;
@@ -29,7 +32,32 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 #[derive(Debug, Clone)]
 struct Entry {
     bins: Vec<CheckBinary>,
+    /// The SHA-256 of each executable as it was built.
+    sha256: Vec<String>,
     warnings: Vec<String>,
+}
+
+impl Entry {
+    /// Copies of the executables in `dir`, each checked against the hash taken when it was kept
+    /// (nothing can write the cache, and should anything have, a changed file is never run);
+    /// `None`, with the copies removed, when one differs or cannot be read.
+    fn copy_verified(&self, dir: &Path) -> Option<Vec<CheckBinary>> {
+        let copies = crate::build::copy_executables(&self.bins, dir).ok()?;
+        let same = copies
+            .iter()
+            .zip(&self.sha256)
+            .all(|(bin, sha)| sha256_of(&bin.exe).as_ref() == Some(sha));
+        if !same {
+            for bin in &copies {
+                let _ = std::fs::remove_file(&bin.exe);
+            }
+        }
+        same.then_some(copies)
+    }
+}
+
+fn sha256_of(path: &Path) -> Option<String> {
+    Some(crate::manifest::sha256_hex(&std::fs::read(path).ok()?))
 }
 
 /// The lesson builds of one class run, by content (see the module's documentation).
@@ -69,6 +97,11 @@ impl BuildCache {
         entries.get(key).cloned()
     }
 
+    fn forget(&self, key: &str) {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.remove(key);
+    }
+
     /// Keeps copies of `bins` (private copies made under the build lock) under `key`.
     fn put(&self, key: &str, bins: &[CheckBinary], warnings: &[String]) -> Result<()> {
         let serial = self.serial.fetch_add(1, Ordering::SeqCst);
@@ -76,6 +109,10 @@ impl BuildCache {
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
         let kept = crate::build::copy_executables(bins, &dir)?;
+        let sha256 = bins
+            .iter()
+            .map(|bin| sha256_of(&bin.exe).context("cannot read a check executable"))
+            .collect::<Result<Vec<_>>>()?;
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         if entries.contains_key(key) {
             drop(entries);
@@ -85,6 +122,7 @@ impl BuildCache {
                 key.to_owned(),
                 Entry {
                     bins: kept,
+                    sha256,
                     warnings: warnings.to_vec(),
                 },
             );
@@ -145,38 +183,61 @@ pub fn build(
     target_dir: Option<&Path>,
 ) -> Result<BuildOutput> {
     let keys = keys(root, course, lessons);
-    let (hits, misses): (Vec<_>, Vec<_>) = lessons
-        .iter()
-        .zip(&keys)
-        .map(|(lesson, key)| (*lesson, key, key.as_deref().and_then(|k| cache.get(k))))
-        .partition(|(_, _, entry)| entry.is_some());
-    let to_build: Vec<&Lesson> = misses.iter().map(|(lesson, _, _)| *lesson).collect();
+    // Known lessons first, copied into a private folder and checked; a lesson whose kept build
+    // fails the check is forgotten and built again.
+    let reused_dir = crate::fsutil::scratch_dir("checks")?;
+    let mut reused = Vec::new();
+    let mut to_build = Vec::new();
+    for (lesson, key) in lessons.iter().zip(&keys) {
+        let entry = key.as_deref().and_then(|k| cache.get(k));
+        match entry
+            .as_ref()
+            .and_then(|e| e.copy_verified(reused_dir.path()))
+        {
+            Some(bins) => reused.push((*lesson, bins, entry.map(|e| e.warnings))),
+            None => {
+                if let (Some(key), Some(_)) = (key, entry) {
+                    cache.forget(key);
+                }
+                to_build.push((*lesson, key));
+            }
+        }
+    }
     let mut out = if to_build.is_empty() {
         BuildOutput {
-            private: Some(std::sync::Arc::new(crate::fsutil::scratch_dir("checks")?)),
+            private: Some(std::sync::Arc::new(reused_dir)),
             ..BuildOutput::default()
         }
     } else {
-        crate::build::build(root, &to_build, false, target_dir, true)?
+        let built: Vec<&Lesson> = to_build.iter().map(|(lesson, _)| *lesson).collect();
+        let out = crate::build::build(root, &built, false, target_dir, true)?;
+        // The checked copies join the build's own private copies (a rename: the same files).
+        let private = out
+            .private
+            .clone()
+            .context("a sandboxed build keeps private copies of its executables")?;
+        for (_, bins, _) in &mut reused {
+            for bin in bins {
+                let to = private.path().join(bin.exe.file_name().unwrap_or_default());
+                std::fs::rename(&bin.exe, &to)
+                    .with_context(|| format!("cannot move {}", bin.exe.display()))?;
+                bin.exe = to;
+            }
+        }
+        out
     };
-    for (lesson, key, _) in &misses {
+    for (lesson, key) in &to_build {
         cache.built.fetch_add(1, Ordering::SeqCst);
         if let (Some(key), Some(Built::Ok(bins))) = (key, out.lessons.get(&lesson.id)) {
             let warnings = out.warnings.get(&lesson.id).cloned().unwrap_or_default();
             cache.put(key, bins, &warnings)?;
         }
     }
-    let private = out
-        .private
-        .clone()
-        .context("a sandboxed build keeps private copies of its executables")?;
-    for (lesson, _, entry) in hits {
-        let entry = entry.expect("partitioned by presence");
+    for (lesson, bins, warnings) in reused {
         cache.reused.fetch_add(1, Ordering::SeqCst);
-        let bins = crate::build::copy_executables(&entry.bins, private.path())?;
         out.lessons.insert(lesson.id.clone(), Built::Ok(bins));
-        if !entry.warnings.is_empty() {
-            out.warnings.insert(lesson.id.clone(), entry.warnings);
+        if let Some(warnings) = warnings.filter(|w| !w.is_empty()) {
+            out.warnings.insert(lesson.id.clone(), warnings);
         }
     }
     Ok(out)

@@ -824,3 +824,132 @@ fn junit_follows_junit_10_xsd_and_a_junit_reader_reads_it() {
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     assert_valid_report(&v, "grade --format json");
 }
+
+/// Lesson 1's reference solution, except that `draw_head` (which most checks call) first copies
+/// its own check executable over every file of every class-run build cache it can find under the
+/// grader's scratch folder `grader_tmp`: if that worked, the next student whose lesson 1 has the
+/// same sources as an earlier one would be graded with this student's code.
+fn poisoning_lesson01(course: &Scratch, grader_tmp: &Path) -> String {
+    let solution = std::fs::read_to_string(
+        course
+            .root
+            .join("solutions")
+            .join(L1)
+            .join("src/exercises.rs"),
+    )
+    .unwrap();
+    let renamed = solution.replacen("pub fn draw_head(", "fn draw_head_honest(", 1);
+    assert_ne!(
+        renamed, solution,
+        "the lesson 1 solution changed: update this attack"
+    );
+    format!(
+        r#"{renamed}
+pub fn draw_head(rng: &mut RandomState, c: usize, hs: usize, scale: f64) -> Head {{
+    if let Ok(me) = std::env::current_exe() {{
+        let ls = |dir: &std::path::Path| -> Vec<std::path::PathBuf> {{
+            std::fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .collect()
+        }};
+        for cache in ls(std::path::Path::new({grader_tmp:?})) {{
+            if cache.to_string_lossy().contains("class-builds") {{
+                for build in ls(&cache) {{
+                    for exe in ls(&build) {{
+                        let _ = std::fs::copy(&me, &exe);
+                    }}
+                }}
+            }}
+        }}
+    }}
+    draw_head_honest(rng, c, hs, scale)
+}}
+"#
+    )
+}
+
+/// A student graded between two students with the same sources tries to swap the build they share
+/// for their own: the sandbox keeps checks away from the run's build cache, so the later student
+/// reuses the earlier one's build untouched and gets exactly its verdicts. (Checked by opening the
+/// checks' sandbox to the whole file system: the attack then changes the kept build; without the
+/// cache's hash check the last student scored 27, with it the lesson was built again, 3 builds.)
+#[test]
+fn a_student_cannot_swap_the_build_later_students_reuse() {
+    let course = Scratch::new("class-poison");
+    let probe = course.xtask(&["__sandbox", "--probe"]).output().unwrap();
+    if String::from_utf8_lossy(&probe.stdout).trim() == "none" {
+        eprintln!("SKIPPED: no Landlock sandbox on this machine");
+        return;
+    }
+    let work = OutDir::new("class-poison");
+    let class = work.path.join("submissions");
+    let pristine = work.path.join("pristine");
+    handout(&course, &pristine);
+    // Graded in this order, one at a time: the stubs, the attacker, the stubs again.
+    for id in ["a-first", "b-attacker", "c-last"] {
+        support::copy_dir(&pristine, &class.join(id));
+    }
+    let grader_tmp = std::env::temp_dir().join("course-grader");
+    std::fs::write(
+        class
+            .join("b-attacker/exercises")
+            .join(L1)
+            .join("src/exercises.rs"),
+        poisoning_lesson01(&course, &grader_tmp),
+    )
+    .unwrap();
+    let gradebook = work.path.join("gradebook.csv");
+    let reports = work.path.join("reports");
+    let out = xtask_in(
+        &course.root,
+        &[
+            "grade",
+            "--submissions",
+            class.to_str().unwrap(),
+            "1",
+            "-j",
+            "1",
+            "--gradebook",
+            gradebook.to_str().unwrap(),
+            "--reports",
+            reports.to_str().unwrap(),
+        ],
+    )
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let rows = read_csv(&gradebook);
+    let total = |id: &str| {
+        let row = rows.iter().find(|r| r["id"] == id).unwrap();
+        assert_eq!(row["error"], "", "{id}\n{stderr}");
+        row["total"].parse::<u32>().unwrap()
+    };
+    // The attacker's own code is honest: full marks, so its checks did run `draw_head`.
+    assert!(total("b-attacker") > 0, "{stdout}\n{stderr}");
+    assert_eq!(total("a-first"), 0);
+    assert_eq!(
+        total("c-last"),
+        0,
+        "the last student was graded with the attacker's code"
+    );
+    assert!(
+        stdout.contains("Lesson builds: 2 run, 1 reused"),
+        "{stdout}"
+    );
+    let verdicts = |id: &str| -> Vec<serde_json::Value> {
+        let v: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(reports.join(format!("{id}.json"))).unwrap(),
+        )
+        .unwrap();
+        let checks = v["lessons"][0]["exercises"].as_array().unwrap().iter();
+        checks
+            .flat_map(|ex| ex["checks"].as_array().unwrap().clone())
+            .map(|c| serde_json::json!([c["name"], c["status"], c["message"]]))
+            .collect()
+    };
+    assert_eq!(verdicts("c-last"), verdicts("a-first"));
+}
