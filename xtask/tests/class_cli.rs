@@ -107,6 +107,47 @@ fn read_csv(path: &Path) -> Vec<BTreeMap<String, String>> {
         .collect()
 }
 
+/// `grade --submissions CLASS 1` in the scratch course with the gradebook and the reports
+/// written under `work` (and `extra` arguments): the output, the gradebook, the reports' folder.
+fn grade_class(
+    course: &Scratch,
+    class: &Path,
+    work: &Path,
+    extra: &[&str],
+) -> (std::process::Output, PathBuf, PathBuf) {
+    let gradebook = work.join("gradebook.csv");
+    let reports = work.join("reports");
+    let mut args = vec!["grade", "--submissions", class.to_str().unwrap(), "1"];
+    args.extend_from_slice(extra);
+    args.extend([
+        "--gradebook",
+        gradebook.to_str().unwrap(),
+        "--reports",
+        reports.to_str().unwrap(),
+    ]);
+    let out = xtask_in(&course.root, &args).output().unwrap();
+    (out, gradebook, reports)
+}
+
+/// A student's report in `reports`, lesson 1: score, build, then every check's status, points
+/// and message (what must not change between submissions graded with one build).
+fn graded_checks(reports: &Path, id: &str) -> Vec<serde_json::Value> {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reports.join(format!("{id}.json"))).unwrap())
+            .unwrap();
+    let mut out = vec![v["score"].clone(), v["lessons"][0]["build"].clone()];
+    for ex in v["lessons"][0]["exercises"].as_array().unwrap() {
+        for c in ex["checks"].as_array().unwrap() {
+            out.extend([
+                c["status"].clone(),
+                c["points"].clone(),
+                c["message"].clone(),
+            ]);
+        }
+    }
+    out
+}
+
 #[test]
 fn a_class_is_graded_row_by_row() {
     let course = Scratch::new("class");
@@ -173,28 +214,9 @@ fn a_class_is_graded_row_by_row() {
     std::fs::write(class.join("not-a-course/src/main.rs"), "fn main() {}\n").unwrap();
     std::fs::write(class.join("notes.txt"), "hello\n").unwrap();
 
-    let gradebook = work.path.join("gradebook.csv");
-    let reports = work.path.join("reports");
-    let out = xtask_in(
-        &course.root,
-        &[
-            "grade",
-            "--submissions",
-            class.to_str().unwrap(),
-            "1",
-            "-j",
-            "2",
-            // The hostile student's endless loop is stopped at the limit: 3 s keeps the test quick.
-            "--timeout",
-            "3",
-            "--gradebook",
-            gradebook.to_str().unwrap(),
-            "--reports",
-            reports.to_str().unwrap(),
-        ],
-    )
-    .output()
-    .unwrap();
+    // The hostile student's endless loop is stopped at the limit: 3 s keeps the test quick.
+    let (out, gradebook, reports) =
+        grade_class(&course, &class, &work.path, &["-j", "2", "--timeout", "3"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
@@ -300,29 +322,17 @@ fn a_class_is_graded_row_by_row() {
     assert_eq!(broken["lessons"][0]["build"], "compile_error");
     // Submissions with the same sources share one build (the class's stubs, the two full ones):
     // their checks get the verdicts, points and messages of the one that was built.
-    let checks = |id: &str| -> Vec<serde_json::Value> {
-        let v: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(reports.join(format!("{id}.json"))).unwrap(),
-        )
-        .unwrap();
-        let mut out = vec![v["score"].clone(), v["lessons"][0]["build"].clone()];
-        for ex in v["lessons"][0]["exercises"].as_array().unwrap() {
-            for c in ex["checks"].as_array().unwrap() {
-                out.extend([
-                    c["status"].clone(),
-                    c["points"].clone(),
-                    c["message"].clone(),
-                ]);
-            }
-        }
-        out
-    };
     for group in [
         &["stubs", "exercises-only", "zipped", "nested-tar"][..],
         &["full", "nested-zip"],
     ] {
         for id in &group[1..] {
-            assert_eq!(checks(id), checks(group[0]), "{id} against {}", group[0]);
+            assert_eq!(
+                graded_checks(&reports, id),
+                graded_checks(&reports, group[0]),
+                "{id} against {}",
+                group[0]
+            );
         }
     }
     let builds = stdout
@@ -879,9 +889,7 @@ pub fn draw_head(rng: &mut RandomState, c: usize, hs: usize, scale: f64) -> Head
 #[test]
 fn a_student_cannot_swap_the_build_later_students_reuse() {
     let course = Scratch::new("class-poison");
-    let probe = course.xtask(&["__sandbox", "--probe"]).output().unwrap();
-    if String::from_utf8_lossy(&probe.stdout).trim() == "none" {
-        eprintln!("SKIPPED: no Landlock sandbox on this machine");
+    if !support::has_sandbox(&course) {
         return;
     }
     let work = OutDir::new("class-poison");
@@ -901,25 +909,7 @@ fn a_student_cannot_swap_the_build_later_students_reuse() {
         poisoning_lesson01(&course, &grader_tmp),
     )
     .unwrap();
-    let gradebook = work.path.join("gradebook.csv");
-    let reports = work.path.join("reports");
-    let out = xtask_in(
-        &course.root,
-        &[
-            "grade",
-            "--submissions",
-            class.to_str().unwrap(),
-            "1",
-            "-j",
-            "1",
-            "--gradebook",
-            gradebook.to_str().unwrap(),
-            "--reports",
-            reports.to_str().unwrap(),
-        ],
-    )
-    .output()
-    .unwrap();
+    let (out, gradebook, reports) = grade_class(&course, &class, &work.path, &["-j", "1"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let rows = read_csv(&gradebook);
@@ -940,16 +930,8 @@ fn a_student_cannot_swap_the_build_later_students_reuse() {
         stdout.contains("Lesson builds: 2 run, 1 reused"),
         "{stdout}"
     );
-    let verdicts = |id: &str| -> Vec<serde_json::Value> {
-        let v: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(reports.join(format!("{id}.json"))).unwrap(),
-        )
-        .unwrap();
-        let checks = v["lessons"][0]["exercises"].as_array().unwrap().iter();
-        checks
-            .flat_map(|ex| ex["checks"].as_array().unwrap().clone())
-            .map(|c| serde_json::json!([c["name"], c["status"], c["message"]]))
-            .collect()
-    };
-    assert_eq!(verdicts("c-last"), verdicts("a-first"));
+    assert_eq!(
+        graded_checks(&reports, "c-last"),
+        graded_checks(&reports, "a-first")
+    );
 }

@@ -343,3 +343,14 @@ impl OutDir {
         self.path.to_str().unwrap()
     }
 }
+
+/// True when the machine has the sandbox official grading needs (Linux with Landlock); otherwise
+/// says loudly that the test is skipped.
+pub fn has_sandbox(course: &Scratch) -> bool {
+    let probe = course.xtask(&["__sandbox", "--probe"]).output().unwrap();
+    let has = String::from_utf8_lossy(&probe.stdout).trim() != "none";
+    if !has {
+        eprintln!("\n!!!!!! SKIPPED: no Landlock sandbox on this machine !!!!!!\n");
+    }
+    has
+}
