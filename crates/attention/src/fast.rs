@@ -45,7 +45,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 mod gemm;
 mod kernel;
 mod pool;
-#[cfg(test)]
+#[cfg(all(test, feature = "profile"))]
 mod profile;
 mod softmax;
 

@@ -1,4 +1,4 @@
-//! Timings of the forward and its parts (`cargo test --release -p attention --lib -- --ignored
+//! Timings of the forward and its parts (`cargo test --release -p attention --features profile --lib -- --ignored
 //! --nocapture profile`): not checks, a tool for tuning the kernels. The parts run on one
 //! thread, `B = 1`; each figure is the fastest of several calls, the least disturbed by other
 //! work on a shared machine.
@@ -175,7 +175,7 @@ mod peak {
     }
 
     /// The machine's fused multiply-add peak per SIMD level, on one thread and on every core at
-    /// once (`cargo test --release -p attention --lib -- --ignored --nocapture fma_peak`), and the
+    /// once (`cargo test --release -p attention --features profile --lib -- --ignored --nocapture fma_peak`), and the
     /// shortest time the causal benchmark forward (`B = 8, T = 256, D = 512, h = 8`) could take at
     /// that peak: its two projections (4.29 GFLOP) plus at least half of the attention's 1.07
     /// GFLOP. The ratio targets are set against NumPy; this says how far any kernel could go.
@@ -223,7 +223,7 @@ mod peak {
 
 /// One causal head's attention split into its parts, one thread, `T = 256, hs = 64`: packing the
 /// keys and values, the scores, the softmax and `weights @ v`, each over the 64-query blocks
-/// (`cargo test --release -p attention --lib -- --ignored --nocapture attention_parts`).
+/// (`cargo test --release -p attention --features profile --lib -- --ignored --nocapture attention_parts`).
 #[test]
 #[ignore = "timings, not a check"]
 fn profile_attention_parts() {
@@ -283,7 +283,7 @@ fn profile_attention_parts() {
 
 /// Other AVX-512 tile shapes and blockings against the one in use (`8 × 16`, `KC = 512`,
 /// `MC = 256`) on the `(T, D) @ (D, 3D)` projection, one thread
-/// (`cargo test --release -p attention --lib -- --ignored --nocapture blocking`). The variants
+/// (`cargo test --release -p attention --features profile --lib -- --ignored --nocapture blocking`). The variants
 /// take turns in each of 30 rounds and each is reported as its median ratio to the first variant
 /// of the same round, so that the machine's drift (this VM's speed moves by half within minutes)
 /// cancels out.
