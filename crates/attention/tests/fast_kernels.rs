@@ -1,9 +1,9 @@
 //! The fast forward with each kernel forced (`MhaConfig::kernel`), checked against the reference
-//! composition of `fast_matches_reference.rs` (included here, so its tests run again too). A
+//! composition of `reference/mod.rs` (a module of this test, whose own tests run here too). A
 //! kernel this CPU lacks is skipped with a note, after checking that asking for it falls back to
 //! a kernel the CPU has.
 
-#[path = "fast_matches_reference.rs"]
+#[path = "reference/mod.rs"]
 mod shared;
 
 use attention::fast::Kernel;

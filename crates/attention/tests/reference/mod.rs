@@ -1,7 +1,7 @@
 //! `attention::fast::mha_forward` against a plain composition of the reference pieces:
 //! `project`, per-head column slices, `scaled_dot_product` (with the causal mask), merge, `project`,
-//! with the kernels picked automatically. `fast_kernels.rs` runs the same checks with each kernel
-//! forced.
+//! with the kernels picked automatically. A module of `fast_kernels.rs` (not a test executable of
+//! its own), which also runs the same checks with each kernel forced.
 
 use attention::attend::{project, scaled_dot_product};
 use attention::fast::{Kernel, MhaConfig, mha_forward};
@@ -99,7 +99,6 @@ pub(crate) fn check_with(
 }
 
 /// [`check_with`] with [`Kernel::Auto`].
-#[allow(dead_code)] // `fast_kernels.rs`, which includes this file, forces each kernel instead
 pub(crate) fn check(seed: u32, b: usize, t: usize, d: usize, heads: usize) {
     check_with(Kernel::Auto, seed, b, t, d, heads);
 }
