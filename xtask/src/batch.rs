@@ -284,13 +284,9 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         .unwrap_or_else(|| crate::submission::target_dir(root));
     let parallel = opts.parallel.clamp(1, list.len());
     let cache = std::sync::Arc::new(crate::build_cache::BuildCache::new()?);
-    let grade_opts = Options {
+    let grade = &Options {
         build_cache: Some(cache.clone()),
         ..opts.grade.clone()
-    };
-    let opts = &BatchOptions {
-        grade: grade_opts,
-        ..opts.clone()
     };
     let total = list.len();
     let done = AtomicUsize::new(0);
@@ -308,7 +304,7 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
     let t = Instant::now();
     let first = row(
         &list[0].id,
-        grade_entry(root, course, &list[0], &opts.grade, &base),
+        grade_entry(root, course, &list[0], grade, &base),
         max,
         0.0,
     );
@@ -331,7 +327,7 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(entry) = list.get(i) else { break };
                     let t = Instant::now();
-                    let result = grade_entry(root, course, entry, &opts.grade, target);
+                    let result = grade_entry(root, course, entry, grade, target);
                     let r = row(&entry.id, result, max, t.elapsed().as_secs_f64());
                     announce(&r);
                     results.lock().expect("results").push(r);

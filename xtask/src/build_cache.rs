@@ -24,7 +24,7 @@ use crate::build::{BuildOutput, Built, CheckBinary};
 use crate::course::Lesson;
 use anyhow::{Context as _, Result};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -131,27 +131,9 @@ impl BuildCache {
     }
 }
 
-/// True for the student sources of any lesson of the grading copy (`exercises/<dir>/src/**`).
-fn student_source(lessons: &[PathBuf], rel: &str) -> bool {
-    lessons.iter().any(|src| {
-        rel.strip_prefix(src.to_string_lossy().as_ref())
-            .is_some_and(|rest| rest.starts_with('/'))
-    })
-}
-
 /// The key of each lesson of `lessons` in the grading copy `root` of `course`; `None` (never
 /// shared) when a file it covers cannot be read.
 fn keys(root: &Path, course: &crate::course::Course, lessons: &[&Lesson]) -> Vec<Option<String>> {
-    let sources: Vec<PathBuf> = course
-        .lessons
-        .iter()
-        .map(|l| {
-            PathBuf::from(crate::workspace::relative(
-                root,
-                &l.crate_dir(root, false).join("src"),
-            ))
-        })
-        .collect();
     let digest = |base: &Path, files: Vec<String>| -> Option<String> {
         let read: std::io::Result<Vec<(String, Vec<u8>)>> = files
             .into_iter()
@@ -159,7 +141,7 @@ fn keys(root: &Path, course: &crate::course::Course, lessons: &[&Lesson]) -> Vec
             .collect();
         Some(crate::manifest::sources_digest(&read.ok()?))
     };
-    let others = crate::fsutil::files_under(root, root, &|rel, _| student_source(&sources, rel));
+    let others = crate::fsutil::files_under(root, root, &|rel, _| course.is_student_source(rel));
     let instructors = digest(root, others);
     lessons
         .iter()

@@ -106,6 +106,15 @@ pub struct Check {
 }
 
 impl Course {
+    /// True for a student's own sources, `rel` being relative to the course root:
+    /// `exercises/<lesson dir>/src/**` of a course lesson.
+    pub fn is_student_source(&self, rel: &str) -> bool {
+        self.lessons.iter().any(|l| {
+            rel.strip_prefix(&format!("exercises/{}/src/", l.dir))
+                .is_some()
+        })
+    }
+
     /// Reads and validates `course.toml` at `root`.
     pub fn load(root: &Path) -> Result<Self> {
         let path = root.join("course.toml");

@@ -52,14 +52,6 @@ pub fn locate(dir: &Path, course: &Course) -> Result<Submission> {
     }
 }
 
-/// True for the student's own sources: `exercises/<lesson dir>/src/**` of a course lesson.
-fn is_student_source(course: &Course, rel: &str) -> bool {
-    course.lessons.iter().any(|l| {
-        rel.strip_prefix(&format!("exercises/{}/src/", l.dir))
-            .is_some()
-    })
-}
-
 /// Files of a student's tree that are never compared: build output, git, insta's pending files.
 fn ignored(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
@@ -116,11 +108,11 @@ pub fn modified_files(course: &Course, sub: &Submission, expected: &Path) -> Vec
     let theirs: BTreeSet<String> = fsutil::files_under(&sub_root, &sub_root, &skip)
         .into_iter()
         .map(|f| format!("{prefix}{f}"))
-        .filter(|f| !is_student_source(course, f))
+        .filter(|f| !course.is_student_source(f))
         .collect();
     let ours: BTreeSet<String> = fsutil::files_under(expected, expected, &skip)
         .into_iter()
-        .filter(|f| in_scope(f) && !is_student_source(course, f))
+        .filter(|f| in_scope(f) && !course.is_student_source(f))
         .collect();
     let mut out = Vec::new();
     for f in ours.union(&theirs) {
@@ -290,22 +282,10 @@ mod tests {
             "[course]\ntitle = \"t\"\n[[lessons]]\nid = \"lesson01\"\ndir = \"lesson01-a\"\ntitle = \"a\"\n",
         )
         .unwrap();
-        assert!(is_student_source(
-            &course,
-            "exercises/lesson01-a/src/exercises.rs"
-        ));
-        assert!(is_student_source(
-            &course,
-            "exercises/lesson01-a/src/deep/x.rs"
-        ));
-        assert!(!is_student_source(
-            &course,
-            "exercises/lesson01-a/tests/checks.rs"
-        ));
-        assert!(!is_student_source(
-            &course,
-            "exercises/lesson01-a/Cargo.toml"
-        ));
+        assert!(course.is_student_source("exercises/lesson01-a/src/exercises.rs"));
+        assert!(course.is_student_source("exercises/lesson01-a/src/deep/x.rs"));
+        assert!(!course.is_student_source("exercises/lesson01-a/tests/checks.rs"));
+        assert!(!course.is_student_source("exercises/lesson01-a/Cargo.toml"));
         assert!(ignored("exercises/lesson01-a/target"));
         assert!(mentions_unsafe("fn f() { unsafe { g() } }"));
         assert!(mentions_unsafe("#![allow(unsafe_code)]"));

@@ -918,7 +918,7 @@ fn a_student_cannot_swap_the_build_later_students_reuse() {
         assert_eq!(row["error"], "", "{id}\n{stderr}");
         row["total"].parse::<u32>().unwrap()
     };
-    // The attacker's own code is honest: full marks, so its checks did run `draw_head`.
+    // The attacker's own code is honest and scores: its checks did run `draw_head`.
     assert!(total("b-attacker") > 0, "{stdout}\n{stderr}");
     assert_eq!(total("a-first"), 0);
     assert_eq!(

@@ -11,6 +11,12 @@ use crate::rng::RandomState;
 use ndarray::{Array2, ArrayViewMut2, Axis};
 use std::time::Instant;
 
+/// The benchmark's sizes (`bench_mha.py`'s defaults): `T`, `D`, heads `h`; `B = 8` where a whole
+/// forward runs.
+const T: usize = 256;
+const D: usize = 512;
+const HEADS: usize = 8;
+
 /// The fastest of `3 · runs` calls of `f` (after one warm-up call), in wall-clock milliseconds: on a machine shared with
 /// other work, the least disturbed call.
 fn fastest_ms(runs: usize, mut f: impl FnMut()) -> f64 {
@@ -27,7 +33,7 @@ fn fastest_ms(runs: usize, mut f: impl FnMut()) -> f64 {
 #[test]
 #[ignore = "timings, not a check"]
 fn profile() {
-    let (t, d, heads) = (256, 512, 8);
+    let (t, d, heads) = (T, D, HEADS);
     let hs = d / heads;
     let mut rs = RandomState::new(0);
     let x: Array2<f64> = rs.randn((t, d));
@@ -95,7 +101,7 @@ fn profile() {
 #[ignore = "timings, not a check"]
 fn profile_forward_overheads() {
     use ndarray::{Array3, Array4};
-    let (b, t, d, heads) = (8, 256, 512, 8);
+    let (b, t, d, heads) = (8, T, D, HEADS);
     let mut rs = RandomState::new(0);
     let x: Array3<f64> = rs.randn((b, t, d));
     let w_qkv: Array2<f64> = rs.randn((d, 3 * d));
@@ -229,7 +235,7 @@ mod peak {
 fn profile_attention_parts() {
     use super::gemm::Skip;
     use ndarray::s;
-    let (t, d, heads) = (256, 512, 8);
+    let (t, d, heads) = (T, D, HEADS);
     let hs = d / heads;
     let mut rs = RandomState::new(0);
     let qkv: Array2<f64> = rs.randn((t, 3 * d));
@@ -264,7 +270,8 @@ fn profile_attention_parts() {
         })
     });
     let soft = fastest_ms(41, || {
-        blocks(&mut |r0, r1| softmax_rows(w.slice_mut(s![r0..r1, ..r1]), Some(r0), isa))
+        // Whole rows, as the forward runs it: the keys `r1..` are zeroed here too.
+        blocks(&mut |r0, r1| softmax_rows(w.slice_mut(s![r0..r1, ..]), Some(r0), isa))
     });
     let av = fastest_ms(41, || {
         blocks(&mut |r0, r1| {
@@ -293,7 +300,7 @@ fn profile_attention_parts() {
 fn profile_blocking() {
     use super::gemm::Skip;
     use super::gemm::tiles::Tiles;
-    let (t, d) = (256, 512);
+    let (t, d) = (T, D);
     let mut rs = RandomState::new(0);
     let x: Array2<f64> = rs.randn((t, d));
     let w: Array2<f64> = rs.randn((d, 3 * d));
