@@ -4,7 +4,7 @@
 //!
 //! The attacks need the sandbox (Linux with Landlock); elsewhere the test says so and stops.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

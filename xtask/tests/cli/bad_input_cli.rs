@@ -5,7 +5,7 @@
 //! lessons, runs in a scratch copy whose tree is compared before and after. The one case that
 //! grades, `--format human --output FILE`, grades lesson 2 only.
 
-mod support;
+use crate::support;
 
 use support::{OutDir, Scratch, course_root, xtask_in};
 

@@ -2,7 +2,7 @@
 //! scripted save and stops on Ctrl-C, `reset` restores stubs in a `dist` handout without git,
 //! `list` shows progress from the last grade, and an unofficial grade is never full marks.
 
-mod support;
+use crate::support;
 
 use predicates::prelude::*;
 use std::io::{BufRead, BufReader};

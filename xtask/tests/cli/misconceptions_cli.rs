@@ -2,7 +2,7 @@
 //! (`grade --solutions --plant ID`), is named on a check that catches it, fails every check
 //! course.toml lists for it, and loses points; nothing is named where nothing is wrong.
 
-mod support;
+use crate::support;
 
 use support::{course_root, json_of, xtask_in};
 

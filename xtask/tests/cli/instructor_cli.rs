@@ -5,7 +5,7 @@
 //! takes its turn under the grader's lock and runs checks through names of its own (see
 //! `grade_cli::copies_sharing_a_target_folder_each_run_their_own_checks`).
 
-mod support;
+use crate::support;
 
 use predicates::prelude::*;
 use sha2::{Digest, Sha256};

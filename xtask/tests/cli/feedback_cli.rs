@@ -3,7 +3,7 @@
 //! decoded, the blame lands on the exercise where the bug is, the misconception is named, a panic
 //! in a library names the student's line, an endless loop is waited out once.
 
-mod support;
+use crate::support;
 
 use predicates::prelude::*;
 use support::{Scratch, course_root, json_of};

@@ -3,7 +3,7 @@
 //! here writes to it: bad names stop before anything runs, and a grade of one exercise is not
 //! recorded as progress); only lesson 2 is ever built.
 
-mod support;
+use crate::support;
 
 use predicates::prelude::*;
 use support::{course_root, json_of, xtask_in};

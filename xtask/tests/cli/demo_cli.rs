@@ -1,7 +1,7 @@
 //! `cargo xtask demo`: the worked examples compute what they print, draw their figures as SVG
 //! files, put the reference's heads next to the student's, and degrade gracefully on stubs.
 
-mod support;
+use crate::support;
 
 use predicates::prelude::*;
 use support::{OutDir, Scratch, course_root, xtask_in};

@@ -5,14 +5,14 @@
 //!
 //! To keep the suite short, the class is graded on lesson 1 only (`grade --submissions DIR 1`).
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use support::{OutDir, Scratch, assert_valid_report, shared_target, xtask_in};
 
-const HOSTILE_L1: &str = include_str!("fixtures/hostile/lesson01_exercises.rs");
+const HOSTILE_L1: &str = include_str!("../fixtures/hostile/lesson01_exercises.rs");
 const L1: &str = "lesson01-why-heads";
 const L3: &str = "lesson03-parallel-attention";
 
