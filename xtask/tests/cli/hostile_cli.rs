@@ -131,9 +131,16 @@ fn hostile_lesson01(root: &Path) -> String {
 }
 
 /// The files of `xtask_dir` (the grader's state in a target folder) that local grades of the
-/// course at `root` keep: its folder of links to check executables, and the state files.
+/// course at `root` keep: its folder of links to check executables, and its state files (named
+/// with 16 hex digits of the SHA-256 of its path: other tests grade other copies meanwhile).
 fn local_state(xtask_dir: &Path, root: &Path) -> Vec<PathBuf> {
+    use sha2::{Digest, Sha256};
     let root = root.canonicalize().unwrap();
+    let hash: String = Sha256::digest(root.to_string_lossy().as_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect();
     let mut out = Vec::new();
     for entry in std::fs::read_dir(xtask_dir).unwrap().flatten() {
         let path = entry.path();
@@ -145,7 +152,9 @@ fn local_state(xtask_dir: &Path, root: &Path) -> Vec<PathBuf> {
                     out.push(file.path());
                 }
             }
-        } else if name.starts_with("last-grade") || name.starts_with("hints") {
+        } else if (name.starts_with("last-grade") || name.starts_with("hints"))
+            && name.contains(&hash)
+        {
             out.push(path);
         }
     }
@@ -204,6 +213,14 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
             .starts_with("lesson02-")),
         "no link to lesson 2's checks among {local:?}"
     );
+    for stem in ["last-grade", "hints"] {
+        assert!(
+            local
+                .iter()
+                .any(|p| p.file_name().unwrap().to_string_lossy().starts_with(stem)),
+            "no {stem} file of this copy among {local:?}"
+        );
+    }
     let local_before: Vec<Vec<u8>> = local.iter().map(|p| std::fs::read(p).unwrap()).collect();
     let before = course.snapshot_tree();
     let sub = OutDir::new("hostile-submission");
