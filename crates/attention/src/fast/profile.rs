@@ -288,12 +288,13 @@ fn profile_attention_parts() {
     );
 }
 
-/// Other AVX-512 tile shapes and blockings against the one in use (`8 × 16`, `KC = 512`,
-/// `MC = 256`) on the `(T, D) @ (D, 3D)` projection, one thread
-/// (`cargo test --release -p attention --features profile --lib -- --ignored --nocapture blocking`). The variants
-/// take turns in each of 30 rounds and each is reported as its median ratio to the first variant
-/// of the same round, so that the machine's drift (this VM's speed moves by half within minutes)
-/// cancels out.
+/// Other tile shapes and blockings against the one in use, on the `(T, D) @ (D, 3D)` projection,
+/// one thread, for each x86 level the CPU has: AVX-512 (in use: `8 × 16`, `KC = 512`,
+/// `MC = 256`) and AVX2 (in use: `6 × 8`, `KC = 512`, `MC = 96`)
+/// (`cargo test --release -p attention --features profile --lib -- --ignored --nocapture blocking`).
+/// The variants take turns in each of 30 rounds and each is reported as its median ratio to the
+/// first variant of the same round, so that the machine's drift (this VM's speed moves by half
+/// within minutes) cancels out.
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 #[test]
 #[ignore = "timings, not a check"]
@@ -304,16 +305,15 @@ fn profile_blocking() {
     let mut rs = RandomState::new(0);
     let x: Array2<f64> = rs.randn((t, d));
     let w: Array2<f64> = rs.randn((d, 3 * d));
-    let Some(simd) = pulp::x86::V4::try_new() else {
-        return;
-    };
-    let mut c = Array2::<f64>::zeros((t, 3 * d));
     let (x, w) = (&x, &w);
+    /// One variant: the level's type and value, `MR`, vectors per row of a tile, lanes per
+    /// vector, `KC`, `MC`.
     macro_rules! variant {
-        ($mr:literal, $nv:literal, $kc:literal, $mc:literal) => {{
-            type T = Tiles<pulp::x86::V4, $mr, $nv, { $nv * 8 }, $kc, $mc>;
+        ($level:ty, $simd:expr, $mr:literal, $nv:literal, $lanes:literal, $kc:literal, $mc:literal) => {{
+            type T = Tiles<$level, $mr, $nv, { $nv * $lanes }, $kc, $mc>;
+            let simd = $simd;
             let (buf, off) = T::pack_all(w.view(), 1);
-            let name = format!("{}x{} KC {} MC {}", $mr, $nv * 8, $kc, $mc);
+            let name = format!("{}x{} KC {} MC {}", $mr, $nv * $lanes, $kc, $mc);
             (
                 name,
                 Box::new(move |c: &mut Array2<f64>| {
@@ -331,15 +331,49 @@ fn profile_blocking() {
             )
         }};
     }
-    let variants = [
-        variant!(8, 2, 512, 256),
-        variant!(8, 2, 256, 256),
-        variant!(8, 2, 384, 256),
-        variant!(8, 2, 512, 128),
-        variant!(12, 2, 512, 96),
-        variant!(14, 2, 256, 112),
-        variant!(8, 3, 512, 128),
-    ];
+    if let Some(v4) = pulp::x86::V4::try_new() {
+        println!("AVX-512:");
+        race(
+            t,
+            d,
+            &[
+                variant!(pulp::x86::V4, v4, 8, 2, 8, 512, 256),
+                variant!(pulp::x86::V4, v4, 8, 2, 8, 256, 256),
+                variant!(pulp::x86::V4, v4, 8, 2, 8, 384, 256),
+                variant!(pulp::x86::V4, v4, 8, 2, 8, 512, 128),
+                variant!(pulp::x86::V4, v4, 12, 2, 8, 512, 96),
+                variant!(pulp::x86::V4, v4, 14, 2, 8, 256, 112),
+                variant!(pulp::x86::V4, v4, 8, 3, 8, 512, 128),
+            ],
+        );
+    }
+    if let Some(v3) = pulp::x86::V3::try_new() {
+        println!("AVX2:");
+        race(
+            t,
+            d,
+            &[
+                variant!(pulp::x86::V3, v3, 6, 2, 4, 512, 96),
+                variant!(pulp::x86::V3, v3, 6, 2, 4, 256, 96),
+                variant!(pulp::x86::V3, v3, 6, 2, 4, 384, 96),
+                variant!(pulp::x86::V3, v3, 6, 2, 4, 512, 48),
+                variant!(pulp::x86::V3, v3, 6, 2, 4, 512, 36),
+                variant!(pulp::x86::V3, v3, 6, 2, 4, 512, 192),
+                variant!(pulp::x86::V3, v3, 4, 3, 4, 256, 96),
+            ],
+        );
+    }
+}
+
+/// A blocking to race: its name and the product it runs into a `(t, 3d)` output.
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+type Variant<'a> = (String, Box<dyn Fn(&mut Array2<f64>) + 'a>);
+
+/// Runs `variants` (a name and a product into a `(t, 3d)` output) in turns, 30 rounds, and
+/// prints each one's median ratio to the first and its best time.
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+fn race(t: usize, d: usize, variants: &[Variant<'_>]) {
+    let mut c = Array2::<f64>::zeros((t, 3 * d));
     let mut ratios = vec![Vec::new(); variants.len()];
     let mut best = vec![f64::INFINITY; variants.len()];
     for _ in 0..30 {
