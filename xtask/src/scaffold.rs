@@ -128,6 +128,9 @@ ndarray.workspace = true
 [dev-dependencies]
 course-check.workspace = true
 insta.workspace = true
+# As in every lesson, whether its demo draws or not: the lessons' checks then build their shared
+# crates alike, and grading this lesson alone reuses what grading the course compiled.
+pictures.workspace = true
 
 [[test]]
 name = "@ID@"

@@ -6,13 +6,16 @@
 //! `cargo test`'s build and the grader's tests' scratch builds apart in one target folder.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 use std::process::Command;
 
 /// `cargo tree ARGS` in the course, offline (the test build has fetched every crate).
 fn tree(args: &[&str]) -> String {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap();
+    tree_in(&crate::support::course_root(), args)
+}
+
+/// `cargo tree ARGS` in the course at `root` (the real one or a scratch copy), offline.
+fn tree_in(root: &Path, args: &[&str]) -> String {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .current_dir(root)
@@ -32,10 +35,15 @@ fn tree(args: &[&str]) -> String {
 /// The packages of a build, `name vVERSION`, each with the feature lists it is built with (one
 /// per unit kind: a crate built for proc-macros and for the program has two).
 fn features(args: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
+    features_in(&crate::support::course_root(), args)
+}
+
+/// [`features`] of a build of the course at `root`.
+fn features_in(root: &Path, args: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
     let mut all: Vec<&str> = vec!["none", "--format", "{p} [{f}]"];
     all.extend_from_slice(args);
     let mut map: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for line in tree(&all).lines() {
+    for line in tree_in(root, &all).lines() {
         let line = line.trim_end_matches(" (*)");
         let Some((package, rest)) = line.split_once(" [") else {
             continue;
@@ -51,13 +59,59 @@ fn features(args: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
 const GRADER: &[&str] = &["-p", "xtask", "--no-default-features", "-e", "normal,build"];
 
 fn lessons() -> Vec<String> {
+    lessons_of(&(1..=7).map(|n| format!("lesson0{n}")).collect::<Vec<_>>())
+}
+
+/// `cargo tree` arguments for the grader's build of the checks of these lesson packages.
+fn lessons_of(packages: &[String]) -> Vec<String> {
     let mut args = vec![];
-    for n in 1..=7 {
+    for package in packages {
         args.push("-p".to_owned());
-        args.push(format!("lesson0{n}"));
+        args.push(package.clone());
     }
     args.extend(["-e", "normal,build,dev"].map(str::to_owned));
     args
+}
+
+/// The crates the build of `package`'s checks alone (`cargo xtask grade N`) compiles with other
+/// features than the build of all of `packages` (`cargo xtask grade`), each named with both: a
+/// lesson graded alone would compile them again, and with them everything built on them (the
+/// core, `ndarray`, the checks' support).
+pub(crate) fn built_otherwise_alone(
+    root: &Path,
+    package: &str,
+    packages: &[String],
+) -> Vec<String> {
+    let as_args = |args: &[String]| args.iter().map(String::clone).collect::<Vec<_>>();
+    let alone = as_args(&lessons_of(&[package.to_owned()]));
+    let all = as_args(&lessons_of(packages));
+    let alone = features_in(root, &alone.iter().map(String::as_str).collect::<Vec<_>>());
+    let all = features_in(root, &all.iter().map(String::as_str).collect::<Vec<_>>());
+    alone
+        .iter()
+        .filter(|(crate_, lists)| all.get(*crate_) != Some(lists))
+        .map(|(crate_, lists)| {
+            format!(
+                "{crate_}: alone {lists:?}, with the others {:?}",
+                all.get(crate_)
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn each_lesson_alone_builds_its_crates_as_the_whole_course_does() {
+    let root = crate::support::course_root();
+    let packages: Vec<String> = (1..=7).map(|n| format!("lesson0{n}")).collect();
+    for package in &packages {
+        let drift = built_otherwise_alone(&root, package, &packages);
+        assert!(
+            drift.is_empty(),
+            "`cargo xtask grade` of {package} alone would compile these again (give every lesson \
+             the same dependencies):\n{}",
+            drift.join("\n")
+        );
+    }
 }
 
 #[test]
@@ -132,9 +186,7 @@ fn the_workspace_hack_adds_no_crate_to_either_build() {
 /// test profile inherits), and set by no other override.
 #[test]
 fn test_and_dev_builds_differ_for_the_course_crates_only() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap();
+    let root = crate::support::course_root();
     let manifest: toml::Table =
         toml::from_str(&std::fs::read_to_string(root.join("Cargo.toml")).unwrap()).unwrap();
     let profile = &manifest["profile"];
