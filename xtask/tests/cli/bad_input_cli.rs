@@ -5,9 +5,7 @@
 //! lessons, runs in a scratch copy whose tree is compared before and after. The one case that
 //! grades, `--format human --output FILE`, grades lesson 2 only.
 
-use crate::support;
-
-use support::{OutDir, Scratch, course_root, xtask_in};
+use crate::support::{OutDir, Scratch, course_root, xtask_in};
 
 /// The refusal every case must give: exit status 2, stdout empty, on stderr at most two non-empty
 /// lines, the first `error...` naming `fragment`, the second (if any) a `  help:` line, and no

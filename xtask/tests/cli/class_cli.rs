@@ -5,12 +5,11 @@
 //!
 //! To keep the suite short, the class is graded on lesson 1 only (`grade --submissions DIR 1`).
 
-use crate::support;
+use crate::support::{self, OutDir, Scratch, assert_valid_report, shared_target, xtask_in};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use support::{OutDir, Scratch, assert_valid_report, shared_target, xtask_in};
 
 const HOSTILE_L1: &str = include_str!("../fixtures/hostile/lesson01_exercises.rs");
 const L1: &str = "lesson01-why-heads";

@@ -1,10 +1,9 @@
 //! `cargo xtask demo`: the worked examples compute what they print, draw their figures as SVG
 //! files, put the reference's heads next to the student's, and degrade gracefully on stubs.
 
-use crate::support;
+use crate::support::{OutDir, Scratch, course_root, xtask_in};
 
 use predicates::prelude::*;
-use support::{OutDir, Scratch, course_root, xtask_in};
 
 /// The texts of an SVG's `<text>` elements, trimmed.
 fn texts(doc: &roxmltree::Document) -> Vec<String> {

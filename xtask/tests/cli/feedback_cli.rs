@@ -3,10 +3,9 @@
 //! decoded, the blame lands on the exercise where the bug is, the misconception is named, a panic
 //! in a library names the student's line, an endless loop is waited out once.
 
-use crate::support;
+use crate::support::{Scratch, course_root, json_of};
 
 use predicates::prelude::*;
-use support::{Scratch, course_root, json_of};
 
 const L1: &str = "exercises/lesson01-why-heads/src/exercises.rs";
 const L2: &str = "exercises/lesson02-split-heads/src/exercises.rs";

@@ -3,10 +3,9 @@
 //! here writes to it: bad names stop before anything runs, and a grade of one exercise is not
 //! recorded as progress); only lesson 2 is ever built.
 
-use crate::support;
+use crate::support::{course_root, json_of, xtask_in};
 
 use predicates::prelude::*;
-use support::{course_root, json_of, xtask_in};
 
 /// `cargo xtask ARGS` in the real workspace.
 fn xtask(args: &[&str]) -> assert_cmd::Command {

@@ -1,10 +1,9 @@
 //! `cargo xtask grade` on real scratch copies of the course: untouched stubs, the reference
 //! solutions, and a copy whose exercises misbehave in every way the grader must survive.
 
-use crate::support;
+use crate::support::{self, Scratch, json_of, statuses};
 
 use predicates::prelude::*;
-use support::{Scratch, json_of, statuses};
 
 const HOSTILE_L1: &str = include_str!("../fixtures/hostile/lesson01_exercises.rs");
 const HOSTILE_L2: &str = include_str!("../fixtures/hostile/lesson02_exercises.rs");

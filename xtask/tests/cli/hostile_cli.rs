@@ -4,11 +4,10 @@
 //!
 //! The attacks need the sandbox (Linux with Landlock); elsewhere the test says so and stops.
 
-use crate::support;
+use crate::support::{self, OutDir, Scratch, json_of, statuses};
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use support::{OutDir, Scratch, json_of, statuses};
 
 /// A marker no other process on the machine uses: the attacks' leftover children sleep this long.
 const SLEEP: &str = "6173";

@@ -5,12 +5,11 @@
 //! takes its turn under the grader's lock and runs checks through names of its own (see
 //! `grade_cli::copies_sharing_a_target_folder_each_run_their_own_checks`).
 
-use crate::support;
+use crate::support::{self, OutDir, Scratch, json_of, shared_target, statuses, tree_of, xtask_in};
 
 use predicates::prelude::*;
 use sha2::{Digest, Sha256};
 use std::path::Path;
-use support::{OutDir, Scratch, json_of, shared_target, statuses, tree_of, xtask_in};
 
 const L2: &str = "exercises/lesson02-split-heads";
 const SPLIT_SNAP: &str =

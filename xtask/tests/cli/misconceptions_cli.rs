@@ -2,9 +2,7 @@
 //! (`grade --solutions --plant ID`), is named on a check that catches it, fails every check
 //! course.toml lists for it, and loses points; nothing is named where nothing is wrong.
 
-use crate::support;
-
-use support::{course_root, json_of, xtask_in};
+use crate::support::{course_root, json_of, xtask_in};
 
 #[derive(serde::Deserialize)]
 struct Course {

@@ -2,7 +2,7 @@
 //! scripted save and stops on Ctrl-C, `reset` restores stubs in a `dist` handout without git,
 //! `list` shows progress from the last grade, and an unofficial grade is never full marks.
 
-use crate::support;
+use crate::support::{self, OutDir, Scratch, xtask_in, xtask_process};
 
 use predicates::prelude::*;
 use std::io::{BufRead, BufReader};
@@ -10,7 +10,6 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-use support::{OutDir, Scratch, xtask_in, xtask_process};
 
 const EXERCISES: &str = "exercises/lesson01-why-heads/src/exercises.rs";
 const DRAW_HEAD_TODO: &str =
