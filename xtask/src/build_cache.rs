@@ -109,7 +109,8 @@ impl BuildCache {
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
         let kept = crate::build::copy_executables(bins, &dir)?;
-        let sha256 = bins
+        // The hash of the kept file itself, the one later grades copy.
+        let sha256 = kept
             .iter()
             .map(|bin| sha256_of(&bin.exe).context("cannot read a check executable"))
             .collect::<Result<Vec<_>>>()?;

@@ -1,7 +1,7 @@
 //! `cargo xtask grade` on real scratch copies of the course: untouched stubs, the reference
 //! solutions, and a copy whose exercises misbehave in every way the grader must survive.
 
-use crate::support::{self, Scratch, json_of, statuses};
+use crate::support::{self, OutDir, Scratch, json_of, statuses};
 
 use predicates::prelude::*;
 
@@ -342,8 +342,9 @@ fn hostile_verdicts_in_every_report_format() {
     let score: f64 = tests.iter().map(|t| t["score"].as_f64().unwrap()).sum();
     assert_eq!(gs["score"].as_f64().unwrap(), score);
 
-    // JUnit, written to a file outside the course.
-    let xml_path = std::env::temp_dir().join(format!("junit-{}.xml", std::process::id()));
+    // JUnit, written to a file outside the course (in a folder of its own: the tests of this
+    // executable share one process id, so no name made from it is theirs alone).
+    let junit = OutDir::new("junit.xml");
     s.xtask(&[
         "grade",
         "1",
@@ -352,13 +353,12 @@ fn hostile_verdicts_in_every_report_format() {
         "--timeout",
         "3",
         "--output",
-        xml_path.to_str().unwrap(),
+        junit.arg(),
     ])
     .assert()
     .code(1)
     .stdout(predicate::str::contains("report written to"));
-    let xml = std::fs::read_to_string(&xml_path).unwrap();
-    let _ = std::fs::remove_file(&xml_path);
+    let xml = std::fs::read_to_string(&junit.path).unwrap();
     assert!(xml.starts_with("<?xml"));
     for (check, status) in [
         ("row_sums_small_case", "timed_out"),

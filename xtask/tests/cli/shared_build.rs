@@ -15,12 +15,13 @@ fn tree(args: &[&str]) -> String {
 }
 
 /// `cargo tree ARGS` in the course at `root` (the real one or a scratch copy), offline.
-fn tree_in(root: &Path, args: &[&str]) -> String {
+fn tree_in(root: &Path, args: &[impl AsRef<str>]) -> String {
+    let args: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .current_dir(root)
         .args(["tree", "--quiet", "--locked", "--offline", "--prefix"])
-        .args(args)
+        .args(&args)
         .output()
         .expect("cargo runs");
     assert!(
@@ -34,14 +35,14 @@ fn tree_in(root: &Path, args: &[&str]) -> String {
 
 /// The packages of a build, `name vVERSION`, each with the feature lists it is built with (one
 /// per unit kind: a crate built for proc-macros and for the program has two).
-fn features(args: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
+fn features(args: &[impl AsRef<str>]) -> BTreeMap<String, BTreeSet<String>> {
     features_in(&crate::support::course_root(), args)
 }
 
 /// [`features`] of a build of the course at `root`.
-fn features_in(root: &Path, args: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
-    let mut all: Vec<&str> = vec!["none", "--format", "{p} [{f}]"];
-    all.extend_from_slice(args);
+fn features_in(root: &Path, args: &[impl AsRef<str>]) -> BTreeMap<String, BTreeSet<String>> {
+    let mut all = vec!["none", "--format", "{p} [{f}]"];
+    all.extend(args.iter().map(AsRef::as_ref));
     let mut map: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for line in tree_in(root, &all).lines() {
         let line = line.trim_end_matches(" (*)");
@@ -58,8 +59,21 @@ fn features_in(root: &Path, args: &[&str]) -> BTreeMap<String, BTreeSet<String>>
 
 const GRADER: &[&str] = &["-p", "xtask", "--no-default-features", "-e", "normal,build"];
 
+/// The lesson packages (`lessonNN`) of the course at `root`, as course.toml lists them.
+pub(crate) fn lesson_packages(root: &Path) -> Vec<String> {
+    let course: toml::Table =
+        toml::from_str(&std::fs::read_to_string(root.join("course.toml")).unwrap()).unwrap();
+    course["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|lesson| lesson["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// `cargo tree` arguments for the grader's build of the checks of every lesson of the course.
 fn lessons() -> Vec<String> {
-    lessons_of(&(1..=7).map(|n| format!("lesson0{n}")).collect::<Vec<_>>())
+    lessons_of(&lesson_packages(&crate::support::course_root()))
 }
 
 /// `cargo tree` arguments for the grader's build of the checks of these lesson packages.
@@ -73,52 +87,44 @@ fn lessons_of(packages: &[String]) -> Vec<String> {
     args
 }
 
-/// The crates the build of `package`'s checks alone (`cargo xtask grade N`) compiles with other
-/// features than the build of all of `packages` (`cargo xtask grade`), each named with both: a
-/// lesson graded alone would compile them again, and with them everything built on them (the
-/// core, `ndarray`, the checks' support).
-pub(crate) fn built_otherwise_alone(
-    root: &Path,
-    package: &str,
-    packages: &[String],
-) -> Vec<String> {
-    let as_args = |args: &[String]| args.iter().map(String::clone).collect::<Vec<_>>();
-    let alone = as_args(&lessons_of(&[package.to_owned()]));
-    let all = as_args(&lessons_of(packages));
-    let alone = features_in(root, &alone.iter().map(String::as_str).collect::<Vec<_>>());
-    let all = features_in(root, &all.iter().map(String::as_str).collect::<Vec<_>>());
-    alone
-        .iter()
-        .filter(|(crate_, lists)| all.get(*crate_) != Some(lists))
-        .map(|(crate_, lists)| {
-            format!(
-                "{crate_}: alone {lists:?}, with the others {:?}",
-                all.get(crate_)
-            )
-        })
-        .collect()
+/// The crates that the build of one of `packages`' checks alone (`cargo xtask grade N`) compiles
+/// with other features than the build of every lesson of the course at `root` (`cargo xtask
+/// grade`), each line naming the lesson, the crate and both feature lists. A lesson graded alone
+/// would compile them again, and with them everything built on them (the core, `ndarray`, the
+/// checks' support).
+pub(crate) fn built_otherwise_alone(root: &Path, packages: &[String]) -> Vec<String> {
+    let all = features_in(root, &lessons_of(&lesson_packages(root)));
+    let mut drift = Vec::new();
+    for package in packages {
+        let alone = features_in(root, &lessons_of(std::slice::from_ref(package)));
+        for (crate_, lists) in alone {
+            if all.get(&crate_) != Some(&lists) {
+                drift.push(format!(
+                    "{package}: {crate_} alone {lists:?}, with the others {:?}",
+                    all.get(&crate_)
+                ));
+            }
+        }
+    }
+    drift
 }
 
 #[test]
 fn each_lesson_alone_builds_its_crates_as_the_whole_course_does() {
     let root = crate::support::course_root();
-    let packages: Vec<String> = (1..=7).map(|n| format!("lesson0{n}")).collect();
-    for package in &packages {
-        let drift = built_otherwise_alone(&root, package, &packages);
-        assert!(
-            drift.is_empty(),
-            "`cargo xtask grade` of {package} alone would compile these again (give every lesson \
-             the same dependencies):\n{}",
-            drift.join("\n")
-        );
-    }
+    let drift = built_otherwise_alone(&root, &lesson_packages(&root));
+    assert!(
+        drift.is_empty(),
+        "`cargo xtask grade N` would compile these again (give every lesson the same \
+         dependencies):\n{}",
+        drift.join("\n")
+    );
 }
 
 #[test]
 fn the_grader_and_the_lessons_build_their_shared_crates_alike() {
     let grader = features(GRADER);
-    let lesson_args = lessons();
-    let lessons = features(&lesson_args.iter().map(String::as_str).collect::<Vec<_>>());
+    let lessons = features(&lessons());
     let shared: Vec<&String> = lessons.keys().filter(|p| grader.contains_key(*p)).collect();
     assert!(
         shared.iter().any(|p| p.starts_with("serde ")) && shared.len() > 10,
