@@ -1,6 +1,7 @@
 //! `cargo xtask grade` on real scratch copies of the course: untouched stubs, the reference
 //! solutions, and a copy whose exercises misbehave in every way the grader must survive.
 
+use crate::junit_xsd;
 use crate::support::{self, OutDir, Scratch, json_of, statuses};
 
 use predicates::prelude::*;
@@ -47,23 +48,21 @@ fn verdicts(report: &serde_json::Value) -> Vec<serde_json::Value> {
 }
 
 /// Local grading runs a lesson's checks in one process and reruns alone those it cannot tell
-/// apart: on code that exits, aborts, loops, overflows its stack, panics and forges its output,
-/// and on untouched stubs, every verdict and message is the one isolated grading gives.
-#[test]
-fn grouped_and_isolated_grading_agree_on_hostile_code() {
-    for s in [hostile(), Scratch::new("stubs-grouped")] {
-        let graded = |extra: &[&str]| {
-            let mut args = vec!["grade", "--format", "json", "--timeout", "3"];
-            args.extend_from_slice(extra);
-            verdicts(&json_of(&s.xtask(&args).output().unwrap()))
-        };
-        let (grouped, isolated) = (graded(&[]), graded(&["--isolate"]));
-        assert!(grouped.len() > 20);
-        for (g, i) in grouped.iter().zip(&isolated) {
-            assert_eq!(g, i, "grouped (left) and isolated (right) grading disagree");
-        }
-        assert_eq!(grouped.len(), isolated.len());
+/// apart: graded again with `--isolate` (the JSON written with `--output`, which must follow the
+/// schema too), every verdict and message of `grouped`, a JSON report of `args`, is the same.
+fn assert_isolated_grading_agrees(s: &Scratch, args: &[&str], grouped: &serde_json::Value) {
+    let written = OutDir::new("isolated.json");
+    s.xtask(&[args, &["--isolate", "--output", written.arg()]].concat())
+        .assert()
+        .stdout(predicate::str::contains("report written to"));
+    let isolated = serde_json::from_str(&std::fs::read_to_string(&written.path).unwrap()).unwrap();
+    support::assert_valid_report(&isolated, "a JSON report written with --output");
+    let (grouped, isolated) = (verdicts(grouped), verdicts(&isolated));
+    assert!(grouped.len() > 20);
+    for (g, i) in grouped.iter().zip(&isolated) {
+        assert_eq!(g, i, "grouped (left) and isolated (right) grading disagree");
     }
+    assert_eq!(grouped.len(), isolated.len());
 }
 
 /// Lesson 2's reference solution, except that `split_heads` (which many checks call) forges what
@@ -126,12 +125,8 @@ fn forging_the_shared_run_changes_nothing() {
 fn untouched_stubs_score_zero_and_every_exercise_is_not_started() {
     let s = Scratch::new("stubs");
     let before = s.snapshot_tree();
-    let report = json_of(
-        s.xtask(&["grade", "--format", "json"])
-            .assert()
-            .code(1)
-            .get_output(),
-    );
+    let args = ["grade", "--format", "json"];
+    let report = json_of(s.xtask(&args).assert().code(1).get_output());
     assert_eq!(report["schema_version"], 2);
     assert_eq!(report["graded"], "exercises");
     assert_eq!(report["official"], true, "{}", report["modified_files"]);
@@ -143,6 +138,7 @@ fn untouched_stubs_score_zero_and_every_exercise_is_not_started() {
         assert_eq!(status, "not_started", "{name}: {message}");
         assert!(message.starts_with("implement `"), "{name}: {message}");
     }
+    assert_isolated_grading_agrees(&s, &args, &report);
     // The human table says the same and suggests a hint.
     s.xtask(&["grade", "lesson02"])
         .assert()
@@ -199,12 +195,8 @@ fn reference_solutions_get_full_marks() {
 fn hostile_exercises_each_get_their_own_verdict() {
     let s = hostile();
     let before = s.snapshot_tree();
-    let out = s
-        .xtask(&["grade", "--format", "json", "--timeout", "3"])
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
+    let args = ["grade", "--format", "json", "--timeout", "3"];
+    let out = s.xtask(&args).assert().code(1).get_output().clone();
     let report = json_of(&out);
     let all = statuses(&report);
     let status = |n: &str| all[n].0.as_str();
@@ -286,6 +278,10 @@ fn hostile_exercises_each_get_their_own_verdict() {
             .contains("lesson01__checks__head_a_weights.snap (changed)")
     );
 
+    // On code that exits, aborts, loops, overflows its stack, panics and forges its output,
+    // grading lessons in shared processes gives every verdict isolated grading gives.
+    assert_isolated_grading_agrees(&s, &args, &report);
+
     // Nothing was written: no .snap.new, the edited snapshot is still edited.
     assert!(
         before == s.snapshot_tree(),
@@ -342,12 +338,12 @@ fn hostile_verdicts_in_every_report_format() {
     let score: f64 = tests.iter().map(|t| t["score"].as_f64().unwrap()).sum();
     assert_eq!(gs["score"].as_f64().unwrap(), score);
 
-    // JUnit, written to a file outside the course (in a folder of its own: the tests of this
-    // executable share one process id, so no name made from it is theirs alone).
+    // JUnit of the whole course, written to a file outside the course (in a folder of its own:
+    // the tests of this executable share one process id, so no name made from it is theirs
+    // alone). It follows junit-10.xsd, and a real JUnit reader reads it.
     let junit = OutDir::new("junit.xml");
     s.xtask(&[
         "grade",
-        "1",
         "--format",
         "junit",
         "--timeout",
@@ -358,6 +354,7 @@ fn hostile_verdicts_in_every_report_format() {
     .assert()
     .code(1)
     .stdout(predicate::str::contains("report written to"));
+    junit_xsd::assert_follows_junit_10(&junit.path);
     let xml = std::fs::read_to_string(&junit.path).unwrap();
     assert!(xml.starts_with("<?xml"));
     for (check, status) in [
@@ -365,6 +362,7 @@ fn hostile_verdicts_in_every_report_format() {
         ("max_abs_diff_small_cases", "exited_early"),
         ("top_focus_ties_go_to_the_first_column", "crashed"),
         ("attention_weights_head_a", "wrong"),
+        ("merge_heads_moves_data", "panicked"),
     ] {
         let at = xml
             .find(&format!("name=\"{check}\""))
@@ -378,6 +376,23 @@ fn hostile_verdicts_in_every_report_format() {
             "{check}"
         );
     }
+    let suites = junit_parser::from_reader(std::io::Cursor::new(xml.as_bytes())).unwrap();
+    let suite = |id: &str| suites.suites.iter().find(|s| s.name == id).unwrap();
+    let (l1, l3) = (suite("lesson01"), suite("lesson03"));
+    assert!(l1.failures + l1.errors > 0);
+    assert!(l1.cases.iter().any(|c| c.status.is_success()));
+    assert!(
+        l3.errors as usize == l3.cases.len() && l3.errors > 0,
+        "compile errors are errors"
+    );
+    for case in &l3.cases {
+        assert_eq!(case.status.error_as_ref().error_type, "compile_error");
+    }
+    assert_eq!(
+        suites.tests,
+        suites.suites.iter().map(|s| s.tests).sum::<u64>()
+    );
+    assert!(suites.time > 0.0);
     // A passing check is an empty testcase with its time.
     let passed = xml
         .split("<testcase ")

@@ -19,6 +19,7 @@ mod find_your_way;
 mod grade_cli;
 mod hostile_cli;
 mod instructor_cli;
+mod junit_xsd;
 mod misconceptions_cli;
 mod shared_build;
 mod student_loop;

@@ -354,3 +354,13 @@ pub fn has_sandbox(course: &Scratch) -> bool {
     }
     has
 }
+
+/// The first `tool` on `PATH`, if any: optional outside validators (`xmllint`,
+/// `check-jsonschema`) the tests use when installed.
+pub fn which(tool: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(tool))
+            .find(|p| p.is_file())
+    })
+}
