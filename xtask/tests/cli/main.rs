@@ -9,6 +9,7 @@
 //!
 //! Run one subject with `cargo test -p xtask --test cli class_cli::`.
 
+mod junit_xsd;
 mod support;
 
 mod bad_input_cli;
@@ -19,7 +20,6 @@ mod find_your_way;
 mod grade_cli;
 mod hostile_cli;
 mod instructor_cli;
-mod junit_xsd;
 mod misconceptions_cli;
 mod shared_build;
 mod student_loop;
