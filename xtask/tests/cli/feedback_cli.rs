@@ -1,9 +1,10 @@
 //! Feedback that teaches, on real scratch copies of the course whose exercises are the reference
 //! solutions with one classic mistake planted: every failing check is shown, labelled values are
 //! decoded, the blame lands on the exercise where the bug is, the misconception is named, a panic
-//! in a library names the student's line, an endless loop is waited out once.
+//! in a library names the student's line, an endless loop is waited out once (and gets the
+//! verdicts isolated grading gives).
 
-use crate::support::{Scratch, course_root, json_of};
+use crate::support::{Scratch, assert_isolated_grading_agrees, course_root, json_of};
 
 use predicates::prelude::*;
 
@@ -228,4 +229,7 @@ fn an_endless_loop_is_waited_out_once_and_blamed_on_its_exercise() {
         all["third_head_focus"]["blocked_by"],
         serde_json::Value::Null
     );
+    // Code that spins: one process per check gives the same verdicts and messages.
+    let args = ["grade", "lesson01", "--timeout", "3", "--format", "json"];
+    assert_isolated_grading_agrees(&s, &args, &report);
 }

@@ -2,7 +2,9 @@
 //! solutions, and a copy whose exercises misbehave in every way the grader must survive.
 
 use crate::junit_xsd;
-use crate::support::{self, OutDir, Scratch, json_of, statuses};
+use crate::support::{
+    self, OutDir, Scratch, assert_isolated_grading_agrees, json_of, statuses, verdicts,
+};
 
 use predicates::prelude::*;
 
@@ -28,41 +30,6 @@ fn hostile() -> Scratch {
     let snap = s.read(SNAPSHOT).replacen("0.1202", "0.1302", 1);
     s.write(SNAPSHOT, &snap);
     s
-}
-
-/// Every check of a JSON report as written, but for its time: verdict, points, message, blame,
-/// diagnosis; with the score and whether the grade is official.
-fn verdicts(report: &serde_json::Value) -> Vec<serde_json::Value> {
-    let mut out = vec![report["score"].clone(), report["official"].clone()];
-    for lesson in report["lessons"].as_array().unwrap() {
-        out.push(lesson["build"].clone());
-        for ex in lesson["exercises"].as_array().unwrap() {
-            for c in ex["checks"].as_array().unwrap() {
-                let mut c = c.clone();
-                c.as_object_mut().unwrap().remove("duration_ms");
-                out.push(c);
-            }
-        }
-    }
-    out
-}
-
-/// Local grading runs a lesson's checks in one process and reruns alone those it cannot tell
-/// apart: graded again with `--isolate` (the JSON written with `--output`, which must follow the
-/// schema too), every verdict and message of `grouped`, a JSON report of `args`, is the same.
-fn assert_isolated_grading_agrees(s: &Scratch, args: &[&str], grouped: &serde_json::Value) {
-    let written = OutDir::new("isolated.json");
-    s.xtask(&[args, &["--isolate", "--output", written.arg()]].concat())
-        .assert()
-        .stdout(predicate::str::contains("report written to"));
-    let isolated = serde_json::from_str(&std::fs::read_to_string(&written.path).unwrap()).unwrap();
-    support::assert_valid_report(&isolated, "a JSON report written with --output");
-    let (grouped, isolated) = (verdicts(grouped), verdicts(&isolated));
-    assert!(grouped.len() > 20);
-    for (g, i) in grouped.iter().zip(&isolated) {
-        assert_eq!(g, i, "grouped (left) and isolated (right) grading disagree");
-    }
-    assert_eq!(grouped.len(), isolated.len());
 }
 
 /// Lesson 2's reference solution, except that `split_heads` (which many checks call) forges what

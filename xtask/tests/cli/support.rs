@@ -364,3 +364,38 @@ pub fn which(tool: &str) -> Option<PathBuf> {
             .find(|p| p.is_file())
     })
 }
+
+/// Every check of a JSON report as written, but for its time: verdict, points, message, blame,
+/// diagnosis; with the score and whether the grade is official.
+pub fn verdicts(report: &serde_json::Value) -> Vec<serde_json::Value> {
+    let mut out = vec![report["score"].clone(), report["official"].clone()];
+    for lesson in report["lessons"].as_array().unwrap() {
+        out.push(lesson["build"].clone());
+        for ex in lesson["exercises"].as_array().unwrap() {
+            for c in ex["checks"].as_array().unwrap() {
+                let mut c = c.clone();
+                c.as_object_mut().unwrap().remove("duration_ms");
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// Local grading runs a lesson's checks in one process and reruns alone those it cannot tell
+/// apart: graded again with `--isolate` (the JSON written with `--output`, which must follow the
+/// schema too), every verdict and message of `grouped`, a JSON report of `args`, is the same.
+pub fn assert_isolated_grading_agrees(s: &Scratch, args: &[&str], grouped: &serde_json::Value) {
+    let written = OutDir::new("isolated.json");
+    s.xtask(&[args, &["--isolate", "--output", written.arg()]].concat())
+        .assert()
+        .stdout(predicates::str::contains("report written to"));
+    let isolated = serde_json::from_str(&std::fs::read_to_string(&written.path).unwrap()).unwrap();
+    assert_valid_report(&isolated, "a JSON report written with --output");
+    let (grouped, isolated) = (verdicts(grouped), verdicts(&isolated));
+    assert!(grouped.len() > 20);
+    for (g, i) in grouped.iter().zip(&isolated) {
+        assert_eq!(g, i, "grouped (left) and isolated (right) grading disagree");
+    }
+    assert_eq!(grouped.len(), isolated.len());
+}
