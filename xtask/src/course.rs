@@ -108,11 +108,14 @@ pub struct Check {
 impl Course {
     /// True for a student's own sources, `rel` being relative to the course root:
     /// `exercises/<lesson dir>/src/**` of a course lesson.
+    /// Called for every file of a course copy (a submission's comparison, a class build's key),
+    /// so it splits `rel` once instead of formatting a prefix per lesson.
     pub fn is_student_source(&self, rel: &str) -> bool {
-        self.lessons.iter().any(|l| {
-            rel.strip_prefix(&format!("exercises/{}/src/", l.dir))
-                .is_some()
-        })
+        rel.strip_prefix("exercises/")
+            .and_then(|rest| rest.split_once('/'))
+            .is_some_and(|(dir, inner)| {
+                inner.starts_with("src/") && self.lessons.iter().any(|l| l.dir == dir)
+            })
     }
 
     /// Reads and validates `course.toml` at `root`.
@@ -376,6 +379,18 @@ mod tests {
             "#,
         )
         .unwrap()
+    }
+
+    #[test]
+    fn only_exercise_sources_belong_to_the_student() {
+        let course = course();
+        assert!(course.is_student_source("exercises/lesson02-split-heads/src/exercises.rs"));
+        assert!(course.is_student_source("exercises/lesson02-split-heads/src/deep/x.rs"));
+        assert!(!course.is_student_source("exercises/lesson02-split-heads/tests/checks.rs"));
+        assert!(!course.is_student_source("exercises/lesson02-split-heads/Cargo.toml"));
+        assert!(!course.is_student_source("exercises/lesson02-split-heads/srcx/a.rs"));
+        assert!(!course.is_student_source("exercises/lesson09-other/src/a.rs"));
+        assert!(!course.is_student_source("solutions/lesson02-split-heads/src/exercises.rs"));
     }
 
     #[test]

@@ -331,37 +331,29 @@ fn profile_blocking() {
             )
         }};
     }
+    /// The variants of one level, `(MR, vectors per row, KC, MC)` each; the first is the one in use.
+    macro_rules! variants {
+        ($level:ty, $simd:expr, $lanes:literal: $(($mr:literal, $nv:literal, $kc:literal, $mc:literal)),+ $(,)?) => {
+            [$(variant!($level, $simd, $mr, $nv, $lanes, $kc, $mc)),+]
+        };
+    }
     if let Some(v4) = pulp::x86::V4::try_new() {
         println!("AVX-512:");
-        race(
-            t,
-            d,
-            &[
-                variant!(pulp::x86::V4, v4, 8, 2, 8, 512, 256),
-                variant!(pulp::x86::V4, v4, 8, 2, 8, 256, 256),
-                variant!(pulp::x86::V4, v4, 8, 2, 8, 384, 256),
-                variant!(pulp::x86::V4, v4, 8, 2, 8, 512, 128),
-                variant!(pulp::x86::V4, v4, 12, 2, 8, 512, 96),
-                variant!(pulp::x86::V4, v4, 14, 2, 8, 256, 112),
-                variant!(pulp::x86::V4, v4, 8, 3, 8, 512, 128),
-            ],
+        #[rustfmt::skip]
+        let variants = variants!(pulp::x86::V4, v4, 8:
+            (8, 2, 512, 256), (8, 2, 256, 256), (8, 2, 384, 256), (8, 2, 512, 128),
+            (12, 2, 512, 96), (14, 2, 256, 112), (8, 3, 512, 128),
         );
+        race(t, d, &variants);
     }
     if let Some(v3) = pulp::x86::V3::try_new() {
         println!("AVX2:");
-        race(
-            t,
-            d,
-            &[
-                variant!(pulp::x86::V3, v3, 6, 2, 4, 512, 96),
-                variant!(pulp::x86::V3, v3, 6, 2, 4, 256, 96),
-                variant!(pulp::x86::V3, v3, 6, 2, 4, 384, 96),
-                variant!(pulp::x86::V3, v3, 6, 2, 4, 512, 48),
-                variant!(pulp::x86::V3, v3, 6, 2, 4, 512, 36),
-                variant!(pulp::x86::V3, v3, 6, 2, 4, 512, 192),
-                variant!(pulp::x86::V3, v3, 4, 3, 4, 256, 96),
-            ],
+        #[rustfmt::skip]
+        let variants = variants!(pulp::x86::V3, v3, 4:
+            (6, 2, 512, 96), (6, 2, 256, 96), (6, 2, 384, 96), (6, 2, 512, 48),
+            (6, 2, 512, 36), (6, 2, 512, 192), (4, 3, 256, 96),
         );
+        race(t, d, &variants);
     }
 }
 
