@@ -11,8 +11,9 @@
 //!   `solutions/` folder) the reference is not available: the demo says so and shows the
 //!   student's heads only.
 //!
-//! A demo that does not use the `pictures` crate (a freshly scaffolded lesson) stops at its first
-//! `todo!()`; its panic is turned into a pointer to the function to implement.
+//! A demo that does not go through the `pictures` crate for some call (a new lesson's demo
+//! written without it, say) stops at its first `todo!()`; its panic is turned into a pointer to
+//! the function to implement.
 
 use crate::course::Lesson;
 use anyhow::{Context as _, Result};
@@ -116,29 +117,59 @@ pub fn run_with(root: &Path, lesson: &Lesson, opts: &Options) -> Result<i32> {
         return Ok(0);
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
-    if let Some(pos) = stderr.find("not yet implemented") {
-        let location = stderr[..pos]
-            .rsplit("panicked at ")
-            .next()
-            .and_then(|l| l.lines().next())
-            .map(|l| l.trim_end_matches(':').to_owned())
-            .unwrap_or_default();
-        let message = stderr[pos..].lines().next().unwrap_or("");
-        let function = message
-            .trim_start_matches("not yet implemented")
-            .trim_start_matches(':')
-            .trim()
-            .split(':')
-            .next()
-            .unwrap_or("")
-            .to_owned();
-        eprintln!(
-            "\nThe demo stopped at `{function}`, which is not implemented yet ({location}).\n\
-             Implement it, then run `cargo xtask demo {}` again, or `cargo xtask grade {}` to check it.",
-            lesson.id, lesson.id
-        );
+    if let Some(note) = stopped_at_todo(&stderr, &lesson.id) {
+        eprintln!("{note}");
         return Ok(1);
     }
     eprint!("{stderr}");
     Ok(output.status.code().unwrap_or(1))
+}
+
+/// What to tell the student when a demo ended at a `todo!()` outside the `pictures` crate's
+/// steps (its standard error is `stderr`); `None` for any other failure.
+fn stopped_at_todo(stderr: &str, lesson: &str) -> Option<String> {
+    let (location, message) = crate::verdict::panic_of(stderr)?;
+    if !message.starts_with(check_protocol::TODO_PREFIX) {
+        return None;
+    }
+    let what = match check_protocol::todo_function(&message) {
+        Some(function) => format!("`{function}`, which is not implemented yet"),
+        None => "a `todo!()`".to_owned(),
+    };
+    Some(format!(
+        "\nThe demo stopped at {what} ({}).\nImplement it, then run `cargo xtask demo {lesson}` \
+         again, or `cargo xtask grade {lesson}` to check it.",
+        crate::verdict::strip_col(&location)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stopped_at_todo;
+
+    #[test]
+    fn a_demo_stopped_at_a_todo_points_to_the_function() {
+        let stderr = "warning: unused variable\n\nthread 'main' panicked at \
+             exercises/lesson07-kv-cache/src/exercises.rs:91:9:\n\
+             not yet implemented: KvCache::append: write k and v\n\
+             note: run with `RUST_BACKTRACE=1`\n";
+        let note = stopped_at_todo(stderr, "lesson07").unwrap();
+        assert!(
+            note.contains(
+                "stopped at `KvCache::append`, which is not implemented yet \
+                 (exercises/lesson07-kv-cache/src/exercises.rs:91)"
+            ),
+            "{note}"
+        );
+        assert!(note.contains("`cargo xtask demo lesson07` again"), "{note}");
+        let bare = "thread 'main' panicked at src/lib.rs:3:5:\nnot yet implemented\n";
+        assert!(
+            stopped_at_todo(bare, "l")
+                .unwrap()
+                .contains("stopped at a `todo!()` (src/lib.rs:3)")
+        );
+        let other = "thread 'main' panicked at src/lib.rs:3:5:\nindex out of bounds\n";
+        assert_eq!(stopped_at_todo(other, "l"), None);
+        assert_eq!(stopped_at_todo("error: could not compile", "l"), None);
+    }
 }

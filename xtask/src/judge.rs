@@ -13,9 +13,8 @@ use crate::run::RunOutput;
 use crate::sandbox::Ended;
 use crate::verdict::{
     Origin, Status, Verdict, check_frame, first_lines, origin, panic_of, strip_col, student_frame,
-    todo_function,
 };
-use check_protocol::Observation;
+use check_protocol::{Observation, TODO_PREFIX, todo_function};
 use std::collections::HashMap;
 
 /// What the judge knows about the check besides its run.
@@ -278,7 +277,7 @@ fn explain_ending(ctx: &Context, run: &RunOutput) -> Verdict {
             "the check process failed without reporting a result (exit code set by the code under test?)",
         );
     };
-    if message.starts_with("not yet implemented") {
+    if message.starts_with(TODO_PREFIX) {
         return match todo_function(&message) {
             Some(f) => verdict(
                 Status::NotStarted,

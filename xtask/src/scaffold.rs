@@ -197,16 +197,35 @@ fn placeholder_matches_snapshot() {
 }
 "#;
 
-const EXERCISE_DEMO: &str = r#"//! Lesson @N@'s worked example, printed the way the lesson text prints it.
-//! Run it with `cargo xtask demo @ID@` (your code) or `--solutions` (the reference).
+const EXERCISE_DEMO: &str = r#"//! Lesson @N@'s worked example, printed the way the lesson text prints it. Every line is
+//! computed by your code (the reference's with `--solutions`); a line that needs a function you
+//! have not written yet says so, and the rest still runs.
+//!
+//! Run it with `cargo xtask demo @ID@` (`--solutions`, `--compare`, `--svg DIR`).
 
 use @ID@::setup::N;
 use @ID@::*;
+use pictures::{Demo, Got};
+use std::process::ExitCode;
 
-/// Builds the worked example and prints it.
-pub fn main() {
-    let m = placeholder(N);
-    println!("placeholder({N}) =\n{m}");
+/// Builds the worked example, prints it and draws it.
+pub fn main() -> ExitCode {
+    let d = Demo::start("@ID@");
+    let m = d.value(|| Ok(placeholder(N)));
+    d.line(&format!("placeholder({N}) = "), || {
+        let m = m.got()?;
+        Ok(format!("{:?} matrix\n{m}", m.dim()))
+    });
+    d.figure(
+        "@ID@-placeholder",
+        "Lesson @N@: the placeholder matrix",
+        |f| {
+            Ok(f.axes("row", "column")
+                .panel("10 i + j", m.got()?.view())
+                .scaled_to_max())
+        },
+    );
+    d.finish()
 }
 "#;
 
@@ -244,7 +263,7 @@ extern crate @ID@_solution as @ID@;
 #[path = "../../../exercises/@DIR@/examples/demo.rs"]
 mod demo;
 
-fn main() {
+fn main() -> std::process::ExitCode {
     demo::main()
 }
 "#;

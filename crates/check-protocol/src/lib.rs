@@ -7,6 +7,8 @@
 //!   first difference, NumPy-style, decoded into positions for labelled inputs.
 //! * [`plant`]: which misconception the grader planted into a reference solution
 //!   ([`PLANT_ENV`], read by the solution with [`planted`]).
+//! * [`stub`]: which function a `todo!("NAME: …")` stub names ([`todo_function`]), for the
+//!   grader's "implement `NAME` next" and the demos' "not computed" lines.
 //!
 //! The checks use this crate through `course-check` (its snapshot macros and insta comparator);
 //! the grader uses it directly, so both sides apply the very same rules.
@@ -14,7 +16,9 @@
 mod difference;
 pub mod observe;
 pub mod plant;
+pub mod stub;
 
 pub use difference::{Encoding, TOLERANCE, explain_difference, explain_labelled};
 pub use observe::{OBSERVE_ENV, Observation};
 pub use plant::{PLANT_ENV, planted};
+pub use stub::{TODO_PREFIX, todo_function};

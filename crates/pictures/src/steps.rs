@@ -89,28 +89,20 @@ pub fn quiet_panics() {
     });
 }
 
-/// The [`Skip`] for a panic message: `not yet implemented: NAME: …` is [`Skip::NotImplemented`].
+/// The [`Skip`] for a panic message: a `todo!()`'s is [`Skip::NotImplemented`], naming the
+/// function as the grader does ([`check_protocol::todo_function`]: `KvCache::append` for
+/// `not yet implemented: KvCache::append: …`).
 pub fn skip_for_panic(message: &str, location: &str) -> Skip {
-    match message.strip_prefix("not yet implemented") {
-        Some(rest) => {
-            let name = rest
-                .trim_start_matches(':')
-                .trim()
-                .split(':')
-                .next()
-                .unwrap_or("")
-                .trim();
-            Skip::NotImplemented(if name.is_empty() {
-                format!("a function ({location})")
-            } else {
-                name.to_owned()
-            })
-        }
-        None => Skip::Panicked {
+    if !message.starts_with(check_protocol::TODO_PREFIX) {
+        return Skip::Panicked {
             message: message.to_owned(),
             location: location.to_owned(),
-        },
+        };
     }
+    Skip::NotImplemented(match check_protocol::todo_function(message) {
+        Some(name) => name.to_owned(),
+        None => format!("a function ({location})"),
+    })
 }
 
 /// Runs `f`, turning a panic into a [`Skip`] (quietly, once [`quiet_panics`] is installed).

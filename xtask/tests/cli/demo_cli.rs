@@ -64,12 +64,22 @@ const FIGURES: &[(&str, &str, &[&str])] = &[
         "lesson06-gqa-heads",
         &["head 0 (kv head 0)", "head 3 (kv head 1)"],
     ),
+    (
+        "7",
+        "lesson07-decode-weights",
+        &[
+            "head 0 (kv head 0)",
+            "head 3 (kv head 1)",
+            "token 5",
+            "cached position",
+        ],
+    ),
 ];
 
 #[test]
 fn reference_demos_write_titled_labelled_svgs() {
     let out = OutDir::new("demo-svg");
-    for lesson in ["1", "2", "3", "4", "5", "6"] {
+    for lesson in ["1", "2", "3", "4", "5", "6", "7"] {
         xtask_in(
             &course_root(),
             &["demo", lesson, "--solutions", "--svg", out.arg()],
@@ -119,6 +129,15 @@ fn stub_demos_name_what_is_missing_and_run_to_the_end() {
             "h = 5: (not computed: `head_size`",
         ))
         .stdout(predicate::str::contains("Not computed yet"))
+        .stderr(predicate::str::contains("panicked").not());
+    // A lesson whose stubs are methods names them with their type, as the grader does.
+    xtask_in(&course_root(), &["demo", "7"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "token 3: (not computed: `generate` is not implemented yet",
+        ))
+        .stdout(predicate::str::contains("3 more tokens: (not computed"))
         .stderr(predicate::str::contains("panicked").not());
 }
 

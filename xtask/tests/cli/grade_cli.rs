@@ -101,10 +101,29 @@ fn untouched_stubs_score_zero_and_every_exercise_is_not_started() {
     assert!(report["max_score"].as_u64().unwrap() > 0);
     let all = statuses(&report);
     assert!(all.len() > 20);
+    // Each check names the function to write, a method with its type (`KvCache::append`).
+    let stubs: String = std::fs::read_dir(s.root.join("exercises"))
+        .unwrap()
+        .map(|dir| std::fs::read_to_string(dir.unwrap().path().join("src/exercises.rs")).unwrap())
+        .collect();
     for (name, (status, message)) in &all {
         assert_eq!(status, "not_started", "{name}: {message}");
-        assert!(message.starts_with("implement `"), "{name}: {message}");
+        let named = message
+            .strip_prefix("implement `")
+            .and_then(|m| m.split('`').next())
+            .unwrap_or_else(|| panic!("{name}: {message}"));
+        let function = named.rsplit("::").next().unwrap();
+        assert!(
+            ["(", "<"]
+                .iter()
+                .any(|after| stubs.contains(&format!("fn {function}{after}"))),
+            "{name}: `{named}` is no stub's name: {message}"
+        );
     }
+    assert!(
+        all.values().any(|(_, m)| m.contains("`KvCache::append`")),
+        "{all:?}"
+    );
     assert_isolated_grading_agrees(&s, &args, &report);
     // The human table says the same and suggests a hint.
     s.xtask(&["grade", "lesson02"])

@@ -201,15 +201,21 @@ fn a_scaffolded_lesson_passes_check() {
     assert!(text.contains("Ready to publish"), "{text}");
     assert!(!text.contains("FAIL"), "{text}");
 
-    // Its worked example runs with the solution, and names the stub to write with the exercise.
-    s.xtask(&["demo", &id, "--solutions"])
+    // Its worked example runs with the solution (and draws), and with the exercise names the stub
+    // to write on the line that needs it.
+    let figures = OutDir::new("scaffold-svg");
+    s.xtask(&["demo", &id, "--solutions", "--svg", figures.arg()])
         .assert()
         .success()
-        .stdout(predicate::str::contains("placeholder(3) ="));
+        .stdout(predicate::str::contains("placeholder(3) = (3, 3) matrix"));
+    assert!(figures.path.join(format!("{id}-placeholder.svg")).is_file());
     s.xtask(&["demo", &id])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("stopped at `placeholder`"));
+        .stdout(predicate::str::contains(
+            "placeholder(3) = (not computed: `placeholder` is not implemented yet",
+        ))
+        .stderr(predicate::str::contains("panicked").not());
 }
 
 #[test]
