@@ -17,7 +17,9 @@
 //!
 //! Nothing here decides a verdict: that happens in the grader, from the check's observations.
 //! Where the kernel has no Landlock (or on another OS) checks still run, without isolation, and
-//! the report says `"isolation": "none"`.
+//! the report says `"isolation": "none"`. The student build of the grader (without the
+//! `instructor` feature) has no Landlock either: it only grades locally, where checks run
+//! directly, and leaves official grading to the full grader.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -189,7 +191,7 @@ pub fn isolation() -> String {
         .unwrap_or_else(|| "none".into())
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", feature = "instructor"))]
 mod imp {
     use super::{Ended, SETUP_FAILED, SandboxArgs};
     use landlock::{
@@ -379,13 +381,14 @@ mod imp {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(not(all(target_os = "linux", feature = "instructor")))]
 mod imp {
     use super::{Ended, SETUP_FAILED, SandboxArgs};
     use std::process::Command;
     use std::time::{Duration, Instant};
 
-    /// Without Linux there is no sandbox: the program runs under the time limit only.
+    /// Without Linux (or in the student build) there is no sandbox: the program runs under the
+    /// time limit only, and a policy that requires the sandbox is refused.
     pub fn supervise(args: &SandboxArgs) -> i32 {
         if args.require {
             return SETUP_FAILED;
@@ -436,7 +439,10 @@ pub fn own_exe() -> std::io::Result<PathBuf> {
 }
 
 /// The paths of `paths` that exist (Landlock rules need an open file descriptor).
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+#[cfg_attr(
+    not(all(target_os = "linux", feature = "instructor")),
+    allow(dead_code)
+)]
 fn existing(paths: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
     paths.filter(|p| p.exists()).collect()
 }
