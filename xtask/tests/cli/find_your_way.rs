@@ -140,6 +140,19 @@ fn grading_one_exercise_reports_only_that_exercise() {
     let next = table.lines().find(|l| l.starts_with("Next:"));
     assert!(next.is_some_and(|l| l.contains("`split_heads`")), "{table}");
     assert!(!table.contains("Full marks."), "{table}");
+
+    // A method is found by the path the table names it with ("implement `KvCache::append` next").
+    let out = xtask(&["grade", "KvCache::append"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("implement `KvCache::append` next"),
+        "{table}"
+    );
+    assert!(!table.contains("decode_step"), "{table}");
 }
 
 #[test]
