@@ -62,7 +62,8 @@
 //! anywhere (on position 3). The last output row starts `-1.8084` and ends `3.1573`, the same as
 //! causal attention over all six tokens at once.
 //!
-//! Run `cargo xtask demo lesson07` to watch the cache grow with your code, and
+//! Run `cargo xtask demo lesson07` to watch the cache grow with your code (and a picture of what
+//! each new token's query heads read; `--compare` puts the reference's next to yours), and
 //! `cargo xtask grade lesson07` to grade it.
 //!
 //! Your work is in [`exercises`]; [`setup`] is given.
