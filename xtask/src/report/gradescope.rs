@@ -5,9 +5,11 @@
 //! rendered as HTML; `visibility` is one of Gradescope's values (`hidden`, `after_due_date`,
 //! `after_published`, `visible`): checks the student can see are `visible`, hidden checks
 //! `after_published`; a lesson's build failure is its own `visible` failing test (0 points) with
-//! the compiler's error as its output.
+//! the compiler's error as its output. Raw `f64`s in messages are shortened for people, as in the
+//! tables ([`super::readable`]).
 
 use super::Report;
+use super::readable::readable;
 use crate::verdict::Status;
 use serde_json::{Value, json};
 
@@ -37,7 +39,7 @@ pub fn render(report: &Report) -> String {
                     }
                     Status::Passed if check.message.is_empty() => "passed".to_owned(),
                     s if check.explanation().is_empty() => s.to_string(),
-                    s => format!("{}: {}", s, check.explanation()),
+                    s => format!("{}: {}", s, readable(&check.explanation())),
                 };
                 tests.push(json!({
                     "name": format!("{} / {} / {}", lesson.id, ex.name, check.name),

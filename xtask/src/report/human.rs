@@ -1,5 +1,6 @@
 //! The terminal report: a table per lesson, a total, and what to do next.
 
+use super::readable::readable;
 use super::{CheckReport, ExerciseReport, Report};
 use crate::style::Style;
 use crate::verdict::Status;
@@ -84,7 +85,8 @@ fn failures(
         failing
     };
     for c in shown {
-        let mut lines = c.message.lines();
+        let message = readable(&c.message);
+        let mut lines = message.lines();
         let first = lines.next().unwrap_or("");
         if brief {
             let _ = writeln!(out, "      {} {first}", style.dim(&format!("{}:", c.name)));

@@ -4,6 +4,7 @@ pub mod gradescope;
 pub mod human;
 #[cfg(feature = "instructor")]
 pub mod junit;
+pub mod readable;
 
 use crate::verdict::Status;
 use serde::Serialize;

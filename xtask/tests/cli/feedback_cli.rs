@@ -2,9 +2,11 @@
 //! solutions with one classic mistake planted: every failing check is shown, labelled values are
 //! decoded, the blame lands on the exercise where the bug is, the misconception is named, a panic
 //! in a library names the student's line, an endless loop is waited out once (and gets the
-//! verdicts isolated grading gives).
+//! verdicts isolated grading gives), raw floats are shortened in the table.
 
-use crate::support::{Scratch, assert_isolated_grading_agrees, course_root, json_of};
+use crate::support::{
+    Scratch, assert_isolated_grading_agrees, course_root, json_of, statuses, xtask_in,
+};
 
 use predicates::prelude::*;
 
@@ -232,4 +234,46 @@ fn an_endless_loop_is_waited_out_once_and_blamed_on_its_exercise() {
     // Code that spins: one process per check gives the same verdicts and messages.
     let args = ["grade", "lesson01", "--timeout", "3", "--format", "json"];
     assert_isolated_grading_agrees(&s, &args, &report);
+}
+
+/// A check's message keeps raw `f64`s (the misconception matcher compares them); the table a
+/// student reads shortens them, and the JSON report keeps them whole.
+#[test]
+fn the_table_shortens_raw_floats_and_the_json_keeps_them() {
+    let root = course_root();
+    let plant = [
+        "grade",
+        "--solutions",
+        "--plant",
+        "decode-attends-only-to-new-key",
+    ];
+    let report = json_of(
+        &xtask_in(&root, &[&plant[..], &["--format", "json"]].concat())
+            .output()
+            .unwrap(),
+    );
+    let (_, message) = &statuses(&report)["decode_step_matches_last_row_of_full_attention"];
+    let raw = message
+        .split("by ")
+        .nth(1)
+        .and_then(|m| m.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no difference in {message}"));
+    assert!(raw.len() > 12 && raw.parse::<f64>().is_ok(), "{message}");
+
+    let out = xtask_in(&root, &plant).output().unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(!table.contains(raw), "{table}");
+    let line = table
+        .lines()
+        .find(|l| l.contains("(weights)"))
+        .unwrap_or_else(|| panic!("{table}"));
+    // Every number on the line has at most 4 significant digits (5 with a leading `0.`).
+    for word in line.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == '-')) {
+        let digits = word
+            .split('e')
+            .next()
+            .unwrap()
+            .trim_start_matches(['-', '0', '.']);
+        assert!(digits.replace('.', "").len() <= 4, "{word} in {line}");
+    }
 }

@@ -1,0 +1,128 @@
+//! Numbers a person can read in a check's message. Checks write raw `f64`s
+//! (`off by 7.278639849618757e-1`, `got [-1.252916746356904, …]`) because the grader compares the
+//! messages of a failure and of a known misconception number by number; the tables shorten them
+//! the way the course prints numbers. The JSON report keeps every message as the check wrote it.
+
+/// More significant digits than this mark a number with a fraction or an exponent as a raw
+/// `f64`; shorter ones (`0.0890`, `5e-5`) and integers (a shape, a line number, a byte count)
+/// were written for people and are left alone.
+const RAW_DIGITS: usize = 8;
+
+/// `text` with each raw `f64` shortened: 4 decimals (`-1.2529`), or 4 significant digits when it
+/// was written in scientific notation (`7.278639849618757e-1` becomes `0.7279`). Everything else
+/// is kept byte for byte.
+pub fn readable(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let after_word =
+            i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || b"_.".contains(&bytes[i - 1]));
+        if !bytes[i].is_ascii_digit() || after_word {
+            i += 1;
+            continue;
+        }
+        let (end, digits, fraction, scientific) = scan_number(bytes, i);
+        let ends_word = bytes
+            .get(end)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
+        if digits > RAW_DIGITS
+            && (fraction || scientific)
+            && !ends_word
+            && let Ok(value) = text[i..end].parse::<f64>()
+        {
+            out.push_str(&text[copied..i]);
+            out.push_str(&if scientific {
+                significant(value)
+            } else {
+                format!("{value:.4}")
+            });
+            copied = end;
+        }
+        i = end;
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// `value` to 4 significant digits: as a decimal between 0.001 and 10000 (`0.7279`, `2.771`),
+/// in scientific notation otherwise (`1.235e-12`).
+fn significant(value: f64) -> String {
+    let magnitude = value.abs();
+    if (1e-3..1e4).contains(&magnitude) {
+        let decimals = (3 - magnitude.log10().floor() as i32).max(0) as usize;
+        format!("{value:.decimals$}")
+    } else {
+        format!("{value:.3e}")
+    }
+}
+
+/// The number starting at `start` (a digit): where it ends, its significant digits, whether it
+/// has a fraction and whether an exponent. A `.` or `e` not followed by a digit is not part of it
+/// (`… by 2.`).
+fn scan_number(bytes: &[u8], start: usize) -> (usize, usize, bool, bool) {
+    let digit_at = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+    let mut end = start;
+    let mut mantissa = String::new();
+    while digit_at(end) {
+        mantissa.push(bytes[end] as char);
+        end += 1;
+    }
+    let fraction = bytes.get(end) == Some(&b'.') && digit_at(end + 1);
+    if fraction {
+        end += 1;
+        while digit_at(end) {
+            mantissa.push(bytes[end] as char);
+            end += 1;
+        }
+    }
+    let mut scientific = false;
+    if matches!(bytes.get(end), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(bytes.get(end + 1), Some(b'-' | b'+')));
+        if digit_at(end + 1 + sign) {
+            scientific = true;
+            end += 1 + sign;
+            while digit_at(end) {
+                end += 1;
+            }
+        }
+    }
+    let significant = mantissa.trim_start_matches('0').len();
+    (end, significant, fraction, scientific)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::readable;
+
+    #[test]
+    fn raw_floats_are_shortened_and_everything_else_kept() {
+        assert_eq!(
+            readable(
+                "query head 1 (kv head 0): off by 7.278639849618757e-1 (weights), 9.086395518830761e-1 (output)"
+            ),
+            "query head 1 (kv head 0): off by 0.7279 (weights), 0.9086 (output)"
+        );
+        assert_eq!(
+            readable(
+                "runs from -1.8084 to 3.1573, got [-1.252916746356904, 0.016294890565896704, 1.724400560916695]"
+            ),
+            "runs from -1.8084 to 3.1573, got [-1.2529, 0.0163, 1.7244]"
+        );
+        assert_eq!(readable("by 2.7705825630984817e0."), "by 2.771.");
+        assert_eq!(readable("by 1.2345678901234e3"), "by 1235");
+        assert_eq!(readable("tiny: 1.2345678901e-12"), "tiny: 1.235e-12");
+        assert_eq!(readable("huge: 1.2345678901e5"), "huge: 1.235e5");
+        // Written for people: left alone, byte for byte.
+        for kept in [
+            "values differ: first at index [0, 1, 0]: expected 0.0890, got 0.2399 (12 of 24 values differ)",
+            "tolerance 5e-5, shape (1, 6, 16), exercises/lesson07-kv-cache/src/exercises.rs:91",
+            "lesson07 version 1.2.3 at 0x7ffd1234 and 123456789012 bytes",
+            "a5.123456789012 x_0.123456789012",
+            "",
+        ] {
+            assert_eq!(readable(kept), kept);
+        }
+    }
+}
