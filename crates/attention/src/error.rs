@@ -6,8 +6,10 @@
 
 use std::fmt;
 
-/// A tensor (or a size parameter) did not have the shape an operation needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A tensor (or a size parameter) did not have the shape an operation needs. `{:?}` prints the
+/// same message as `{}`, so an `.unwrap()` on one (in a check, a demo or your own code) panics
+/// with `split_heads: expected …, got …` rather than the struct's fields.
+#[derive(Clone, PartialEq, Eq)]
 pub struct ShapeError {
     /// The operation that refused the input, e.g. `"split_heads"`.
     pub operation: String,
@@ -47,6 +49,12 @@ impl fmt::Display for ShapeError {
             "{}: expected {}, got {}",
             self.operation, self.expected, self.got
         )
+    }
+}
+
+impl fmt::Debug for ShapeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
     }
 }
 
@@ -100,6 +108,12 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "f: expected a 3-D array (B, T, C), got (1, 2)"
+        );
+        // What `.unwrap()` on an `Err` prints reads the same.
+        assert_eq!(format!("{e:?}"), e.to_string());
+        assert_eq!(
+            format!("{:?}", Err::<(), _>(e)),
+            "Err(f: expected a 3-D array (B, T, C), got (1, 2))"
         );
     }
 }

@@ -196,6 +196,14 @@ fn panics_name_the_students_line_and_checker_failures_are_not_panics() {
     );
     assert!(!checker.is_empty(), "{all:#?}");
     assert!(checker.iter().all(|c| c["status"] == "wrong"));
+    // The error reads as its message, not as the struct's fields.
+    assert!(
+        checker.iter().all(|c| c["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("): split_heads: expected nothing, got refused")),
+        "{checker:#?}"
+    );
 }
 
 #[test]
