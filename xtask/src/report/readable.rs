@@ -9,8 +9,9 @@
 const RAW_DIGITS: usize = 8;
 
 /// `text` with each raw `f64` shortened: 4 decimals (`-1.2529`), or 4 significant digits when it
-/// was written in scientific notation (`7.278639849618757e-1` becomes `0.7279`). Everything else
-/// is kept byte for byte.
+/// was written in scientific notation (`7.278639849618757e-1` becomes `0.7279`) or is too small
+/// for 4 decimals (`0.000000001234567891` becomes `1.235e-9`). Everything else is kept byte for
+/// byte.
 pub fn readable(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
@@ -33,7 +34,7 @@ pub fn readable(text: &str) -> String {
             && let Ok(value) = text[i..end].parse::<f64>()
         {
             out.push_str(&text[copied..i]);
-            out.push_str(&if scientific {
+            out.push_str(&if scientific || (value != 0.0 && value < 1e-3) {
                 significant(value)
             } else {
                 format!("{value:.4}")
@@ -113,6 +114,7 @@ mod tests {
         assert_eq!(readable("by 2.7705825630984817e0."), "by 2.771.");
         assert_eq!(readable("by 1.2345678901234e3"), "by 1235");
         assert_eq!(readable("tiny: 1.2345678901e-12"), "tiny: 1.235e-12");
+        assert_eq!(readable("tiny: 0.000000001234567891"), "tiny: 1.235e-9");
         assert_eq!(readable("huge: 1.2345678901e5"), "huge: 1.235e5");
         // Written for people: left alone, byte for byte.
         for kept in [
