@@ -102,7 +102,8 @@ enum Cmd {
     /// exercise name is refused (exit status 2) with the closest name: `did you mean ...?`.
     Grade {
         /// Only this lesson (`lesson01`, `1` or its directory name), or only this exercise
-        /// (`split_heads`): its lesson is built and only that exercise's checks run.
+        /// (`split_heads`, or a method as the table names it, `KvCache::append`): its lesson is
+        /// built and only that exercise's checks run.
         #[arg(value_name = "LESSON|EXERCISE")]
         lesson: Option<String>,
         /// Grade the reference solutions in solutions/ instead of exercises/.
