@@ -218,23 +218,50 @@ fn attention_scores_refuses_swapped_batch_and_heads() {
 
 // ---- causal_mask -------------------------------------------------------------------------------
 
+/// The first `(query, key)` that `pick` selects where `mask` (`(1, 1, T, S)`) disagrees with
+/// causal attention: a key is allowed exactly when it is at or before the query (`j <= i`).
+fn first_wrong(mask: &Array4<bool>, pick: fn(usize, usize) -> bool) -> (usize, usize, bool) {
+    let (_, _, t, s) = mask.dim();
+    (0..t)
+        .flat_map(|i| (0..s).map(move |j| (i, j)))
+        .filter(|&(i, j)| pick(i, j))
+        .find(|&(i, j)| mask[[0, 0, i, j]] != (j <= i))
+        .map_or((0, 0, false), |(i, j)| (i, j, true))
+}
+
+/// `mask` is the `(1, 1, t, s)` causal mask: the earlier keys allowed, then each query's own key,
+/// then the later keys masked, each its own assertion, so that a mask wrong in one way fails
+/// that one first and says where.
+fn assert_causal(mask: &Array4<bool>, t: usize, s: usize) {
+    assert_eq!(mask.shape(), &[1, 1, t, s]);
+    let (i, j, earlier_masked) = first_wrong(mask, |i, j| j < i);
+    assert!(
+        !earlier_masked,
+        "query {i} may read the earlier key {j} (j < i), but the mask says false"
+    );
+    let (i, j, own_masked) = first_wrong(mask, |i, j| j == i);
+    assert!(
+        !own_masked,
+        "query {i} may read its own position's key {j} (j == i), but the mask says false"
+    );
+    let (i, j, later_allowed) = first_wrong(mask, |i, j| j > i);
+    assert!(
+        !later_allowed,
+        "query {i} must not read the later key {j} (j > i), but the mask says true"
+    );
+}
+
 #[test]
 fn causal_mask_square() {
     let _proof = course_check::proof();
-    let (t, f) = (true, false);
-    let expected = array![[[[t, f, f, f], [t, t, f, f], [t, t, t, f], [t, t, t, t]]]];
-    assert_eq!(causal_mask(4, 4), expected);
+    assert_causal(&causal_mask(4, 4), 4, 4);
     assert_eq!(attention::mask::count_allowed(&causal_mask(6, 6)), 21);
 }
 
 #[test]
 fn causal_mask_t_ne_s() {
     let _proof = course_check::proof();
-    let (t, f) = (true, false);
-    assert_eq!(
-        causal_mask(3, 5),
-        array![[[[t, f, f, f, f], [t, t, f, f, f], [t, t, t, f, f]]]]
-    );
+    assert_causal(&causal_mask(3, 5), 3, 5);
     let tall = causal_mask(5, 2);
     assert_eq!(tall.shape(), &[1, 1, 5, 2]);
     assert_eq!(attention::mask::count_allowed(&tall), 9);

@@ -39,6 +39,7 @@ pub mod exercises {
         }
         pub fn causal_mask(t: usize, s: usize) -> Array4<bool> {
             "mask-inverted" => crate::misconceptions::mask_inverted::causal_mask,
+            "mask-hides-own-position" => crate::misconceptions::mask_hides_own_position::causal_mask,
         }
     }
 }

@@ -118,6 +118,16 @@ pub mod mask_inverted {
     }
 }
 
+/// `mask-hides-own-position`: a strict `j < i`, so each query may not read its own token.
+pub mod mask_hides_own_position {
+    use super::*;
+
+    /// The `(1, 1, T, S)` mask with each query's own position hidden too.
+    pub fn causal_mask(t: usize, s: usize) -> Array4<bool> {
+        Array4::from_shape_fn((1, 1, t, s), |(_, _, i, j)| j < i)
+    }
+}
+
 /// `mask-after-softmax`: softmax over every key, then the masked weights set to 0 without
 /// renormalising, so rows no longer sum to 1.
 pub mod mask_after_softmax {
