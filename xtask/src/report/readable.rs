@@ -1,18 +1,59 @@
-//! Numbers a person can read in a check's message. Checks write raw `f64`s
-//! (`off by 7.278639849618757e-1`, `got [-1.252916746356904, …]`) because the grader compares the
-//! messages of a failure and of a known misconception number by number; the tables shorten them
-//! the way the course prints numbers. The JSON report keeps every message as the check wrote it.
+//! A check's message as a person reads it. Checks write raw `f64`s (`off by
+//! 7.278639849618757e-1`, `got [-1.252916746356904, …]`) because the grader compares the messages
+//! of a failure and of a known misconception number by number, and an `assert_eq!` on arrays
+//! prints ndarray's `Debug`, memory layout included; the tables shorten the numbers the way the
+//! course prints them and keep only an array's shape. The JSON report keeps every message as the
+//! check wrote it.
 
 /// More significant digits than this mark a number with a fraction or an exponent as a raw
 /// `f64`; shorter ones (`0.0890`, `5e-5`) and integers (a shape, a line number, a byte count)
 /// were written for people and are left alone.
 const RAW_DIGITS: usize = 8;
 
+/// `text` for people: ndarray's layout details dropped ([`without_layout`]) and each raw `f64`
+/// shortened ([`short_numbers`]).
+pub fn readable(text: &str) -> String {
+    short_numbers(&without_layout(text))
+}
+
+/// `text` without the layout ndarray's `Debug` prints after an array's shape (`, strides=[16, 4,
+/// 1], layout=Cc (0x5), const ndim=3`); the array and its `shape=[…]` are kept.
+fn without_layout(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(", strides=[") {
+        out.push_str(&rest[..at]);
+        let layout = &rest[at..];
+        match layout_len(layout) {
+            Some(len) => rest = &layout[len..],
+            None => {
+                out.push_str(", strides=[");
+                rest = &layout[", strides=[".len()..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The length of `, strides=[…], layout=… (0x…), const ndim=N` (or `dynamic ndim=N`) at the start
+/// of `text`, if that is what starts it.
+fn layout_len(text: &str) -> Option<usize> {
+    let after_strides = &text[text.find(']')? + 1..];
+    let layout = after_strides.strip_prefix(", layout=")?;
+    let after_layout = &layout[layout.find(')')? + 1..];
+    let ndim = after_layout
+        .strip_prefix(", const ndim=")
+        .or_else(|| after_layout.strip_prefix(", dynamic ndim="))?;
+    let digits = ndim.len() - ndim.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    (digits > 0).then(|| text.len() - ndim.len() + digits)
+}
+
 /// `text` with each raw `f64` shortened: 4 decimals (`-1.2529`), or 4 significant digits when it
 /// was written in scientific notation (`7.278639849618757e-1` becomes `0.7279`) or is too small
 /// for 4 decimals (`0.000000001234567891` becomes `1.235e-9`). Everything else is kept byte for
 /// byte.
-pub fn readable(text: &str) -> String {
+fn short_numbers(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
@@ -117,7 +158,17 @@ mod tests {
         assert_eq!(readable("tiny: 0.000000001234567891"), "tiny: 1.235e-9");
         assert_eq!(readable("huge: 1.2345678901e5"), "huge: 1.235e5");
         // Written for people: left alone, byte for byte.
+        // ndarray's layout after the shape is dropped, the values and the shape kept.
+        assert_eq!(
+            readable(
+                "left: [[true, false],\n [true, true]], shape=[2, 2], strides=[2, 1], layout=Cc (0x5), const ndim=2\n\
+                 right: [0.5, 0.25], shape=[2], strides=[1], layout=CFcf (0xf), dynamic ndim=1"
+            ),
+            "left: [[true, false],\n [true, true]], shape=[2, 2]\nright: [0.5, 0.25], shape=[2]"
+        );
         for kept in [
+            "a lookalike, strides=[1], and no layout",
+            "cut short, strides=[1], layout=Cc (0x5), const ndim=",
             "values differ: first at index [0, 1, 0]: expected 0.0890, got 0.2399 (12 of 24 values differ)",
             "tolerance 5e-5, shape (1, 6, 16), exercises/lesson07-kv-cache/src/exercises.rs:91",
             "lesson07 version 1.2.3 at 0x7ffd1234 and 123456789012 bytes",
