@@ -244,10 +244,10 @@ fn an_endless_loop_is_waited_out_once_and_blamed_on_its_exercise() {
     assert_isolated_grading_agrees(&s, &args, &report);
 }
 
-/// A check's message keeps raw `f64`s (the misconception matcher compares them); the table a
-/// student reads shortens them, and the JSON report keeps them whole.
+/// A check's message keeps raw `f64`s (the misconception matcher compares them) and ndarray's
+/// whole `Debug`; the table a student reads shortens both, and the JSON report keeps them.
 #[test]
-fn the_table_shortens_raw_floats_and_the_json_keeps_them() {
+fn the_table_shortens_raw_floats_and_array_dumps_and_the_json_keeps_them() {
     let root = course_root();
     let plant = [
         "grade",
@@ -284,4 +284,18 @@ fn the_table_shortens_raw_floats_and_the_json_keeps_them() {
             .trim_start_matches(['-', '0', '.']);
         assert!(digits.replace('.', "").len() <= 4, "{word} in {line}");
     }
+
+    // An `assert_eq!` on arrays: the shape stays, the memory layout goes.
+    let plant = ["grade", "--solutions", "--plant", "split-without-transpose"];
+    let report = json_of(
+        &xtask_in(&root, &[&plant[..], &["--format", "json"]].concat())
+            .output()
+            .unwrap(),
+    );
+    let (_, message) = &statuses(&report)["split_heads_by_hand"];
+    assert!(message.contains(", strides=["), "{message}");
+    let table = xtask_in(&root, &plant).output().unwrap().stdout;
+    let table = String::from_utf8_lossy(&table);
+    assert!(table.contains("shape=[3, 2]"), "{table}");
+    assert!(!table.contains("strides="), "{table}");
 }
