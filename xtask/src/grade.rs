@@ -391,6 +391,8 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     for (plan, per_exercise) in plans.iter().zip(slots) {
         let lesson = plan.lesson;
         let mut exercises = Vec::new();
+        // What each check that ran observed, to rule out misconceptions it contradicts.
+        let mut runs: HashMap<&str, &[check_protocol::Observation]> = HashMap::new();
         for (ex, per_check) in lesson.exercises.iter().zip(per_exercise) {
             let mut checks = Vec::new();
             for (check, slot) in ex.checks.iter().zip(per_check) {
@@ -398,6 +400,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                     Slot::Decided(v) => (v, Duration::ZERO),
                     Slot::Job(i) => {
                         let run = &outputs[i];
+                        runs.insert(&check.name, &run.observations);
                         let ctx = Context {
                             expected: plan.expected.checks.get(&check.name).map(Vec::as_slice),
                             snapshots: &plan.expected.snapshots,
@@ -453,6 +456,13 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                 checks,
             });
         }
+        let ruled_out = crate::misconception::ruled_out(&plan.misconceptions, &runs);
+        candidates.retain(|(l, _): &(String, String), ids: &mut Vec<String>| {
+            if *l == lesson.id {
+                ids.retain(|id| !ruled_out.contains(id.as_str()));
+            }
+            !ids.is_empty()
+        });
         let (build, compiler_output) = match &output.lessons[&lesson.id] {
             Built::Ok(_) => (Build::Ok, None),
             Built::Failed(err) => (Build::CompileError, Some(err.clone())),

@@ -149,7 +149,7 @@ pub fn tolerance(exact: bool) -> f64 {
 }
 
 /// The observations between `begin` and `end`, and whether both were made.
-fn body(observations: &[Observation]) -> (Vec<Observation>, bool, bool) {
+pub(crate) fn body(observations: &[Observation]) -> (Vec<Observation>, bool, bool) {
     let began = matches!(observations.first(), Some(Observation::Begin));
     let ended = began && matches!(observations.last(), Some(Observation::End));
     let body = observations

@@ -92,6 +92,26 @@ pub fn candidates<'r>(
     }
 }
 
+/// The misconceptions this run of a lesson rules out: one with a record for a check that ran here
+/// (`runs`: check name -> its observations) without repeating it, because it passed or failed in
+/// another way. A student with the misconception fails every check that caught it as it was
+/// blessed, so a failure elsewhere that happens to repeat one of its records is another mistake:
+/// a cut at the wrong columns fails `fused_qkv_matches_separate_projections` like blocks stacked
+/// in the wrong order, but not `fused_qkv_splits_in_order`.
+pub fn ruled_out<'r>(
+    records: &'r [Record],
+    runs: &std::collections::HashMap<&str, &[Observation]>,
+) -> BTreeSet<&'r str> {
+    records
+        .iter()
+        .filter(|r| {
+            runs.get(r.check.as_str())
+                .is_some_and(|run| !repeats(&r.observations, &crate::judge::body(run).0))
+        })
+        .map(|r| r.misconception.as_str())
+        .collect()
+}
+
 /// True when every failed assertion of `want` has the message of the same one in `got`, up to
 /// the last digits of its numbers.
 fn same_messages(want: &[Observation], got: &[Observation]) -> bool {
@@ -393,6 +413,7 @@ pub fn plant_all(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     fn lesson() -> Lesson {
         crate::course::fixture().lessons.remove(0)
@@ -500,5 +521,48 @@ mod tests {
         assert_eq!(back[2], r("b", "c1"));
         std::fs::write(dir.path().join(FILE), "{not json\n").unwrap();
         assert!(load(dir.path()).unwrap_err().to_string().contains(":1:"));
+    }
+
+    #[test]
+    fn a_check_that_ran_otherwise_rules_its_misconceptions_out() {
+        let assert = |label: &str, passed: bool| Observation::Assert {
+            label: label.into(),
+            passed,
+            message: String::new(),
+        };
+        let r = |m: &str, c: &str, obs: Vec<Observation>| Record {
+            misconception: m.into(),
+            check: c.into(),
+            observations: obs,
+        };
+        let records = [
+            // `order` fails `split` at its second assertion and `close` at its first.
+            r(
+                "order",
+                "split",
+                vec![assert("a", true), assert("b", false)],
+            ),
+            r("order", "close", vec![assert("c", false)]),
+            // `other` is caught only by a check that did not run.
+            r("other", "later", vec![assert("d", false)]),
+        ];
+        let run = |obs: Vec<Observation>| {
+            let mut all = vec![Observation::Begin];
+            all.extend(obs);
+            all
+        };
+        let (same, first, passed, close) = (
+            run(vec![assert("a", true), assert("b", false)]),
+            run(vec![assert("a", false)]),
+            run(vec![assert("a", true), assert("b", true), Observation::End]),
+            run(vec![assert("c", false)]),
+        );
+        let ruled = |split: &Vec<Observation>| {
+            let runs = HashMap::from([("split", split.as_slice()), ("close", close.as_slice())]);
+            ruled_out(&records, &runs)
+        };
+        assert!(ruled(&same).is_empty());
+        assert_eq!(ruled(&first), BTreeSet::from(["order"]));
+        assert_eq!(ruled(&passed), BTreeSet::from(["order"]));
     }
 }

@@ -393,9 +393,26 @@ fn fused_qkv_splits_in_order() {
     let x = labelled(2, 3, 4);
     let (q, k, v) = fused_qkv(&layer, x.view()).unwrap();
     assert_exact_snapshot!("fused_q", q, encoding = "b*10000 + t*100 + c");
-    assert_eq!(q, x, "q = x @ wq comes from the first D columns");
-    assert_eq!(k, &x * 2.0, "k = x @ wk comes from columns D..2D");
-    assert_eq!(v, &x * 3.0, "v = x @ wv comes from columns 2D..3D");
+    // With Wq = I, Wk = 2I and Wv = 3I, each of q, k, v is x times its block's number. First that
+    // it is one of the blocks at all, then that it is its own: a fused product cut at the wrong
+    // columns fails the first, blocks stacked in the wrong order the second.
+    let blocks = [x.clone(), &x * 2.0, &x * 3.0];
+    let columns = ["the first D columns", "columns D..2D", "columns 2D..3D"];
+    for (own, (name, got)) in [("q", &q), ("k", &k), ("v", &v)].into_iter().enumerate() {
+        let block = blocks.iter().position(|b| b == got);
+        assert!(
+            block.is_some(),
+            "{name} is none of the three blocks (x times 1, 2 or 3 here): the fused product \
+             (B, T, 3D) is cut at the wrong columns"
+        );
+        let found = block.unwrap_or(own);
+        assert!(
+            found == own,
+            "{name} = x @ w{name} comes from {}, but it holds the block of {}",
+            columns[own],
+            columns[found]
+        );
+    }
 }
 
 #[test]

@@ -244,6 +244,40 @@ fn an_endless_loop_is_waited_out_once_and_blamed_on_its_exercise() {
     assert_isolated_grading_agrees(&s, &args, &report);
 }
 
+/// A misconception is named only when every check that caught it fails as it did: a fused
+/// product cut at the wrong columns fails two of `fused_qkv`'s checks just as blocks stacked in
+/// the wrong order do, but not the one that tells them apart, so nothing is named for it; the
+/// wrong order itself is named on all three.
+#[test]
+fn a_mistake_that_only_looks_like_a_misconception_is_not_named() {
+    let s = Scratch::new("feedback-lookalike");
+    let l4 = "exercises/lesson04-multi-head-layer/src/exercises.rs";
+    let block = "qkv.slice(s![.., .., i * d..(i + 1) * d])";
+    let diagnoses = |code: String| {
+        s.write(l4, &code);
+        let all = checks(&graded(&s, &["fused_qkv"]));
+        assert_eq!(all.len(), 3, "{all:#?}");
+        all.values()
+            .map(|c| {
+                assert_eq!(c["status"], "wrong", "{c:#}");
+                c["diagnosis"]["id"].as_str().unwrap_or("").to_owned()
+            })
+            .collect::<Vec<_>>()
+    };
+    let cut = planted(
+        "lesson04-multi-head-layer",
+        block,
+        "qkv.slice(s![.., .., (i * d).saturating_sub(i)..(i + 1) * d - i])",
+    );
+    assert_eq!(diagnoses(cut), ["", "", ""]);
+    let swapped = planted(
+        "lesson04-multi-head-layer",
+        "concatenate![Axis(1), layer.wq, layer.wk, layer.wv]",
+        "concatenate![Axis(1), layer.wq, layer.wv, layer.wk]",
+    );
+    assert_eq!(diagnoses(swapped), ["fused-qkv-wrong-order"; 3]);
+}
+
 /// A check's message keeps raw `f64`s (the misconception matcher compares them) and ndarray's
 /// whole `Debug`; the table a student reads shortens both, and the JSON report keeps them.
 #[test]
