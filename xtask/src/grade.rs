@@ -457,7 +457,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
             });
         }
         let ruled_out = crate::misconception::ruled_out(&plan.misconceptions, &runs);
-        candidates.retain(|(l, _): &(String, String), ids: &mut Vec<String>| {
+        candidates.retain(|(l, _), ids| {
             if *l == lesson.id {
                 ids.retain(|id| !ruled_out.contains(id.as_str()));
             }
