@@ -102,11 +102,18 @@ pub fn ruled_out<'r>(
     records: &'r [Record],
     runs: &std::collections::HashMap<&str, &[Observation]>,
 ) -> BTreeSet<&'r str> {
+    // Each run's body once, for the checks that have records (runs can be megabytes).
+    let bodies: std::collections::HashMap<&str, Vec<Observation>> = runs
+        .iter()
+        .filter(|(check, _)| records.iter().any(|r| r.check == **check))
+        .map(|(check, run)| (*check, crate::judge::body(run).0))
+        .collect();
     records
         .iter()
         .filter(|r| {
-            runs.get(r.check.as_str())
-                .is_some_and(|run| !repeats(&r.observations, &crate::judge::body(run).0))
+            bodies
+                .get(r.check.as_str())
+                .is_some_and(|body| !repeats(&r.observations, body))
         })
         .map(|r| r.misconception.as_str())
         .collect()

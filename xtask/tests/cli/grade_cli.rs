@@ -10,6 +10,8 @@ use predicates::prelude::*;
 
 const HOSTILE_L1: &str = include_str!("../fixtures/hostile/lesson01_exercises.rs");
 const HOSTILE_L2: &str = include_str!("../fixtures/hostile/lesson02_exercises.rs");
+/// What the hostile `head_output`'s panic message repeats (10,000 times).
+const BOMB: &str = "0.123456789012345, strides=[1, 2 ";
 const SNAPSHOT: &str =
     "exercises/lesson01-why-heads/tests/snapshots/lesson01__checks__head_a_weights.snap";
 
@@ -205,6 +207,9 @@ fn hostile_exercises_each_get_their_own_verdict() {
     );
     assert_eq!(status("attention_weights_head_b"), "passed");
     assert_eq!(status("draw_head_order_and_scale"), "passed");
+    // A panic with a third of a megabyte of message: kept whole in the JSON report.
+    assert_eq!(status("head_output_small_case"), "panicked");
+    assert!(message("head_output_small_case").contains(&BOMB.repeat(100)));
 
     // Lesson 2: a forged "test result: ok" line, a wrong shape, a panic, slightly wrong numbers.
     assert_eq!(status("head_size_divides_width"), "exited_early");
@@ -386,7 +391,8 @@ fn hostile_verdicts_in_every_report_format() {
         .expect("the passing check is a testcase");
     assert!(passed.contains(" time=\"") && passed.split('>').next().unwrap().ends_with('/'));
 
-    // Human: the compile error is shown, the other lessons still graded.
+    // Human: the compile error is shown, the other lessons still graded, the message bomb
+    // shortened (its raw floats to 4 decimals; its unclosed layouts are not ndarray's, so kept).
     s.xtask(&["grade", "--timeout", "3"])
         .assert()
         .code(1)
@@ -394,7 +400,11 @@ fn hostile_verdicts_in_every_report_format() {
         .stdout(predicate::str::contains("mismatched types"))
         .stdout(predicate::str::contains("timed out"))
         .stdout(predicate::str::contains("exited early"))
-        .stdout(predicate::str::contains("Unofficial:"));
+        .stdout(predicate::str::contains("Unofficial:"))
+        .stdout(predicate::str::contains(
+            "0.1235, strides=[1, 2 ".repeat(100),
+        ))
+        .stdout(predicate::str::contains(BOMB).not());
 }
 
 /// Two copies of the course sharing a target folder, graded at the same time: each runs its own
