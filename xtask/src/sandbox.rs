@@ -43,7 +43,8 @@ pub struct Policy {
     pub require: bool,
     /// The process may use the network (a sandboxed `cargo build --offline` does not need it).
     pub network: bool,
-    /// Limits for a check process (not for a build).
+    /// The limits of a check process; otherwise those of a build (memory and file size per
+    /// process, see `imp::BUILD_DATA`). No core files either way.
     pub check_limits: bool,
 }
 
@@ -206,6 +207,17 @@ mod imp {
     use std::process::{Command, ExitStatus};
     use std::time::{Duration, Instant};
 
+    /// Memory (`RLIMIT_DATA`: heap, stacks and other private writable mappings) each process of
+    /// a sandboxed build may use. The course's largest crate (`ndarray`) peaks at about 300 MiB
+    /// of resident memory in `rustc`, and the lessons' whole build passes with a limit of 1 GiB;
+    /// without a limit, `rustc` evaluating a 4 GiB static took 24 GiB before the kernel killed
+    /// it.
+    const BUILD_DATA: u64 = 4 << 30;
+
+    /// The largest file a process of a sandboxed build may write (`RLIMIT_FSIZE`): rlibs and check
+    /// executables are tens of MiB.
+    const BUILD_FILE: u64 = 1 << 30;
+
     /// Paths every process needs to read and execute: the dynamic loader, libc, the system's
     /// programs (a build runs `cc`), configuration, devices and `/proc` (its other processes are
     /// off limits to a Landlock domain anyway: no ptrace or `/proc/<pid>/mem` outside it).
@@ -286,6 +298,12 @@ mod imp {
             setrlimit(Resource::RLIMIT_AS, 8192 * MIB, 8192 * MIB)?;
             // Counted per user; root is exempt, which is what the PID namespace is for.
             setrlimit(Resource::RLIMIT_NPROC, 256, 256)?;
+        } else {
+            // A build: each process (cargo, rustc, the linker) may use `BUILD_DATA` of memory
+            // and write files of up to `BUILD_FILE`, so that a student's `static BIG: [u8; 1 <<
+            // 32]` fails to compile instead of taking the grading machine's memory and disk.
+            setrlimit(Resource::RLIMIT_DATA, BUILD_DATA, BUILD_DATA)?;
+            setrlimit(Resource::RLIMIT_FSIZE, BUILD_FILE, BUILD_FILE)?;
         }
         Ok(())
     }

@@ -227,7 +227,8 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     let l2 = "lesson02-split-heads";
     let l3 = "lesson03-parallel-attention";
     let l4 = "lesson04-multi-head-layer";
-    submission(&course.root, &sub, &[l1, l2, l3, l4]);
+    let l5 = "lesson05-heads-with-jobs";
+    submission(&course.root, &sub, &[l1, l2, l3, l4, l5]);
     // Lesson 3 reaches for `unsafe` (a static constructor could run before any check).
     let l3_file = sub.path.join(format!("exercises/{l3}/src/exercises.rs"));
     let text = std::fs::read_to_string(&l3_file).unwrap();
@@ -250,6 +251,15 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
         "the lesson 4 stub changed: update this attack"
     );
     std::fs::write(&l4_file, changed).unwrap();
+    // Lesson 5 asks the compiler for a 4 GiB constant: unlimited, `rustc` took 24 GiB before the
+    // kernel killed it (and the grading machine's other work with it, had it been chosen).
+    let l5_file = sub.path.join(format!("exercises/{l5}/src/exercises.rs"));
+    let text = std::fs::read_to_string(&l5_file).unwrap();
+    std::fs::write(
+        &l5_file,
+        format!("{text}\npub static TABLE: [u8; 1 << 32] = [7; 1 << 32];\n"),
+    )
+    .unwrap();
     std::fs::write(
         sub.path.join(format!("exercises/{l2}/src/exercises.rs")),
         hostile_lesson02(&course.root, &local),
@@ -302,6 +312,13 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
         output(l4)
     );
     assert!(!output(l4).contains("checks.rs"), "{}", output(l4));
+    let l5 = lessons.iter().find(|l| l["id"] == "lesson05").unwrap();
+    assert_eq!(l5["build"], "compile_error");
+    assert!(
+        output(l5).contains("more memory than available to compiler"),
+        "{}",
+        output(l5)
+    );
     let all = statuses(&report);
     let status = |n: &str| all[n].0.as_str();
     let message = |n: &str| all[n].1.as_str();
