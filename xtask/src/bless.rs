@@ -237,7 +237,7 @@ fn observe_binary(
 /// course tree is written.
 pub fn plan(root: &Path, course: &Course, lessons: &[&Lesson]) -> Result<Vec<LessonPlan>> {
     require_solutions(root)?;
-    let built = build(root, lessons, true, None, false)?.lessons;
+    let built = build(root, lessons, true, None, None)?.lessons;
     let runner = Runner::new(false, false)?;
     let mut plans = Vec::new();
     for lesson in lessons {

@@ -117,16 +117,25 @@ pub fn trim_error(rendered: &str, max_lines: usize) -> String {
     out
 }
 
+/// How long a submission's sandboxed `cargo build` may take when `grade --build-timeout` does not
+/// say: the first one of a target folder compiles the registry crates too (about a minute on the
+/// development machine), and the lessons alone take seconds. Code that makes the compiler work
+/// without end (a constant whose evaluation never ends, with `long_running_const_eval` allowed)
+/// is stopped there.
+pub const SUBMISSION_BUILD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// Builds the check binaries of `lessons` with one `cargo build --test ... --keep-going`, in
 /// `target_dir` when given (else cargo's default), and collects the executables, the first error
-/// and the warnings of each lesson's crate.
+/// and the warnings of each lesson's crate. `sandbox`: build a submission in the sandbox, stopped
+/// after this long (the lessons it had not built by then fail with a note saying so).
 pub fn build(
     root: &Path,
     lessons: &[&Lesson],
     solutions: bool,
     target_dir: Option<&Path>,
-    sandboxed: bool,
+    sandbox: Option<std::time::Duration>,
 ) -> Result<BuildOutput> {
+    let sandboxed = sandbox.is_some();
     let mut args: Vec<String> = ["build", "--keep-going", "--message-format=json"]
         .map(str::to_owned)
         .to_vec();
@@ -140,7 +149,7 @@ pub fn build(
             args.extend(["--test".to_owned(), lesson.hidden_target()]);
         }
     }
-    let _scratch;
+    let mut _scratch = None;
     // Every build of the grader takes turns on its target directory (see `take_build_lock`). A
     // sandboxed build compiles in the target folder's fixed copy of the grading copy `graded`.
     let graded = root;
@@ -154,9 +163,9 @@ pub fn build(
         graded.to_path_buf()
     };
     decide_by_content(root, &target, lessons, solutions, sandboxed)?;
-    let mut cmd = if sandboxed {
-        let (cmd, scratch) = sandboxed_cargo(root, &target, &args)?;
-        _scratch = scratch;
+    let mut cmd = if let Some(limit) = sandbox {
+        let (cmd, scratch) = sandboxed_cargo(root, &target, &args, limit)?;
+        _scratch = Some(scratch);
         cmd
     } else {
         let mut cmd = crate::cargo::command();
@@ -172,6 +181,18 @@ pub fn build(
         .stderr(Stdio::piped());
     let out = cmd.output().context("could not run cargo")?;
     let stdout = String::from_utf8_lossy(&out.stdout);
+    // The supervisor's word on how the sandboxed build ended (the build can write that folder,
+    // but the supervisor writes the file last; it only chooses a message for unbuilt lessons).
+    let timed_out = sandbox.filter(|_| {
+        _scratch
+            .as_ref()
+            .is_some_and(|dir: &crate::fsutil::TempDir| {
+                std::fs::read_to_string(dir.path().join("status"))
+                    .ok()
+                    .and_then(|line| crate::sandbox::Ended::parse(&line))
+                    == Some(crate::sandbox::Ended::TimedOut)
+            })
+    });
 
     let dir_of: HashMap<PathBuf, &Lesson> = lessons
         .iter()
@@ -272,6 +293,8 @@ pub fn build(
             Built::Ok(bins)
         } else if let Some(err) = errors.remove(&lesson.id) {
             Built::Failed(err)
+        } else if let Some(limit) = timed_out {
+            Built::Failed(timed_out_note(limit))
         } else {
             let why = first_dependency_error.clone().unwrap_or_else(|| {
                 let stderr = String::from_utf8_lossy(&out.stderr);
@@ -544,6 +567,7 @@ fn sandboxed_cargo(
     root: &Path,
     target: &Path,
     args: &[String],
+    timeout: std::time::Duration,
 ) -> Result<(Command, crate::fsutil::TempDir)> {
     let scratch = crate::fsutil::scratch_dir("build")?;
     let home = std::env::var_os("HOME")
@@ -569,7 +593,7 @@ fn sandboxed_cargo(
             cargo_home.clone(),
             scratch.path().to_path_buf(),
         ],
-        timeout: std::time::Duration::from_secs(1800),
+        timeout,
         status_file: scratch.path().join("status"),
         require: true,
         network: false,
@@ -594,6 +618,16 @@ fn sandboxed_cargo(
         cmd.env("RUSTUP_TOOLCHAIN", t);
     }
     Ok((cmd, scratch))
+}
+
+/// Why a lesson of a sandboxed build that was stopped at its time `limit` has no checks.
+fn timed_out_note(limit: std::time::Duration) -> String {
+    format!(
+        "the build did not finish within {} s (the time limit of a submission's build; \
+         `--build-timeout` sets it), so this lesson's checks were not built: is there a constant \
+         or a macro that makes the compiler work without end?",
+        limit.as_secs_f64()
+    )
 }
 
 /// True when the diagnostic's primary span is in the lesson's student sources

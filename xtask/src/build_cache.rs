@@ -156,7 +156,7 @@ fn keys(root: &Path, course: &crate::course::Course, lessons: &[&Lesson]) -> Vec
 }
 
 /// A sandboxed build of the exercises of `lessons` in the grading copy `root` of `course`, into
-/// `target_dir`, taking every lesson it can from `cache` and adding the ones it builds. The
+/// `target_dir` (stopped after `time_limit`), taking every lesson it can from `cache` and adding the ones it builds. The
 /// executables of the result are private copies, as [`crate::build::build`]'s are.
 pub fn build(
     cache: &BuildCache,
@@ -164,6 +164,7 @@ pub fn build(
     course: &crate::course::Course,
     lessons: &[&Lesson],
     target_dir: Option<&Path>,
+    time_limit: std::time::Duration,
 ) -> Result<BuildOutput> {
     let keys = keys(root, course, lessons);
     // Known lessons first, copied into a private folder and checked; a lesson whose kept build
@@ -193,7 +194,7 @@ pub fn build(
         }
     } else {
         let built: Vec<&Lesson> = to_build.iter().map(|(lesson, _)| *lesson).collect();
-        let out = crate::build::build(root, &built, false, target_dir, true)?;
+        let out = crate::build::build(root, &built, false, target_dir, Some(time_limit))?;
         // The checked copies join the build's own private copies (a rename: the same files).
         let private = out
             .private

@@ -74,6 +74,7 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
         plant: None,
         isolate: false,
         build_cache: None,
+        build_timeout: None,
     };
     let solutions = grade::grade_detailed(root, course, &opts(true))?;
     section(

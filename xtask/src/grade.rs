@@ -27,6 +27,8 @@ pub struct Options {
     pub lesson: Option<String>,
     /// Overrides every time limit.
     pub timeout: Option<Duration>,
+    /// How long a sandboxed build may take (default [`crate::build::SUBMISSION_BUILD_TIMEOUT`]).
+    pub build_timeout: Option<Duration>,
     /// Parallel check processes.
     pub jobs: usize,
     /// Print progress to stderr.
@@ -333,6 +335,9 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     // Local builds skip cargo when nothing they read changed (see `freshness`).
     let stamp = (!opts.sandboxed_build)
         .then(|| Stamp::new(root, &lessons, opts.solutions, opts.target_dir.as_deref()));
+    let build_limit = opts
+        .build_timeout
+        .unwrap_or(crate::build::SUBMISSION_BUILD_TIMEOUT);
     let (output, listed) = match stamp.as_ref().and_then(Stamp::load) {
         Some(fresh) => fresh,
         None => (
@@ -344,6 +349,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                         course,
                         &lessons,
                         opts.target_dir.as_deref(),
+                        build_limit,
                     )?
                 }
                 _ => build(
@@ -351,7 +357,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                     &lessons,
                     opts.solutions,
                     opts.target_dir.as_deref(),
-                    opts.sandboxed_build && sandboxed,
+                    (opts.sandboxed_build && sandboxed).then_some(build_limit),
                 )?,
             },
             HashMap::new(),

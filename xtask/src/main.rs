@@ -100,6 +100,7 @@ enum Cmd {
     ///
     /// Exits 0 only at full marks. Grading never writes or accepts snapshots. A mistyped lesson or
     /// exercise name is refused (exit status 2) with the closest name: `did you mean ...?`.
+    #[command(group(clap::ArgGroup::new("official").args(["submission", "submissions"])))]
     Grade {
         /// Only this lesson (`lesson01`, `1` or its directory name), or only this exercise
         /// (`split_heads`, or a method as the table names it, `KvCache::append`): its lesson is
@@ -117,6 +118,16 @@ enum Cmd {
             allow_negative_numbers = true
         )]
         timeout: Option<Duration>,
+        /// Seconds a submission's build may take (--submission, --submissions; default 600).
+        /// Lessons not built by then fail to compile, with a note that says so.
+        #[arg(
+            long,
+            value_name = "SECS",
+            value_parser = parse_timeout,
+            allow_negative_numbers = true,
+            requires = "official"
+        )]
+        build_timeout: Option<Duration>,
         /// Report format.
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
@@ -461,6 +472,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             lesson,
             solutions,
             timeout,
+            build_timeout,
             format,
             plant,
             brief,
@@ -519,6 +531,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 solutions,
                 lesson,
                 timeout,
+                build_timeout,
                 jobs: jobs
                     .map(usize::from)
                     .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),

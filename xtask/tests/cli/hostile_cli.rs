@@ -169,6 +169,24 @@ fn leftover_sleepers() -> usize {
     String::from_utf8_lossy(&out.stdout).lines().count()
 }
 
+/// A constant that `rustc` would evaluate for 2^64 steps, with the lint that stops long
+/// evaluations allowed.
+const SPINNING_CONSTANT: &str = "#[allow(long_running_const_eval)]
+pub const SPIN: u64 = {
+    let mut i = 0u64;
+    loop {
+        i = i.wrapping_add(1);
+        if i == 0 {
+            break;
+        }
+    }
+    i
+};
+pub fn spin() -> u64 {
+    SPIN
+}
+";
+
 /// A submission folder holding `exercises/<dir>/src` of the given lessons, copied from `from`.
 fn submission(from: &Path, out: &OutDir, lessons: &[&str]) {
     for dir in lessons {
@@ -362,6 +380,46 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     assert!(
         submitted == support::tree_of(&sub.path),
         "grading changed the submission"
+    );
+
+    // A constant whose evaluation never ends (the lint that stops it allowed) is stopped with the
+    // build, at its time limit, and said so.
+    let spinning = OutDir::new("spinning-submission");
+    let l6 = "lesson06-grouped-query";
+    submission(&course.root, &spinning, &[l6]);
+    let l6_file = spinning
+        .path
+        .join(format!("exercises/{l6}/src/exercises.rs"));
+    let text = std::fs::read_to_string(&l6_file).unwrap();
+    std::fs::write(&l6_file, format!("{text}\n{SPINNING_CONSTANT}")).unwrap();
+    let started = Instant::now();
+    let out = course
+        .xtask(&[
+            "grade",
+            "--submission",
+            spinning.arg(),
+            "6",
+            "--build-timeout",
+            "5",
+            "--format",
+            "json",
+        ])
+        .timeout(Duration::from_secs(300))
+        .output()
+        .unwrap();
+    let report = json_of(&out);
+    assert!(
+        started.elapsed() < Duration::from_secs(120),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(report["score"], 0, "{report:#}");
+    let l6 = &report["lessons"][0];
+    assert_eq!(l6["build"], "compile_error", "{report:#}");
+    assert!(
+        output(l6).contains("the build did not finish within 5 s"),
+        "{}",
+        output(l6)
     );
 
     // The next honest submission (the reference solution of lesson 2) is graded as usual.
