@@ -246,7 +246,8 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     let l3 = "lesson03-parallel-attention";
     let l4 = "lesson04-multi-head-layer";
     let l5 = "lesson05-heads-with-jobs";
-    submission(&course.root, &sub, &[l1, l2, l3, l4, l5]);
+    let l7 = "lesson07-kv-cache";
+    submission(&course.root, &sub, &[l1, l2, l3, l4, l5, l7]);
     // Lesson 3 reaches for `unsafe` (a static constructor could run before any check).
     let l3_file = sub.path.join(format!("exercises/{l3}/src/exercises.rs"));
     let text = std::fs::read_to_string(&l3_file).unwrap();
@@ -276,6 +277,14 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     std::fs::write(
         &l5_file,
         format!("{text}\npub static TABLE: [u8; 1 << 32] = [7; 1 << 32];\n"),
+    )
+    .unwrap();
+    // Lesson 7 reads an endless file into the program at compile time.
+    let l7_file = sub.path.join(format!("exercises/{l7}/src/exercises.rs"));
+    let text = std::fs::read_to_string(&l7_file).unwrap();
+    std::fs::write(
+        &l7_file,
+        format!("{text}\npub static ZEROS: &[u8] = include_bytes!(\"/dev/zero\");\n"),
     )
     .unwrap();
     std::fs::write(
@@ -336,6 +345,13 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
         output(l5).contains("more memory than available to compiler"),
         "{}",
         output(l5)
+    );
+    let l7 = lessons.iter().find(|l| l["id"] == "lesson07").unwrap();
+    assert_eq!(l7["build"], "compile_error");
+    assert!(
+        output(l7).contains("couldn't read `/dev/zero`: out of memory"),
+        "{}",
+        output(l7)
     );
     let all = statuses(&report);
     let status = |n: &str| all[n].0.as_str();
