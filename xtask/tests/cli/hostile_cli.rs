@@ -246,8 +246,9 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     let l3 = "lesson03-parallel-attention";
     let l4 = "lesson04-multi-head-layer";
     let l5 = "lesson05-heads-with-jobs";
+    let l6 = "lesson06-grouped-query";
     let l7 = "lesson07-kv-cache";
-    submission(&course.root, &sub, &[l1, l2, l3, l4, l5, l7]);
+    submission(&course.root, &sub, &[l1, l2, l3, l4, l5, l6, l7]);
     // Lesson 3 reaches for `unsafe` (a static constructor could run before any check).
     let l3_file = sub.path.join(format!("exercises/{l3}/src/exercises.rs"));
     let text = std::fs::read_to_string(&l3_file).unwrap();
@@ -279,7 +280,17 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
         format!("{text}\npub static TABLE: [u8; 1 << 32] = [7; 1 << 32];\n"),
     )
     .unwrap();
-    // Lesson 7 reads an endless file into the program at compile time.
+    // Lesson 6 reads the hidden checks' source at compile time (the sandboxed build can read it)
+    // to show it in a panic message, from a file whose name would end a string literal.
+    std::fs::write(
+        sub.path.join(format!("exercises/{l6}/src/leak\");.rs")),
+        format!(
+            "pub fn leak() -> &'static str {{ r#include_str!(\"../../../solutions/{l2}/tests/hidden/checks.rs\") }}\n"
+        ),
+    )
+    .unwrap();
+    // Lesson 7 reads an endless file into the program at compile time (refused like lesson 6; the
+    // build's memory limit would stop it after 3.5 s).
     let l7_file = sub.path.join(format!("exercises/{l7}/src/exercises.rs"));
     let text = std::fs::read_to_string(&l7_file).unwrap();
     std::fs::write(
@@ -346,10 +357,17 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
         "{}",
         output(l5)
     );
+    let l6 = lessons.iter().find(|l| l["id"] == "lesson06").unwrap();
+    assert_eq!(l6["build"], "compile_error");
+    assert!(
+        output(l6).contains("leak\");.rs uses `include_str!` (it reads files at compile time)"),
+        "{}",
+        output(l6)
+    );
     let l7 = lessons.iter().find(|l| l["id"] == "lesson07").unwrap();
     assert_eq!(l7["build"], "compile_error");
     assert!(
-        output(l7).contains("couldn't read `/dev/zero`: out of memory"),
+        output(l7).contains("uses `include_bytes!` (it reads files at compile time)"),
         "{}",
         output(l7)
     );
