@@ -105,6 +105,33 @@ struct Diagnostic {
     spans: Vec<serde_json::Value>,
     #[serde(default)]
     rendered: Option<String>,
+    /// Its notes and help, each with spans of its own.
+    #[serde(default)]
+    children: Vec<Diagnostic>,
+}
+
+impl Diagnostic {
+    /// The file names of every span the rendered text can quote: this diagnostic's, its
+    /// children's, and those of the macro expansions they come from.
+    fn quoted_files(&self, out: &mut Vec<String>) {
+        fn span_files(span: &serde_json::Value, out: &mut Vec<String>) {
+            if let Some(name) = span["file_name"].as_str() {
+                out.push(name.to_owned());
+            }
+            for key in ["span", "def_site_span"] {
+                let next = &span["expansion"][key];
+                if next.is_object() {
+                    span_files(next, out);
+                }
+            }
+        }
+        for span in &self.spans {
+            span_files(span, out);
+        }
+        for child in &self.children {
+            child.quoted_files(out);
+        }
+    }
 }
 
 /// Keeps the first `max_lines` lines of a rendered compiler error.
@@ -248,7 +275,7 @@ pub fn build(
                         // in a check (a hidden one, say) must not show the check's source.
                         if sandboxed
                             && let Some(lesson) = lesson
-                            && !in_student_files(&diag, lesson)
+                            && !in_student_files(&diag, lesson, root)
                         {
                             text = format!(
                                 "error: the checks do not compile against your code ({}): \
@@ -630,16 +657,85 @@ fn timed_out_note(limit: std::time::Duration) -> String {
     )
 }
 
-/// True when the diagnostic's primary span is in the lesson's student sources
-/// (`exercises/<dir>/src/`).
-fn in_student_files(diag: &Diagnostic, lesson: &Lesson) -> bool {
-    let prefix = format!("exercises/{}/src/", lesson.dir);
-    diag.spans.iter().any(|span| {
+/// True when a submission may see the diagnostic as rustc rendered it: its primary span is in
+/// the lesson's student sources (`exercises/<dir>/src/`), and every file it quotes (its spans,
+/// its notes' and the macro expansions' included) is public: a source of the handout in the build
+/// copy `root`, or the registry's, or the standard library's. The hidden checks (`solutions/`,
+/// which the build reads to build them) and the instructors' other files are not: a student's
+/// `#[path = "../../../solutions/…/hidden/checks.rs"] mod m;` would otherwise show their lines in
+/// the compiler's errors (`exercises/…/src/../../../solutions/…` looked like the student's own).
+fn in_student_files(diag: &Diagnostic, lesson: &Lesson, root: &Path) -> bool {
+    let own = Path::new("exercises").join(&lesson.dir).join("src");
+    let primary_is_own = diag.spans.iter().any(|span| {
         span["is_primary"].as_bool() == Some(true)
             && span["file_name"]
                 .as_str()
-                .is_some_and(|f| f.starts_with(&prefix) || f.contains(&format!("/{prefix}")))
-    })
+                .and_then(|name| in_copy(name, root))
+                .is_some_and(|rel| rel.starts_with(&own))
+    });
+    let mut files = Vec::new();
+    diag.quoted_files(&mut files);
+    primary_is_own && files.iter().all(|name| is_public(name, root))
+}
+
+/// A span's file relative to the build copy `root`, with `.` and `..` resolved as written (no
+/// links followed), or `None` when it lies outside the copy.
+fn in_copy(name: &str, root: &Path) -> Option<PathBuf> {
+    let path = Path::new(name);
+    let rel = if path.is_absolute() {
+        lexical(path)?.strip_prefix(root).ok()?.to_path_buf()
+    } else {
+        lexical(path)?
+    };
+    Some(rel)
+}
+
+/// `path` with `.` and `..` resolved lexically; `None` when a `..` climbs above its start.
+fn lexical(path: &Path) -> Option<PathBuf> {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+/// Whether a file a submission's diagnostic quotes may be shown (see [`in_student_files`]): a
+/// Rust source of the build copy outside `solutions/`, a file of the registry or the toolchain
+/// (`$CARGO_HOME`, `$RUSTUP_HOME`, the standard library's `/rustc/<hash>/`), or a name that is
+/// no file (`<built-in>`). Anything else (`/proc/self/cwd/solutions/…` reaches the copy too) is
+/// not.
+fn is_public(name: &str, root: &Path) -> bool {
+    if name.starts_with('<') {
+        return true;
+    }
+    let path = Path::new(name);
+    let inside = path.is_relative() || path.starts_with(root);
+    if inside {
+        return in_copy(name, root).is_some_and(|rel| {
+            !rel.starts_with("solutions") && rel.extension() == Some("rs".as_ref())
+        });
+    }
+    let Some(path) = lexical(path) else {
+        return false;
+    };
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let cargo = std::env::var_os("CARGO_HOME").map_or_else(|| home.join(".cargo"), PathBuf::from);
+    let rustup =
+        std::env::var_os("RUSTUP_HOME").map_or_else(|| home.join(".rustup"), PathBuf::from);
+    [cargo.join("registry"), rustup, PathBuf::from("/rustc")]
+        .iter()
+        .any(|public| path.starts_with(public))
 }
 
 /// `"3 warnings emitted"`-style summaries, which are not warnings of their own.
@@ -789,6 +885,70 @@ mod tests {
         let t = trim_error(&text, 3);
         assert_eq!(t, "line 1\nline 2\nline 3\n   ...");
         assert_eq!(trim_error("one\n", 3), "one");
+    }
+
+    #[test]
+    fn a_submission_sees_errors_that_quote_only_public_files() {
+        let lesson = crate::course::fixture().lessons.remove(0);
+        let root = Path::new("/tmp/xtask-build-copy");
+        let own = format!("exercises/{}/src/exercises.rs", lesson.dir);
+        let hidden = "solutions/x/tests/hidden/checks.rs";
+        let span = |file: &str, primary: bool| serde_json::json!({"file_name": file, "is_primary": primary});
+        // An error at `primary`, with a note at `note` (when given).
+        let diag = |primary: &str, note: Option<serde_json::Value>| -> Diagnostic {
+            serde_json::from_value(serde_json::json!({
+                "level": "error",
+                "message": "mismatched types",
+                "spans": [span(primary, true)],
+                "children": note.map(|n| vec![serde_json::json!({"level": "note", "spans": [n]})]).unwrap_or_default(),
+            }))
+            .unwrap()
+        };
+        let shown = |d: &Diagnostic| in_student_files(d, &lesson, root);
+        let note = |file: &str| Some(span(file, true));
+        assert!(shown(&diag(&own, None)));
+        assert!(shown(&diag(&format!("{}/{own}", root.display()), None)));
+        // The student's own files, reached through `..`, are still theirs; a hidden check is not.
+        assert!(shown(&diag(
+            &format!("exercises/{0}/src/../src/exercises.rs", lesson.dir),
+            None
+        )));
+        let through = format!("exercises/{}/src/../../../{hidden}", lesson.dir);
+        assert!(!shown(&diag(&through, None)));
+        assert!(!shown(&diag(hidden, None)));
+        // Notes: the handout's sources, the registry's and the standard library's are public.
+        assert!(shown(&diag(&own, note("crates/attention/src/softmax.rs"))));
+        let cargo_home = std::env::var_os("CARGO_HOME").map_or_else(
+            || PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cargo"),
+            PathBuf::from,
+        );
+        let registry = cargo_home.join("registry/src/index/ndarray-0.17.2/src/lib.rs");
+        assert!(shown(&diag(&own, note(&registry.to_string_lossy()))));
+        assert!(shown(&diag(
+            &own,
+            note("/rustc/0123abc/library/core/src/cmp.rs")
+        )));
+        assert!(shown(&diag(&own, note("<built-in>"))));
+        // ... the hidden checks, the course file and other ways into the copy are not.
+        assert!(!shown(&diag(&own, note(&through))));
+        assert!(!shown(&diag(&own, note(hidden))));
+        assert!(!shown(&diag(&own, note("course.toml"))));
+        assert!(!shown(&diag(
+            &own,
+            note(&format!("/proc/self/cwd/{hidden}"))
+        )));
+        assert!(!shown(&diag(
+            &own,
+            note(&format!("{}/{hidden}", root.display()))
+        )));
+        let escape = format!("{}/../../{}", cargo_home.join("registry").display(), hidden);
+        assert!(!shown(&diag(&own, note(&escape))));
+        // ... nor a macro's definition there.
+        let expanded = serde_json::json!({
+            "file_name": own, "is_primary": true,
+            "expansion": {"span": span(&own, false), "def_site_span": span(&through, false)},
+        });
+        assert!(!shown(&diag(&own, Some(expanded))));
     }
 
     #[test]

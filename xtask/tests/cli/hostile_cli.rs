@@ -289,13 +289,15 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
         ),
     )
     .unwrap();
-    // Lesson 7 reads an endless file into the program at compile time (refused like lesson 6; the
-    // build's memory limit would stop it after 3.5 s).
+    // Lesson 7 compiles the hidden checks' source in as a module of its own, so that the
+    // compiler's errors would quote it.
     let l7_file = sub.path.join(format!("exercises/{l7}/src/exercises.rs"));
     let text = std::fs::read_to_string(&l7_file).unwrap();
     std::fs::write(
         &l7_file,
-        format!("{text}\npub static ZEROS: &[u8] = include_bytes!(\"/dev/zero\");\n"),
+        format!(
+            "{text}\n#[path = \"../../../solutions/{l2}/tests/hidden/checks.rs\"]\nmod peek;\n"
+        ),
     )
     .unwrap();
     std::fs::write(
@@ -367,7 +369,12 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     let l7 = lessons.iter().find(|l| l["id"] == "lesson07").unwrap();
     assert_eq!(l7["build"], "compile_error");
     assert!(
-        output(l7).contains("uses `include_bytes!` (it reads files at compile time)"),
+        output(l7).contains("the checks do not compile against your code"),
+        "{}",
+        output(l7)
+    );
+    assert!(
+        !output(l7).contains("hidden") && !output(l7).contains(" | "),
         "{}",
         output(l7)
     );
