@@ -116,17 +116,54 @@ pub fn modified_files(course: &Course, sub: &Submission, expected: &Path) -> Vec
         .collect();
     let mut out = Vec::new();
     for f in ours.union(&theirs) {
-        let mine = std::fs::read(expected.join(f)).ok();
-        let rel_sub = f.strip_prefix(&prefix).unwrap_or(f);
-        let student = std::fs::read(sub_root.join(rel_sub)).ok();
-        match (mine, student) {
-            (Some(a), Some(b)) if a != b => out.push(format!("{f} (changed)")),
-            (Some(_), None) => out.push(format!("{f} (deleted)")),
-            (None, Some(_)) => out.push(format!("{f} (added)")),
+        let (mine, student) = (
+            expected.join(f),
+            sub_root.join(f.strip_prefix(&prefix).unwrap_or(f)),
+        );
+        match (ours.contains(f), theirs.contains(f)) {
+            (true, true) if !same_contents(&mine, &student) => out.push(format!("{f} (changed)")),
+            (true, false) => out.push(format!("{f} (deleted)")),
+            (false, true) => out.push(format!("{f} (added)")),
             _ => {}
         }
     }
     out
+}
+
+/// The largest source file a submission may have: the course's are a few KiB, and every one is
+/// read into memory (a sparse file of 100 GiB costs its author nothing).
+pub const MAX_SOURCE_BYTES: u64 = 4 << 20;
+
+/// Reads the student's source `path` (`name` in the handout), refusing one over
+/// [`MAX_SOURCE_BYTES`] without reading more than that.
+fn read_source(path: &Path, name: &str) -> Result<Vec<u8>> {
+    use std::io::Read as _;
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SOURCE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if bytes.len() as u64 > MAX_SOURCE_BYTES {
+        bail!(
+            "{name} is larger than {} MiB, the most a submission's source file may be: remove it \
+             or move what it holds out of exercises/*/src",
+            MAX_SOURCE_BYTES >> 20
+        );
+    }
+    Ok(bytes)
+}
+
+/// Whether the files at `a` and `b` have the same contents; a file that cannot be read differs.
+/// Sizes are compared first, so a huge file the student added is never read.
+fn same_contents(a: &Path, b: &Path) -> bool {
+    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).ok();
+    match (size(a), size(b)) {
+        (Some(x), Some(y)) if x == y => {
+            matches!((std::fs::read(a), std::fs::read(b)), (Ok(x), Ok(y)) if x == y)
+        }
+        _ => false,
+    }
 }
 
 /// The target directory submissions are built in: `submissions/` in `$CARGO_TARGET_DIR`, else in
@@ -216,9 +253,9 @@ pub fn grade(
             continue;
         }
         for rel in fsutil::files_under(&theirs, &theirs, &|rel, _| ignored(rel)) {
-            let bytes = std::fs::read(theirs.join(&rel))
-                .with_context(|| format!("cannot read {}", theirs.join(&rel).display()))?;
-            sources.push((format!("exercises/{}/src/{rel}", lesson.dir), bytes));
+            let name = format!("exercises/{}/src/{rel}", lesson.dir);
+            let bytes = read_source(&theirs.join(&rel), &name)?;
+            sources.push((name, bytes));
         }
     }
     let digest = crate::manifest::sources_digest(&sources);

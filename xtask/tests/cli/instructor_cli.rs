@@ -385,4 +385,46 @@ fn a_submission_is_graded_against_the_pristine_checks_and_left_untouched() {
         ))
         .stdout(predicate::str::contains(format!("{SPLIT_SNAP} (changed)")));
     assert!(before == tree_of(h), "grading changed the submission");
+
+    // A huge file (sparse: it costs its author nothing) outside the sources is listed, not read;
+    // one among the sources is refused, without reading it either.
+    let huge = |path: &std::path::Path| {
+        std::fs::File::create(path)
+            .unwrap()
+            .set_len(64 << 30)
+            .unwrap()
+    };
+    huge(&h.join("data.bin"));
+    let report = json_of(
+        s.xtask(&[
+            "grade",
+            "2",
+            "--submission",
+            handout.arg(),
+            "--format",
+            "json",
+        ])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .success()
+        .get_output(),
+    );
+    assert!(
+        report["modified_files"]
+            .as_array()
+            .unwrap()
+            .contains(&"data.bin (added)".into()),
+        "{report:#}"
+    );
+    std::fs::remove_file(h.join("data.bin")).unwrap();
+    let big = h.join(L2).join("src/table.rs");
+    huge(&big);
+    s.xtask(&["grade", "2", "--submission", handout.arg()])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(format!(
+            "{L2}/src/table.rs is larger than 4 MiB, the most a submission's source file may be"
+        )));
+    std::fs::remove_file(big).unwrap();
 }
