@@ -296,7 +296,12 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
             Some(e) => format!("not graded: {}", e.lines().next().unwrap_or("")),
             None => format!("{}/{}", r.score, r.max),
         };
-        eprintln!("[{n}/{total}] {}: {what} ({:.1} s)", r.id, r.seconds);
+        let line = format!("{}: {what}", r.id);
+        eprintln!(
+            "[{n}/{total}] {} ({:.1} s)",
+            crate::report::readable::printable(&line),
+            r.seconds
+        );
     };
     let mut rows = Vec::with_capacity(total);
 

@@ -583,7 +583,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         "\nFiles the student changed outside exercises/*/src (not used: graded with the instructors' copies):\n",
                     );
                     for f in &report.modified_files {
-                        text.push_str(&format!("  {f}\n"));
+                        text.push_str(&format!("  {}\n", report::readable::printable(f)));
                     }
                     text
                 }

@@ -1,6 +1,6 @@
 //! The terminal report: a table per lesson, a total, and what to do next.
 
-use super::readable::readable;
+use super::readable::{printable, readable};
 use super::{CheckReport, ExerciseReport, Report};
 use crate::style::Style;
 use crate::verdict::Status;
@@ -183,7 +183,7 @@ pub fn render(report: &Report, style: &Style, detail: Detail) -> String {
                 "  {} the crate does not compile, so none of its checks ran:",
                 style.red("✗")
             );
-            for line in err.lines() {
+            for line in printable(err).lines() {
                 let _ = writeln!(out, "    {line}");
             }
         }
@@ -223,7 +223,7 @@ pub fn render(report: &Report, style: &Style, detail: Detail) -> String {
             style.yellow("Unofficial:")
         );
         for f in &report.modified_files {
-            let _ = writeln!(out, "  {f}");
+            let _ = writeln!(out, "  {}", printable(f));
         }
         let _ = writeln!(
             out,

@@ -10,10 +10,32 @@
 /// were written for people and are left alone.
 const RAW_DIGITS: usize = 8;
 
-/// `text` for people: ndarray's layout details dropped ([`without_layout`]) and each raw `f64`
-/// shortened ([`short_numbers`]).
+/// `text` for people: ndarray's layout details dropped ([`without_layout`]), each raw `f64`
+/// shortened ([`short_numbers`]) and control characters made visible ([`printable`]).
 pub fn readable(text: &str) -> String {
-    short_numbers(&without_layout(text))
+    printable(&short_numbers(&without_layout(text)))
+}
+
+/// `text` with every control character but line feeds and tabs written out as an escape
+/// (`\u{1b}`, `\r`): a student's message, compiler output or file name printed to a terminal
+/// must not move the cursor, clear the screen or rewrite a line (a forged `Total: 26/26` over
+/// the real one in an instructor's terminal).
+pub fn printable(text: &str) -> String {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return text.to_owned();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// `text` without the layout ndarray's `Debug` prints after an array's shape (`, strides=[16, 4,
@@ -144,7 +166,18 @@ fn scan_number(bytes: &[u8], start: usize) -> (usize, usize, bool, bool) {
 
 #[cfg(test)]
 mod tests {
-    use super::readable;
+    use super::{printable, readable};
+
+    #[test]
+    fn control_characters_are_written_out_but_lines_and_tabs_kept() {
+        let forged = "wrong\x1b[2J\x1b[H\rTotal: 26/26\u{7}\u{9b}\n\tnext line";
+        assert_eq!(
+            printable(forged),
+            "wrong\\u{1b}[2J\\u{1b}[H\\rTotal: 26/26\\u{7}\\u{9b}\n\tnext line"
+        );
+        assert_eq!(printable("plain ✓ text\n"), "plain ✓ text\n");
+        assert!(!readable(forged).contains('\x1b'));
+    }
 
     #[test]
     fn raw_floats_are_shortened_and_everything_else_kept() {
