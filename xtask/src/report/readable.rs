@@ -16,26 +16,34 @@ pub fn readable(text: &str) -> String {
     printable(&short_numbers(&without_layout(text)))
 }
 
-/// `text` with every control character but line feeds and tabs written out as an escape
-/// (`\u{1b}`, `\r`): a student's message, compiler output or file name printed to a terminal
+/// `text` with every character of [`hidden_effect`] written out as an escape (`\u{1b}`, `\r`,
+/// `\u{202e}`): a student's message, compiler output or file name printed to a terminal
 /// must not move the cursor, clear the screen or rewrite a line (a forged `Total: 26/26` over
 /// the real one in an instructor's terminal).
 pub fn printable(text: &str) -> String {
-    if !text
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
-    {
+    if !text.chars().any(hidden_effect) {
         return text.to_owned();
     }
     text.chars()
         .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
+            if hidden_effect(c) {
                 c.escape_default().to_string()
             } else {
                 c.to_string()
             }
         })
         .collect()
+}
+
+/// A character a terminal obeys rather than shows: a control character other than a line feed or
+/// a tab, or one that reorders the text around it (the bidirectional overrides, isolates and
+/// marks of "Trojan Source").
+fn hidden_effect(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(
+            c,
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}'
+        )
 }
 
 /// `text` without the layout ndarray's `Debug` prints after an array's shape (`, strides=[16, 4,
@@ -176,6 +184,7 @@ mod tests {
             "wrong\\u{1b}[2J\\u{1b}[H\\rTotal: 26/26\\u{7}\\u{9b}\n\tnext line"
         );
         assert_eq!(printable("plain ✓ text\n"), "plain ✓ text\n");
+        assert_eq!(printable("0/26\u{202e}62/0"), "0/26\\u{202e}62/0");
         assert!(!readable(forged).contains('\x1b'));
     }
 

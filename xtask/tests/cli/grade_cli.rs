@@ -406,7 +406,9 @@ fn hostile_verdicts_in_every_report_format() {
         ))
         .stdout(predicate::str::contains(BOMB).not())
         // Its terminal escapes are written out, not obeyed.
-        .stdout(predicate::str::contains("\\u{1b}[2J\\u{1b}[H\\rTotal: 99/99"))
+        .stdout(predicate::str::contains(
+            "\\u{1b}[2J\\u{1b}[H\\rTotal: 99/99",
+        ))
         .stdout(predicate::str::contains("\u{1b}").not());
 }
 
