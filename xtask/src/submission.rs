@@ -134,6 +134,12 @@ pub fn modified_files(course: &Course, sub: &Submission, expected: &Path) -> Vec
 /// read into memory (a sparse file of 100 GiB costs its author nothing).
 pub const MAX_SOURCE_BYTES: u64 = 4 << 20;
 
+/// The most source files, and bytes in all, a submission may have (the course's stubs are about
+/// twenty files and 100 KiB).
+pub const MAX_SOURCE_FILES: usize = 1000;
+/// See [`MAX_SOURCE_FILES`].
+pub const MAX_SOURCES_BYTES: u64 = 32 << 20;
+
 /// Reads the student's source `path` (`name` in the handout), refusing one over
 /// [`MAX_SOURCE_BYTES`] without reading more than that.
 fn read_source(path: &Path, name: &str) -> Result<Vec<u8>> {
@@ -247,6 +253,7 @@ pub fn grade(
 
     // The student's sources, read once.
     let mut sources: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut total = 0u64;
     for lesson in &course.lessons {
         let theirs = sub.exercises.join(&lesson.dir).join("src");
         if !theirs.is_dir() {
@@ -255,7 +262,15 @@ pub fn grade(
         for rel in fsutil::files_under(&theirs, &theirs, &|rel, _| ignored(rel)) {
             let name = format!("exercises/{}/src/{rel}", lesson.dir);
             let bytes = read_source(&theirs.join(&rel), &name)?;
+            total += bytes.len() as u64;
             sources.push((name, bytes));
+            if sources.len() > MAX_SOURCE_FILES || total > MAX_SOURCES_BYTES {
+                bail!(
+                    "the submission's sources (exercises/*/src) hold more than {MAX_SOURCE_FILES} \
+                     files or {} MiB, the most a submission may have",
+                    MAX_SOURCES_BYTES >> 20
+                );
+            }
         }
     }
     let digest = crate::manifest::sources_digest(&sources);

@@ -427,4 +427,17 @@ fn a_submission_is_graded_against_the_pristine_checks_and_left_untouched() {
             "{L2}/src/table.rs is larger than 4 MiB, the most a submission's source file may be"
         )));
     std::fs::remove_file(big).unwrap();
+    // So are a thousand and one small ones.
+    let many = h.join(L2).join("src/many");
+    std::fs::create_dir(&many).unwrap();
+    for i in 0..1001 {
+        std::fs::write(many.join(format!("f{i}.rs")), "").unwrap();
+    }
+    s.xtask(&["grade", "2", "--submission", handout.arg()])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "the submission's sources (exercises/*/src) hold more than 1000 files",
+        ));
+    std::fs::remove_dir_all(many).unwrap();
 }
