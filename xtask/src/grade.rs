@@ -363,6 +363,18 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
             HashMap::new(),
         ),
     };
+    // Official grading refuses a lesson whose sources use `unsafe` or read files at compile time;
+    // local grading of the exercises reports the same compile error (`crate::refused`).
+    let mut output = output;
+    if !opts.solutions && !opts.sandboxed_build {
+        for lesson in &lessons {
+            if let Some(error) = crate::refused::in_lesson(root, lesson) {
+                output
+                    .lessons
+                    .insert(lesson.id.clone(), Built::Failed(error));
+            }
+        }
+    }
     let mut runner = Runner::new(sandboxed, opts.require_sandbox)?;
     // A planted misconception is chosen when the checks run: the solutions' build is the usual one.
     runner.plant = opts.plant.clone();

@@ -42,6 +42,7 @@ mod manifest;
 mod misconception;
 mod plan;
 mod progress;
+mod refused;
 mod report;
 mod reset;
 mod run;

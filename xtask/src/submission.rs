@@ -180,46 +180,6 @@ pub fn target_dir(root: &Path) -> PathBuf {
     crate::workspace::target_dir(root, None).join("submissions")
 }
 
-/// What a submission's sources may not use, and why: `unsafe` (a static constructor could run
-/// before any check, raw memory could reach the grader's state), and the macros that read files
-/// at compile time (the sandboxed build can read the hidden checks' sources, which a panic
-/// message would then show in the report). Each is an identifier no other spelling reaches:
-/// macros cannot build an identifier from parts, and `r#include_str!` is caught as
-/// `include_str`.
-const REFUSED: &[(&str, &str)] = &[
-    ("unsafe", "`unsafe`"),
-    ("unsafe_code", "`unsafe`"),
-    (
-        "include_str",
-        "`include_str!` (it reads files at compile time)",
-    ),
-    (
-        "include_bytes",
-        "`include_bytes!` (it reads files at compile time)",
-    ),
-];
-
-/// The first construct of [`REFUSED`] that Rust source `text` uses outside comments and
-/// literals, by Rust's own tokenizer (`proc_macro2`), named for the student. Text that does not
-/// tokenize does not compile either, so it is left to the compiler.
-pub fn refused_construct(text: &str) -> Option<&'static str> {
-    fn walk(tokens: proc_macro2::TokenStream) -> Option<&'static str> {
-        tokens.into_iter().find_map(|t| match t {
-            proc_macro2::TokenTree::Ident(i) => {
-                let name = i.to_string();
-                let name = name.strip_prefix("r#").unwrap_or(&name);
-                REFUSED
-                    .iter()
-                    .find(|(ident, _)| *ident == name)
-                    .map(|(_, what)| *what)
-            }
-            proc_macro2::TokenTree::Group(g) => walk(g.stream()),
-            _ => None,
-        })
-    }
-    walk(text.parse::<proc_macro2::TokenStream>().ok()?)
-}
-
 /// How a submission is graded.
 #[derive(Debug, Clone, Default)]
 pub struct SubmissionOptions {
@@ -304,7 +264,7 @@ pub fn grade(
         let prefix = format!("exercises/{}/src/", lesson.dir);
         if let Some((rel, what)) = sources.iter().find_map(|(rel, bytes)| {
             rel.starts_with(&prefix)
-                .then(|| refused_construct(&String::from_utf8_lossy(bytes)))
+                .then(|| crate::refused::construct(&String::from_utf8_lossy(bytes)))
                 .flatten()
                 .map(|what| (rel, what))
         }) {
@@ -313,7 +273,7 @@ pub fn grade(
                 .join("src")
                 .join("lib.rs");
             // The file's name is the student's: `Debug` writes it as a Rust string literal.
-            let message = format!("{rel} uses {what}, which the course does not allow: remove it");
+            let message = crate::refused::message(rel, what);
             std::fs::write(&lib, format!("compile_error!({message:?});\n"))
                 .with_context(|| format!("cannot write {}", lib.display()))?;
         }
@@ -358,37 +318,7 @@ mod tests {
     }
 
     #[test]
-    fn build_output_is_ignored_and_refused_constructs_are_found_outside_comments_and_strings() {
-        let mentions_unsafe = |text: &str| refused_construct(text) == Some("`unsafe`");
-        assert!(ignored("exercises/lesson01-a/target"));
-        assert!(mentions_unsafe("fn f() { unsafe { g() } }"));
-        assert!(mentions_unsafe("#![allow(unsafe_code)]"));
-        assert!(!mentions_unsafe(
-            "// unsafe\nfn f() -> &'static str { \"unsafe\" }"
-        ));
-        assert!(!mentions_unsafe(
-            "/* unsafe /* nested */ */ fn unsafety() {}"
-        ));
-        assert!(mentions_unsafe(
-            "let s = r#\"\\\"#; unsafe { x() }; let t = \"\";"
-        ));
-        assert!(mentions_unsafe(
-            "let c = '\"'; unsafe { x() } let d = '\"';"
-        ));
-        assert!(!mentions_unsafe("let s = r#\"unsafe \" unsafe\"#;"));
-        // Reading files at compile time, however it is spelled.
-        let reads = |text: &str| refused_construct(text).is_some_and(|w| w.contains("reads files"));
-        assert!(reads("const S: &str = include_str!(\"../x.rs\");"));
-        assert!(reads("const S: &str = core::r#include_str!(\"../x.rs\");"));
-        assert!(reads("#[doc = include_bytes!(\"x\")] fn f() {}"));
-        assert!(reads(
-            "macro_rules! m { ($n:ident) => { $n!(\"x\") } } const S: &str = m!(include_str);"
-        ));
-        assert!(!reads(
-            "// include_str!(\"x\")\nfn include_strs() -> &'static str { \"include_str!\" }"
-        ));
-        assert_eq!(refused_construct("fn f() -> u8 { 1 }"), None);
-        assert_eq!(refused_construct("fn f( {"), None);
+    fn build_output_and_scratch_files_are_ignored() {
         assert!(ignored("x/y.snap.new"));
         assert!(!ignored("exercises/lesson01-a/tests/snapshots/a.snap"));
     }

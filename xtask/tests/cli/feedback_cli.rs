@@ -161,6 +161,26 @@ fn a_wrong_split_is_decoded_named_and_blamed_where_it_is() {
         .stdout(predicate::str::contains(
             "split_heads_moves_data: first at index",
         ));
+    // A source that reads a file at compile time (even one no module includes) is refused
+    // locally as official grading refuses it, instead of passing here and scoring 0 there.
+    s.write(
+        "exercises/lesson02-split-heads/src/notes.rs",
+        "pub const NOTES: &str = include_str!(\"exercises.rs\");\n",
+    );
+    let report = graded(&s, &["lesson02"]);
+    let lesson = &report["lessons"][0];
+    assert_eq!(lesson["build"], "compile_error", "{report:#}");
+    assert_eq!(lesson["score"], 0);
+    s.xtask(&["grade", "lesson02"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "error: exercises/lesson02-split-heads/src/notes.rs uses `include_str!` (it reads \
+             files at compile time), which the course does not allow: remove it",
+        ))
+        .stdout(predicate::str::contains(
+            "official grading refuses the lesson",
+        ));
 }
 
 #[test]
