@@ -53,7 +53,7 @@ pub fn message(rel: &str, what: &str) -> String {
 /// The first file of `lesson`'s sources in the course at `root` (`exercises/<dir>/src/**`, in
 /// name order) that uses a construct of [`REFUSED`], as the compile error official grading gives.
 pub fn in_lesson(root: &Path, lesson: &Lesson) -> Option<String> {
-    let src = root.join("exercises").join(&lesson.dir).join("src");
+    let src = lesson.crate_dir(root, false).join("src");
     let rels =
         crate::fsutil::files_under(&src, &src, &|rel, _| crate::fsutil::is_scratch_file(rel));
     rels.iter().find_map(|rel| {
