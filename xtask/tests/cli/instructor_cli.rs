@@ -308,6 +308,7 @@ fn the_handout_builds_grades_and_passes_its_tests() {
         .args(["test", "--locked", "--quiet"])
         .env("CARGO_TARGET_DIR", shared_target())
         .env("CARGO_PROFILE_TEST_CODEGEN_UNITS", "17")
+        .env("CARGO_INCREMENTAL", "0")
         .env_remove("INSTA_UPDATE")
         .output()
         .unwrap();
