@@ -71,6 +71,33 @@ fn bad_input_is_refused_with_one_line_and_exit_status_2() {
         (vec!["grade", "lesson02", "--timeout", "1e-12"], "--timeout"),
         (vec!["grade", "lesson02", "--timeout", "ten"], "--timeout"),
         (vec!["grade", "lesson02", "--timeout"], "--timeout"),
+        // --build-timeout: the same numbers, and only for a submission's (sandboxed) build.
+        (
+            vec![
+                "grade",
+                "lesson02",
+                "--submission",
+                &empty,
+                "--build-timeout",
+                "0",
+            ],
+            "--build-timeout",
+        ),
+        (
+            vec![
+                "grade",
+                "lesson02",
+                "--submission",
+                &empty,
+                "--build-timeout",
+                "ten",
+            ],
+            "--build-timeout",
+        ),
+        (
+            vec!["grade", "lesson02", "--build-timeout", "5"],
+            "--submission",
+        ),
         // --jobs: at least one.
         (vec!["grade", "lesson02", "-j", "0"], "--jobs"),
         (vec!["grade", "lesson02", "-j", "-1"], "--jobs"),
