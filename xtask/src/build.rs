@@ -176,7 +176,9 @@ pub fn build(
             args.extend(["--test".to_owned(), lesson.hidden_target()]);
         }
     }
-    let mut _scratch = None;
+    // The sandboxed build's scratch folder (its HOME, and the supervisor's status file), kept
+    // until the build's outcome is read.
+    let mut build_home = None;
     // Every build of the grader takes turns on its target directory (see `take_build_lock`). A
     // sandboxed build compiles in the target folder's fixed copy of the grading copy `graded`.
     let graded = root;
@@ -192,7 +194,7 @@ pub fn build(
     decide_by_content(root, &target, lessons, solutions, sandboxed)?;
     let mut cmd = if let Some(limit) = sandbox {
         let (cmd, scratch) = sandboxed_cargo(root, &target, &args, limit)?;
-        _scratch = Some(scratch);
+        build_home = Some(scratch);
         cmd
     } else {
         let mut cmd = crate::cargo::command();
@@ -211,7 +213,7 @@ pub fn build(
     // The supervisor's word on how the sandboxed build ended (the build can write that folder,
     // but the supervisor writes the file last; it only chooses a message for unbuilt lessons).
     let timed_out = sandbox.filter(|_| {
-        _scratch
+        build_home
             .as_ref()
             .is_some_and(|dir: &crate::fsutil::TempDir| {
                 std::fs::read_to_string(dir.path().join("status"))

@@ -156,8 +156,9 @@ fn keys(root: &Path, course: &crate::course::Course, lessons: &[&Lesson]) -> Vec
 }
 
 /// A sandboxed build of the exercises of `lessons` in the grading copy `root` of `course`, into
-/// `target_dir` (stopped after `time_limit`), taking every lesson it can from `cache` and adding the ones it builds. The
-/// executables of the result are private copies, as [`crate::build::build`]'s are.
+/// `target_dir` (stopped after `time_limit`), taking every lesson it can from `cache` and adding
+/// the ones it builds. The executables of the result are private copies, as
+/// [`crate::build::build`]'s are.
 pub fn build(
     cache: &BuildCache,
     root: &Path,

@@ -339,9 +339,11 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
         .build_timeout
         .unwrap_or(crate::build::SUBMISSION_BUILD_TIMEOUT);
     let (output, listed) = match stamp.as_ref().and_then(Stamp::load) {
+        // A kept record means every lesson built and nothing it read changed since, so none of
+        // its sources was refused then or now (below).
         Some(fresh) => fresh,
-        None => (
-            match &opts.build_cache {
+        None => {
+            let mut output = match &opts.build_cache {
                 Some(cache) if opts.sandboxed_build && sandboxed && !opts.solutions => {
                     crate::build_cache::build(
                         cache,
@@ -359,22 +361,22 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                     opts.target_dir.as_deref(),
                     (opts.sandboxed_build && sandboxed).then_some(build_limit),
                 )?,
-            },
-            HashMap::new(),
-        ),
-    };
-    // Official grading refuses a lesson whose sources use `unsafe` or read files at compile time;
-    // local grading of the exercises reports the same compile error (`crate::refused`).
-    let mut output = output;
-    if !opts.solutions && !opts.sandboxed_build {
-        for lesson in &lessons {
-            if let Some(error) = crate::refused::in_lesson(root, lesson) {
-                output
-                    .lessons
-                    .insert(lesson.id.clone(), Built::Failed(error));
+            };
+            // Official grading refuses a lesson whose sources use `unsafe` or read files at
+            // compile time; local grading of the exercises reports the same compile error
+            // (`crate::refused`), and then keeps no record, so the next grade looks again.
+            if !opts.solutions && !opts.sandboxed_build {
+                for lesson in &lessons {
+                    if let Some(error) = crate::refused::in_lesson(root, lesson) {
+                        output
+                            .lessons
+                            .insert(lesson.id.clone(), Built::Failed(error));
+                    }
+                }
             }
+            (output, HashMap::new())
         }
-    }
+    };
     let mut runner = Runner::new(sandboxed, opts.require_sandbox)?;
     // A planted misconception is chosen when the checks run: the solutions' build is the usual one.
     runner.plant = opts.plant.clone();

@@ -187,6 +187,13 @@ pub fn spin() -> u64 {
 }
 ";
 
+/// Appends `code` to the `exercises.rs` of lesson folder `dir` in the submission at `sub`.
+fn append_to_exercises(sub: &Path, dir: &str, code: &str) {
+    let file = sub.join(format!("exercises/{dir}/src/exercises.rs"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("{text}\n{code}\n")).unwrap();
+}
+
 /// A submission folder holding `exercises/<dir>/src` of the given lessons, copied from `from`.
 fn submission(from: &Path, out: &OutDir, lessons: &[&str]) {
     for dir in lessons {
@@ -250,13 +257,11 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     let l7 = "lesson07-kv-cache";
     submission(&course.root, &sub, &[l1, l2, l3, l4, l5, l6, l7]);
     // Lesson 3 reaches for `unsafe` (a static constructor could run before any check).
-    let l3_file = sub.path.join(format!("exercises/{l3}/src/exercises.rs"));
-    let text = std::fs::read_to_string(&l3_file).unwrap();
-    std::fs::write(
-        &l3_file,
-        format!("{text}\n#[allow(unsafe_code)]\npub fn peek() -> u8 {{ unsafe {{ *(&7u8 as *const u8) }} }}\n"),
-    )
-    .unwrap();
+    append_to_exercises(
+        &sub.path,
+        l3,
+        "#[allow(unsafe_code)]\npub fn peek() -> u8 { unsafe { *(&7u8 as *const u8) } }",
+    );
     // Lesson 4 changes an exercise's arguments, so the checks cannot compile: their source stays
     // private.
     let l4_file = sub.path.join(format!("exercises/{l4}/src/exercises.rs"));
@@ -273,13 +278,11 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     std::fs::write(&l4_file, changed).unwrap();
     // Lesson 5 asks the compiler for a 4 GiB constant: unlimited, `rustc` took 24 GiB before the
     // kernel killed it (and the grading machine's other work with it, had it been chosen).
-    let l5_file = sub.path.join(format!("exercises/{l5}/src/exercises.rs"));
-    let text = std::fs::read_to_string(&l5_file).unwrap();
-    std::fs::write(
-        &l5_file,
-        format!("{text}\npub static TABLE: [u8; 1 << 32] = [7; 1 << 32];\n"),
-    )
-    .unwrap();
+    append_to_exercises(
+        &sub.path,
+        l5,
+        "pub static TABLE: [u8; 1 << 32] = [7; 1 << 32];",
+    );
     // Lesson 6 reads the hidden checks' source at compile time (the sandboxed build can read it)
     // to show it in a panic message, from a file whose name would end a string literal.
     std::fs::write(
@@ -291,15 +294,11 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     .unwrap();
     // Lesson 7 compiles the hidden checks' source in as a module of its own, so that the
     // compiler's errors would quote it.
-    let l7_file = sub.path.join(format!("exercises/{l7}/src/exercises.rs"));
-    let text = std::fs::read_to_string(&l7_file).unwrap();
-    std::fs::write(
-        &l7_file,
-        format!(
-            "{text}\n#[path = \"../../../solutions/{l2}/tests/hidden/checks.rs\"]\nmod peek;\n"
-        ),
-    )
-    .unwrap();
+    append_to_exercises(
+        &sub.path,
+        l7,
+        &format!("#[path = \"../../../solutions/{l2}/tests/hidden/checks.rs\"]\nmod peek;"),
+    );
     std::fs::write(
         sub.path.join(format!("exercises/{l2}/src/exercises.rs")),
         hostile_lesson02(&course.root, &local),
@@ -422,11 +421,7 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     let spinning = OutDir::new("spinning-submission");
     let l6 = "lesson06-grouped-query";
     submission(&course.root, &spinning, &[l6]);
-    let l6_file = spinning
-        .path
-        .join(format!("exercises/{l6}/src/exercises.rs"));
-    let text = std::fs::read_to_string(&l6_file).unwrap();
-    std::fs::write(&l6_file, format!("{text}\n{SPINNING_CONSTANT}")).unwrap();
+    append_to_exercises(&spinning.path, l6, SPINNING_CONSTANT);
     let started = Instant::now();
     let out = course
         .xtask(&[
