@@ -10,7 +10,7 @@
 //! | level | registers | micro-kernel `MR × NR` | `KC`, `MC` |
 //! |---|---|---|---|
 //! | AVX-512 (`V4`) | 32 × 512 bit | `8 × 16` (16 accumulators, 2 loads, 1 splat) | 512, 256 |
-//! | AVX2 + FMA (`V3`) | 16 × 256 bit | `6 × 8` (12 accumulators, 2 loads, 1 splat) | 512, 96 |
+//! | AVX2 + FMA (`V3`) | 16 × 256 bit | `6 × 8` (12 accumulators, 2 loads, 1 splat) | 256, 96 |
 //! | NEON (aarch64) | 32 × 128 bit | `6 × 8` (24 accumulators, 4 loads, 1 splat) | 256, 96 |
 //!
 //! Causal attention tells the kernels which register tiles it does not need ([`Skip`]): score
@@ -34,11 +34,14 @@ pub(super) mod tiles;
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 type Avx512 = tiles::Tiles<pulp::x86::V4, 8, 2, 16, 512, 256>;
 /// The AVX2 GEMM: `6 × 8` blocks of `c` in twelve 4-lane accumulators (with the two `b` vectors
-/// and the splat, 15 of the 16 registers: wider tiles such as `4 × 12` spill). One depth block
-/// for `D = 512`, as with AVX-512; the `MC × KC` block of `a` (384 KiB) fits a 512 KiB L2 cache,
-/// and a smaller `MC` only streams the packed `b` (read in order) once more per block.
+/// and the splat, 15 of the 16 registers: wider tiles such as `4 × 12` spill). `KC = 256`: a
+/// `KC × NR` panel of `b` (16 KiB) and the `MR × KC` panel of `a` streaming past it (12 KiB) fit
+/// a 32 KiB L1 together, which with 512 (32 + 24 KiB) they did not; the benchmark forward ran
+/// 3–5% faster than with 512 (whole-forward races, 2026-12-02). The `MC` rows of `a`, packed
+/// over the whole depth (384 KiB for `D = 512`), fit a 512 KiB L2 cache; a smaller `MC` only
+/// streams the packed `b` (read in order) once more per block, a larger one measured slower.
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
-type Avx2 = tiles::Tiles<pulp::x86::V3, 6, 2, 8, 512, 96>;
+type Avx2 = tiles::Tiles<pulp::x86::V3, 6, 2, 8, 256, 96>;
 
 /// The NEON GEMM: `6 × 8` blocks of `c` in twenty-four 2-lane accumulators (with the four `b`
 /// vectors and the splat, 29 of the 32 registers). The blocking follows common aarch64 caches

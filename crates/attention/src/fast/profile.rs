@@ -227,8 +227,9 @@ mod peak {
     }
 }
 
-/// One causal head's attention split into its parts, one thread, `T = 256, hs = 64`: packing the
-/// keys and values, the scores, the softmax and `weights @ v`, each over the 64-query blocks
+/// One causal head's attention split into its parts, one thread, `T = 256, hs = 64`, for each
+/// SIMD level the CPU has: packing the keys and values, the scores, the softmax and
+/// `weights @ v`, each over the level's causal query blocks
 /// (`cargo test --release -p attention --features profile --lib -- --ignored --nocapture attention_parts`).
 #[test]
 #[ignore = "timings, not a check"]
@@ -239,58 +240,64 @@ fn profile_attention_parts() {
     let hs = d / heads;
     let mut rs = RandomState::new(0);
     let qkv: Array2<f64> = rs.randn((t, 3 * d));
-    let isa = Isa::new(Kernel::Avx512);
     let scale = 0.125;
-    let mut w = Array2::<f64>::zeros((t, t));
-    let mut o = Array2::<f64>::zeros((t, hs));
     let q = qkv.slice(s![.., 0..hs]);
     let k = qkv.slice(s![.., d..d + hs]);
     let v = qkv.slice(s![.., 2 * d..2 * d + hs]);
-    let pack = fastest_ms(41, || {
-        drop((PackedB::new(k.t(), 1, isa), PackedB::new(v, 1, isa)));
-    });
-    let kt = PackedB::new(k.t(), 1, isa);
-    let vp = PackedB::new(v, 1, isa);
-    let blocks = |f: &mut dyn FnMut(usize, usize)| {
-        let mut r0 = 0;
-        while r0 < t {
-            let r1 = (r0 + 64).min(t);
-            f(r0, r1);
-            r0 = r1;
+    for kernel in [Kernel::Avx512, Kernel::Avx2, Kernel::Neon] {
+        let isa = Isa::new(kernel);
+        if isa.kernel() != kernel {
+            continue;
         }
-    };
-    let scores = fastest_ms(41, || {
-        blocks(&mut |r0, r1| {
-            kt.matmul_prefix(
-                scale,
-                q.slice(s![r0..r1, ..]),
-                w.slice_mut(s![r0..r1, ..r1]),
-                Skip::MaskedC { r0 },
-            )
-        })
-    });
-    let soft = fastest_ms(41, || {
-        // Whole rows, as the forward runs it: the keys `r1..` are zeroed here too.
-        blocks(&mut |r0, r1| softmax_rows(w.slice_mut(s![r0..r1, ..]), Some(r0), isa))
-    });
-    let av = fastest_ms(41, || {
-        blocks(&mut |r0, r1| {
-            vp.matmul_prefix(
-                1.0,
-                w.slice(s![r0..r1, ..r1]),
-                o.slice_mut(s![r0..r1, ..]),
-                Skip::ZeroA { r0 },
-            )
-        })
-    });
-    println!(
-        "one head: pack k, v {pack:.3} ms, scores {scores:.3} ms, softmax {soft:.3} ms, weights @ v {av:.3} ms"
-    );
+        let mut w = Array2::<f64>::zeros((t, t));
+        let mut o = Array2::<f64>::zeros((t, hs));
+        let pack = fastest_ms(41, || {
+            drop((PackedB::new(k.t(), 1, isa), PackedB::new(v, 1, isa)));
+        });
+        let kt = PackedB::new(k.t(), 1, isa);
+        let vp = PackedB::new(v, 1, isa);
+        let blocks = |f: &mut dyn FnMut(usize, usize)| {
+            let mut r0 = 0;
+            while r0 < t {
+                let r1 = (r0 + super::causal_block(isa)).min(t);
+                f(r0, r1);
+                r0 = r1;
+            }
+        };
+        let scores = fastest_ms(41, || {
+            blocks(&mut |r0, r1| {
+                kt.matmul_prefix(
+                    scale,
+                    q.slice(s![r0..r1, ..]),
+                    w.slice_mut(s![r0..r1, ..r1]),
+                    Skip::MaskedC { r0 },
+                )
+            })
+        });
+        let soft = fastest_ms(41, || {
+            // Whole rows, as the forward runs it: the keys `r1..` are zeroed here too.
+            blocks(&mut |r0, r1| softmax_rows(w.slice_mut(s![r0..r1, ..]), Some(r0), isa))
+        });
+        let av = fastest_ms(41, || {
+            blocks(&mut |r0, r1| {
+                vp.matmul_prefix(
+                    1.0,
+                    w.slice(s![r0..r1, ..r1]),
+                    o.slice_mut(s![r0..r1, ..]),
+                    Skip::ZeroA { r0 },
+                )
+            })
+        });
+        println!(
+            "{kernel:>6}, one head: pack k, v {pack:.3} ms, scores {scores:.3} ms, softmax {soft:.3} ms, \
+             weights @ v {av:.3} ms"
+        );
+    }
 }
 
 /// Other tile shapes and blockings against the one in use, on the `(T, D) @ (D, 3D)` projection,
 /// one thread, for each x86 level the CPU has: AVX-512 (in use: `8 × 16`, `KC = 512`,
-/// `MC = 256`) and AVX2 (in use: `6 × 8`, `KC = 512`, `MC = 96`)
+/// `MC = 256`) and AVX2 (in use: `6 × 8`, `KC = 256`, `MC = 96`)
 /// (`cargo test --release -p attention --features profile --lib -- --ignored --nocapture blocking`).
 /// The variants take turns in each of 30 rounds and each is reported as its median ratio to the
 /// first variant of the same round, so that the machine's drift (this VM's speed moves by half
@@ -350,8 +357,8 @@ fn profile_blocking() {
         println!("AVX2:");
         #[rustfmt::skip]
         let variants = variants!(pulp::x86::V3, v3, 4:
-            (6, 2, 512, 96), (6, 2, 256, 96), (6, 2, 384, 96), (6, 2, 512, 48),
-            (6, 2, 512, 36), (6, 2, 512, 192), (4, 3, 256, 96),
+            (6, 2, 256, 96), (6, 2, 512, 96), (6, 2, 256, 72), (6, 2, 256, 144),
+            (6, 2, 256, 264), (6, 2, 128, 96), (4, 3, 256, 96),
         );
         race(t, d, &variants);
     }

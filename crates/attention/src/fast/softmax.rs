@@ -66,17 +66,22 @@ const L: usize = 32;
 fn softmax_impl<const POLY: bool>(row: &mut [f64]) {
     let mut lane_max = [f64::NEG_INFINITY; L];
     let (chunks, rest) = row.as_chunks::<L>();
+    // Not `f64::max`: its NaN rule costs a compare and a blend per vector.
+    let larger = |a: f64, b: f64| if b > a { b } else { a };
     for chunk in chunks {
         for j in 0..L {
-            // Not `f64::max`: its NaN rule costs a compare and a blend per vector.
-            lane_max[j] = if chunk[j] > lane_max[j] {
-                chunk[j]
-            } else {
-                lane_max[j]
-            };
+            lane_max[j] = larger(lane_max[j], chunk[j]);
         }
     }
-    let mut max = fold_lanes(lane_max, |a, b| if b > a { b } else { a });
+    // The rest (up to L - 1 values: causal rows have any length) four lanes at a time, then
+    // one by one.
+    let (quads, rest) = rest.as_chunks::<4>();
+    for quad in quads {
+        for j in 0..4 {
+            lane_max[j] = larger(lane_max[j], quad[j]);
+        }
+    }
+    let mut max = fold_lanes(lane_max, larger);
     for &v in rest {
         max = max.max(v);
     }
@@ -94,6 +99,12 @@ fn softmax_impl<const POLY: bool>(row: &mut [f64]) {
     for chunk in chunks {
         for j in 0..L {
             lane_sum[j] += chunk[j];
+        }
+    }
+    let (quads, rest) = rest.as_chunks::<4>();
+    for quad in quads {
+        for j in 0..4 {
+            lane_sum[j] += quad[j];
         }
     }
     let sum = rest.iter().sum::<f64>() + fold_lanes(lane_sum, |a, b| a + b);
