@@ -360,7 +360,7 @@ pub fn gradebook_csv(batch: &Batch) -> Result<String> {
     header.extend(["official", "modified_files", "isolation", "error"].map(String::from));
     w.write_record(&header)?;
     for r in &batch.rows {
-        let mut rec = vec![r.id.clone(), r.score.to_string(), r.max.to_string()];
+        let mut rec = vec![inert_cell(&r.id), r.score.to_string(), r.max.to_string()];
         rec.extend(
             batch
                 .lessons
@@ -370,11 +370,23 @@ pub fn gradebook_csv(batch: &Batch) -> Result<String> {
         rec.push(r.official.to_string());
         rec.push(r.modified.to_string());
         rec.push(r.isolation.clone());
-        rec.push(r.error.clone().unwrap_or_default());
+        rec.push(inert_cell(r.error.as_deref().unwrap_or_default()));
         w.write_record(&rec)?;
     }
     let bytes = w.into_inner()?;
     Ok(String::from_utf8(bytes)?)
+}
+
+/// A text cell that a spreadsheet shows as text: one that starts like a formula (`=`, `+`, `-`,
+/// `@`, a tab or a carriage return; a submission's file name is the student's choice) gets a
+/// leading `'`, which spreadsheets hide and read as "this is text" (OWASP's advice against CSV
+/// injection). Other text is kept as it is.
+fn inert_cell(text: &str) -> String {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_owned()
+    }
 }
 
 /// The bin of a score for the histogram: 0, 1–24 %, 25–49 %, 50–74 %, 75–99 %, 100 %.
@@ -507,6 +519,32 @@ mod tests {
         assert_eq!(bin(19, 20), 4);
         assert_eq!(bin(20, 20), 5);
         assert_eq!(bin(0, 0), 5);
+    }
+
+    #[test]
+    fn cells_that_start_like_a_formula_stay_text() {
+        let batch = Batch {
+            lessons: vec![("lesson01".into(), 10)],
+            rows: vec![
+                row("=HYPERLINK(\"http://x\")", Err(anyhow!("+1")), 10, 0.1),
+                row("@sum", Err(anyhow!("-2, \t")), 10, 0.1),
+                row("a=b", Err(anyhow!("ok-ish")), 10, 0.1),
+            ],
+            first_seconds: 0.1,
+            total_seconds: 0.1,
+            parallel: 1,
+            builds: (0, 0),
+        };
+        let csv = gradebook_csv(&batch).unwrap();
+        let lines: Vec<&str> = csv.lines().skip(1).collect();
+        assert_eq!(
+            lines,
+            [
+                "\"'=HYPERLINK(\"\"http://x\"\")\",0,10,0,false,0,none,'+1",
+                "'@sum,0,10,0,false,0,none,\"'-2, \t\"",
+                "a=b,0,10,0,false,0,none,ok-ish",
+            ]
+        );
     }
 
     #[test]
