@@ -599,15 +599,7 @@ fn sandboxed_cargo(
     timeout: std::time::Duration,
 ) -> Result<(Command, crate::fsutil::TempDir)> {
     let scratch = crate::fsutil::scratch_dir("build")?;
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    let cargo_home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| home.join(".cargo"));
-    let rustup_home = std::env::var_os("RUSTUP_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| home.join(".rustup"));
+    let (cargo_home, rustup_home) = toolchain_homes();
     let program = std::env::var_os("CARGO")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("cargo"));
@@ -649,6 +641,17 @@ fn sandboxed_cargo(
     Ok((cmd, scratch))
 }
 
+/// `$CARGO_HOME` and `$RUSTUP_HOME`, or their defaults under `$HOME`.
+fn toolchain_homes() -> (PathBuf, PathBuf) {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let from = |var: &str, default: &str| {
+        std::env::var_os(var).map_or_else(|| home.join(default), PathBuf::from)
+    };
+    (from("CARGO_HOME", ".cargo"), from("RUSTUP_HOME", ".rustup"))
+}
+
 /// Why a lesson of a sandboxed build that was stopped at its time `limit` has no checks.
 fn timed_out_note(limit: std::time::Duration) -> String {
     format!(
@@ -677,7 +680,13 @@ fn in_student_files(diag: &Diagnostic, lesson: &Lesson, root: &Path) -> bool {
     });
     let mut files = Vec::new();
     diag.quoted_files(&mut files);
-    primary_is_own && files.iter().all(|name| is_public(name, root))
+    let (cargo_home, rustup_home) = toolchain_homes();
+    let outside = [
+        cargo_home.join("registry"),
+        rustup_home,
+        PathBuf::from("/rustc"),
+    ];
+    primary_is_own && files.iter().all(|name| is_public(name, root, &outside))
 }
 
 /// A span's file relative to the build copy `root`, with `.` and `..` resolved as written (no
@@ -711,11 +720,11 @@ fn lexical(path: &Path) -> Option<PathBuf> {
 }
 
 /// Whether a file a submission's diagnostic quotes may be shown (see [`in_student_files`]): a
-/// Rust source of the build copy outside `solutions/`, a file of the registry or the toolchain
-/// (`$CARGO_HOME`, `$RUSTUP_HOME`, the standard library's `/rustc/<hash>/`), or a name that is
-/// no file (`<built-in>`). Anything else (`/proc/self/cwd/solutions/…` reaches the copy too) is
-/// not.
-fn is_public(name: &str, root: &Path) -> bool {
+/// Rust source of the build copy outside `solutions/`, a file under one of the public folders
+/// `outside` the copy (the registry, the toolchain, the standard library's `/rustc/<hash>/`), or
+/// a name that is no file (`<built-in>`). Anything else (`/proc/self/cwd/solutions/…` reaches
+/// the copy too) is not.
+fn is_public(name: &str, root: &Path, outside: &[PathBuf]) -> bool {
     if name.starts_with('<') {
         return true;
     }
@@ -726,18 +735,7 @@ fn is_public(name: &str, root: &Path) -> bool {
             !rel.starts_with("solutions") && rel.extension() == Some("rs".as_ref())
         });
     }
-    let Some(path) = lexical(path) else {
-        return false;
-    };
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    let cargo = std::env::var_os("CARGO_HOME").map_or_else(|| home.join(".cargo"), PathBuf::from);
-    let rustup =
-        std::env::var_os("RUSTUP_HOME").map_or_else(|| home.join(".rustup"), PathBuf::from);
-    [cargo.join("registry"), rustup, PathBuf::from("/rustc")]
-        .iter()
-        .any(|public| path.starts_with(public))
+    lexical(path).is_some_and(|path| outside.iter().any(|public| path.starts_with(public)))
 }
 
 /// `"3 warnings emitted"`-style summaries, which are not warnings of their own.
@@ -920,10 +918,7 @@ mod tests {
         assert!(!shown(&diag(hidden, None)));
         // Notes: the handout's sources, the registry's and the standard library's are public.
         assert!(shown(&diag(&own, note("crates/attention/src/softmax.rs"))));
-        let cargo_home = std::env::var_os("CARGO_HOME").map_or_else(
-            || PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cargo"),
-            PathBuf::from,
-        );
+        let (cargo_home, _) = toolchain_homes();
         let registry = cargo_home.join("registry/src/index/ndarray-0.17.2/src/lib.rs");
         assert!(shown(&diag(&own, note(&registry.to_string_lossy()))));
         assert!(shown(&diag(

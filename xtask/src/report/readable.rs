@@ -24,15 +24,15 @@ pub fn printable(text: &str) -> String {
     if !text.chars().any(hidden_effect) {
         return text.to_owned();
     }
-    text.chars()
-        .map(|c| {
-            if hidden_effect(c) {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if hidden_effect(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A character a terminal obeys rather than shows: a control character other than a line feed or

@@ -207,6 +207,27 @@ fn submission(from: &Path, out: &OutDir, lessons: &[&str]) {
     }
 }
 
+/// The JSON report of `grade --submission DIR EXTRA…` in `course`, stopped after `limit_secs`.
+fn graded_submission(
+    course: &Scratch,
+    dir: &OutDir,
+    extra: &[&str],
+    limit_secs: u64,
+) -> serde_json::Value {
+    let args = [
+        &["grade", "--submission", dir.arg()][..],
+        extra,
+        &["--format", "json"],
+    ]
+    .concat();
+    let out = course
+        .xtask(&args)
+        .timeout(Duration::from_secs(limit_secs))
+        .output()
+        .unwrap();
+    json_of(&out)
+}
+
 #[test]
 fn hostile_submissions_gain_nothing_and_harm_nothing() {
     let course = Scratch::new("hostile-submission");
@@ -312,20 +333,7 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     let submitted = support::tree_of(&sub.path);
 
     let started = Instant::now();
-    let out = course
-        .xtask(&[
-            "grade",
-            "--submission",
-            sub.arg(),
-            "--format",
-            "json",
-            "--timeout",
-            "4",
-        ])
-        .timeout(Duration::from_secs(900))
-        .output()
-        .unwrap();
-    let report = json_of(&out);
+    let report = graded_submission(&course, &sub, &["--timeout", "4"], 900);
     let graded_in = started.elapsed();
 
     // No points at all, and each attack fails in its own way.
@@ -423,21 +431,7 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     submission(&course.root, &spinning, &[l6]);
     append_to_exercises(&spinning.path, l6, SPINNING_CONSTANT);
     let started = Instant::now();
-    let out = course
-        .xtask(&[
-            "grade",
-            "--submission",
-            spinning.arg(),
-            "6",
-            "--build-timeout",
-            "2",
-            "--format",
-            "json",
-        ])
-        .timeout(Duration::from_secs(300))
-        .output()
-        .unwrap();
-    let report = json_of(&out);
+    let report = graded_submission(&course, &spinning, &["6", "--build-timeout", "2"], 300);
     assert!(
         started.elapsed() < Duration::from_secs(120),
         "took {:?}",
