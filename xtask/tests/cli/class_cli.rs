@@ -211,6 +211,8 @@ fn a_class_is_graded_row_by_row() {
     std::fs::create_dir_all(class.join("not-a-course/src")).unwrap();
     std::fs::write(class.join("not-a-course/src/main.rs"), "fn main() {}\n").unwrap();
     std::fs::write(class.join("notes.txt"), "hello\n").unwrap();
+    // A name a spreadsheet would run as a formula, were its gradebook cell not marked as text.
+    std::fs::write(class.join("=HYPERLINK(\"http:x\",\"A+\")"), "hi\n").unwrap();
 
     // The hostile student's endless loop is stopped at the limit: 3 s keeps the test quick.
     let (out, gradebook, reports) =
@@ -244,6 +246,7 @@ fn a_class_is_graded_row_by_row() {
         "stubs",
         "traversal",
         "zipped",
+        "'=HYPERLINK(\"http:x\",\"A+\")",
     ]
     .into();
     assert_eq!(ids, expected, "{stdout}\n{stderr}");
@@ -291,6 +294,7 @@ fn a_class_is_graded_row_by_row() {
         ("corrupt", "not a valid zip"),
         ("not-a-course", "not a submission of this course"),
         ("notes.txt", "not a folder"),
+        ("'=HYPERLINK(\"http:x\",\"A+\")", "not a folder"),
     ];
     for (id, why) in errors {
         assert!(
