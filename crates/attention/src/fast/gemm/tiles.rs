@@ -348,17 +348,22 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
                 .collect();
             for (g, group) in rows.chunks(ROWS).enumerate() {
                 let p0 = g * ROWS;
-                for (jp, j0) in (0..n).step_by(NR).enumerate() {
-                    let w = NR.min(n - j0);
-                    let at = (jp * kc + p0) * NR;
-                    let dst = &mut flat[at..at + group.len() * NR];
-                    let (dst, _) = dst.as_chunks_mut::<NR>();
-                    for (d, row) in dst.iter_mut().zip(group) {
-                        if let Some(full) = row[j0..].first_chunk::<NR>() {
-                            *d = *full;
-                        } else {
-                            d[..w].copy_from_slice(&row[j0..j0 + w]);
-                        }
+                // Panel `jp`'s rows `p0..p0 + group.len()`.
+                let span = |jp: usize| (jp * kc + p0) * NR..(jp * kc + p0 + group.len()) * NR;
+                // Whole panels with fixed-size copies (inlined moves, where one loop with the
+                // partial panel's variable length became a `memcpy` call per row).
+                for jp in 0..n / NR {
+                    let (out, _) = flat[span(jp)].as_chunks_mut::<NR>();
+                    for (d, row) in out.iter_mut().zip(group) {
+                        let (src, _) = row[jp * NR..].split_first_chunk::<NR>().expect("whole panel");
+                        *d = *src;
+                    }
+                }
+                if n % NR != 0 {
+                    let (jp, w) = (n / NR, n % NR);
+                    let (out, _) = flat[span(jp)].as_chunks_mut::<NR>();
+                    for (d, row) in out.iter_mut().zip(group) {
+                        d[..w].copy_from_slice(&row[jp * NR..]);
                     }
                 }
             }
