@@ -355,7 +355,9 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
                 for jp in 0..n / NR {
                     let (out, _) = flat[span(jp)].as_chunks_mut::<NR>();
                     for (d, row) in out.iter_mut().zip(group) {
-                        let (src, _) = row[jp * NR..].split_first_chunk::<NR>().expect("whole panel");
+                        let (src, _) = row[jp * NR..]
+                            .split_first_chunk::<NR>()
+                            .expect("whole panel");
                         *d = *src;
                     }
                 }
