@@ -119,6 +119,46 @@ pub fn ruled_out<'r>(
         .collect()
 }
 
+/// True when two texts of [`FILE`] hold the same records up to the last digits of the numbers
+/// in their strings (messages, snapshot texts), by the rule grading matches messages with: such
+/// records name the same misconceptions for the same failures. `bless` keeps the recorded file
+/// then, so that a CPU whose matrix products round differently in the last bits (another
+/// `matrixmultiply` kernel) neither finds the course stale nor rewrites it.
+pub fn same_records(old: &str, new: &str) -> bool {
+    let values = |text: &str| -> Option<Vec<serde_json::Value>> {
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).ok())
+            .collect()
+    };
+    match (values(old), values(new)) {
+        (Some(a), Some(b)) => {
+            a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| same_value(x, y, false))
+        }
+        _ => false,
+    }
+}
+
+/// JSON values equal but for the strings of messages and snapshot texts (`fuzzy` within them),
+/// which compare with [`same_words_and_numbers`]; labels, names and ids compare exactly.
+fn same_value(a: &serde_json::Value, b: &serde_json::Value, fuzzy: bool) -> bool {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => x == y || (fuzzy && same_words_and_numbers(x, y)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y, fuzzy))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter().all(|(k, v)| {
+                    let fuzzy = fuzzy || k == "message" || k == "text";
+                    y.get(k).is_some_and(|w| same_value(v, w, fuzzy))
+                })
+        }
+        (x, y) => x == y,
+    }
+}
+
 /// True when every failed assertion of `want` has the message of the same one in `got`, up to
 /// the last digits of its numbers.
 fn same_messages(want: &[Observation], got: &[Observation]) -> bool {
@@ -502,6 +542,49 @@ mod tests {
                 Token::Number(2.0)
             ]
         );
+    }
+
+    #[test]
+    fn record_files_agree_up_to_the_last_digits_of_their_numbers() {
+        let file = |message: &str, label: &str| {
+            render(&[Record {
+                misconception: "m".into(),
+                check: "c".into(),
+                observations: vec![
+                    Observation::Assert {
+                        label: "shape ok".into(),
+                        passed: true,
+                        message: String::new(),
+                    },
+                    Observation::Assert {
+                        label: label.into(),
+                        passed: false,
+                        message: message.into(),
+                    },
+                ],
+            }])
+        };
+        let recorded = file("head 0 differs by 0.20880644901501857", "d < 1e-12");
+        // Another CPU's last bits, or an exact zero that became an ulp: the same record.
+        assert!(same_records(
+            &recorded,
+            &file("head 0 differs by 0.2088064490150186", "d < 1e-12")
+        ));
+        assert!(same_records(
+            &file("weights by 0e0", "d < 1e-12"),
+            &file("weights by 2.220446049250313e-16", "d < 1e-12")
+        ));
+        // Another number, word, label or record count is a change.
+        for other in [
+            file("head 0 differs by 0.2089", "d < 1e-12"),
+            file("head 1 differs by 0.20880644901501857", "d < 1e-12"),
+            file("head 0 differs by 0.20880644901501857", "d < 1e-9"),
+            recorded.clone() + &recorded,
+            String::new(),
+        ] {
+            assert!(!same_records(&recorded, &other), "{other}");
+        }
+        assert!(!same_records("{not json", "{not json"));
     }
 
     #[test]

@@ -49,6 +49,14 @@ fn bless_check_catches_a_stale_snapshot_and_bless_fixes_it_reproducibly() {
     s.write(SPLIT_SNAP, &pristine.replace("10203", "10204"));
     let orphan = format!("{L2}/tests/snapshots/lesson02__checks__no_such_check.snap");
     s.write(&orphan, "---\nsource: x\n---\nshape (1)\n[0] 1\n");
+    // A misconception record as another CPU may write it: a number in a message that differs in
+    // its last digits only (another summation order). It is not stale, and bless keeps it.
+    let records = format!("{L2}/tests/snapshots/misconceptions.jsonl");
+    let other_cpu = s
+        .read(&records)
+        .replace("by 0.20880644901501857", "by 0.2088064490150");
+    assert_ne!(other_cpu, s.read(&records), "the record to perturb is gone");
+    s.write(&records, &other_cpu);
 
     // --check names the stale and the orphaned snapshot, with a short diff, and changes nothing.
     let before = s.snapshot_tree();
@@ -66,6 +74,7 @@ fn bless_check_catches_a_stale_snapshot_and_bless_fixes_it_reproducibly() {
     assert!(text.contains("-[1,1,2] 10202 10204"), "{text}");
     assert!(text.contains("+[1,1,2] 10202 10203"), "{text}");
     assert!(text.contains(&format!("would remove {orphan}")), "{text}");
+    assert!(!text.contains("misconceptions.jsonl"), "{text}");
     assert!(
         before == s.snapshot_tree(),
         "bless --check changed the course"
@@ -80,6 +89,7 @@ fn bless_check_catches_a_stale_snapshot_and_bless_fixes_it_reproducibly() {
         )))
         .stdout(predicate::str::contains(format!("removed      {orphan}")));
     assert_eq!(s.read(SPLIT_SNAP), pristine);
+    assert_eq!(s.read(&records), other_cpu);
     assert!(!s.root.join(&orphan).exists());
     let (listed, actual) = manifest_entry(&s.root, SPLIT_SNAP);
     assert_eq!(listed.as_deref(), Some(actual.as_str()));
