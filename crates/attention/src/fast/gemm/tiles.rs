@@ -8,7 +8,7 @@
 use super::Skip;
 use ndarray::{ArrayView2, ArrayViewMut2, s};
 use pulp::NullaryFnOnce;
-use pulp::bytemuck::{Pod, cast_slice};
+use pulp::bytemuck::{Pod, cast_slice, cast_slice_mut};
 use std::cell::RefCell;
 use std::marker::PhantomData;
 
@@ -204,7 +204,7 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
                             continue;
                         };
                         let acc = Self::kernel(simd, &apanel[..MR * kc], &bpanel[..NV * kc]);
-                        Self::store(alpha, &acc, &mut c_rows[i0..end], j0, w, blk.pc > 0);
+                        Self::store(simd, alpha, &acc, &mut c_rows[i0..end], j0, w, blk.pc > 0);
                     }
                 }
             }
@@ -243,7 +243,7 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
                 let rows: [&[f64]; MR] =
                     std::array::from_fn(|i| &a_rows[(i0 + i).min(m - 1)][..kc]);
                 let acc = Self::kernel_rows(simd, rows, &bpanel[..NV * kc]);
-                Self::store(alpha, &acc, &mut c_rows[i0..end], j0, w, blk.pc > 0);
+                Self::store(simd, alpha, &acc, &mut c_rows[i0..end], j0, w, blk.pc > 0);
             }
         }
     }
@@ -308,6 +308,7 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
     /// `accumulate`.
     #[inline(always)]
     fn store(
+        simd: S,
         alpha: f64,
         acc: &[[S::V; NV]; MR],
         c_rows: &mut [&mut [f64]],
@@ -315,7 +316,22 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
         w: usize,
         accumulate: bool,
     ) {
+        let alpha_v = simd.splat(alpha);
+        // `alpha · x + (-0.0)` is `alpha · x` exactly, the sign of a zero product included.
+        let neg_zero = simd.splat(-0.0);
         for (row, acc_row) in c_rows.iter_mut().zip(acc) {
+            // A whole tile row as `NV` vectors of `c` (unaligned: `pulp`'s vectors align to an
+            // `f64`): plain vector moves, where the loop below (any width) compiles to masked
+            // loads and stores (`vmaskmovpd`, microcoded on some AMD cores).
+            if let Some(whole) = row[j0..].first_chunk_mut::<NR>()
+                && w == NR
+            {
+                let c: &mut [S::V] = cast_slice_mut(&mut whole[..]);
+                for (c, a) in c.iter_mut().zip(acc_row) {
+                    *c = simd.mul_add(alpha_v, *a, if accumulate { *c } else { neg_zero });
+                }
+                continue;
+            }
             let vals: &[f64] = cast_slice(&acc_row[..]);
             let row = &mut row[j0..j0 + w];
             if accumulate {
