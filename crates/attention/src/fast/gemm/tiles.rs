@@ -323,8 +323,8 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
             // A whole tile row as `NV` vectors of `c` (unaligned: `pulp`'s vectors align to an
             // `f64`): plain vector moves, where the loop below (any width) compiles to masked
             // loads and stores (`vmaskmovpd`, microcoded on some AMD cores).
-            if let Some(whole) = row[j0..].first_chunk_mut::<NR>()
-                && w == NR
+            if w == NR
+                && let Some(whole) = row[j0..].first_chunk_mut::<NR>()
             {
                 let c: &mut [S::V] = cast_slice_mut(&mut whole[..]);
                 for (c, a) in c.iter_mut().zip(acc_row) {
