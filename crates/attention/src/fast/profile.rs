@@ -8,7 +8,7 @@ use super::kernel::{Isa, Kernel};
 use super::softmax::softmax_rows;
 use super::{Shape, pool};
 use crate::rng::RandomState;
-use ndarray::{Array2, ArrayViewMut2, Axis};
+use ndarray::{Array2, ArrayView2, ArrayViewMut2, ArrayViewMut3, Axis};
 use std::time::Instant;
 
 /// The benchmark's sizes (`bench_mha.py`'s defaults): `T`, `D`, heads `h`; `B = 8` where a whole
@@ -61,21 +61,7 @@ fn profile() {
             isa,
         };
         let ms_att = fastest_ms(21, || {
-            let ws = ArrayViewMut2::from_shape((heads * t, t), &mut w[..]).unwrap();
-            let heads_iter = ws
-                .into_shape_with_order((heads, t, t))
-                .unwrap()
-                .into_outer_iter_mut()
-                .zip(
-                    merged
-                        .view_mut()
-                        .into_shape_with_order((t, heads, hs))
-                        .unwrap()
-                        .into_axis_iter_mut(Axis(1)),
-                )
-                .enumerate()
-                .map(|(hi, (w, o))| shape.head(qkv.view(), 0, hi, w, o));
-            heads_iter.for_each(|h| h.attend(&shape));
+            attend_heads(&shape, qkv.view(), &mut w, merged.view_mut())
         });
         let mut sm = vec![0.5; heads * t * t];
         let ms_soft = fastest_ms(21, || {
@@ -94,6 +80,95 @@ fn profile() {
             gf(fo, ms_o),
         );
         drop(pool::take(0));
+    }
+}
+
+/// Every head of one batch element, as the forward runs them: `qkv` `(T, 3D)` holds its
+/// `[q | k | v]`, `w` its `(h, T, T)` weights, `merged` `(T, D)` receives the heads' outputs.
+fn attend_heads(shape: &Shape, qkv: ArrayView2<f64>, w: &mut [f64], merged: ArrayViewMut2<f64>) {
+    let (t, hs) = (shape.t, shape.hs);
+    let heads = shape.d / hs;
+    ArrayViewMut3::from_shape((heads, t, t), w)
+        .unwrap()
+        .into_outer_iter_mut()
+        .zip(
+            merged
+                .into_shape_with_order((t, heads, hs))
+                .unwrap()
+                .into_axis_iter_mut(Axis(1)),
+        )
+        .enumerate()
+        .for_each(|(hi, (w, o))| shape.head(qkv, 0, hi, w, o).attend(shape));
+}
+
+/// The forward's phases in the order it runs them, on one thread (`B = 4`, the benchmark's
+/// inputs): the two weight matrices packed once per call, then per batch element its `qkv`
+/// product, its heads' attention and its output product, through the same scratch buffers
+/// (`cargo test --release -p attention --features profile --lib -- --ignored --nocapture
+/// --test-threads=1 forward_phases`). Means over 10 calls after a warm-up call, for each SIMD
+/// level the CPU has; set against `profile`'s parts alone, they show what running the parts in
+/// sequence costs (the forward splits the batch over the cores, each running these phases).
+#[test]
+#[ignore = "timings, not a check"]
+fn profile_forward_phases() {
+    use ndarray::Array3;
+    let (b, t, d, heads, calls) = (4, T, D, HEADS, 10);
+    let mut rs = RandomState::new(0);
+    let x: Array3<f64> = rs.randn((b, t, d));
+    let scale = 1.0 / (d as f64).sqrt();
+    let w_qkv: Array2<f64> = rs.randn((d, 3 * d)) * scale;
+    let w_o: Array2<f64> = rs.randn((d, d)) * scale;
+    for kernel in Kernel::ALL {
+        let isa = Isa::new(kernel);
+        if isa.kernel() != kernel {
+            continue;
+        }
+        let shape = Shape {
+            t,
+            d,
+            hs: d / heads,
+            causal: true,
+            isa,
+        };
+        let mut weights = vec![0.0; b * heads * t * t];
+        let mut out = Array3::<f64>::zeros((b, t, d));
+        let (mut qkv, mut merged) = (Array2::zeros((t, 3 * d)), Array2::zeros((t, d)));
+        // Milliseconds summed over the calls after the first: packing, `qkv`, attention, `out`.
+        let mut ms = [0.0; 4];
+        for call in 0..=calls {
+            let mut lap = [0.0; 4];
+            let mut clock = Instant::now();
+            let mut tick = |phase: usize, lap: &mut [f64; 4]| {
+                lap[phase] += clock.elapsed().as_secs_f64() * 1e3;
+                clock = Instant::now();
+            };
+            let (pq, po) = (
+                PackedB::new(w_qkv.view(), 1, isa),
+                PackedB::new(w_o.view(), 1, isa),
+            );
+            tick(0, &mut lap);
+            let elements = x.outer_iter().zip(weights.chunks_mut(heads * t * t));
+            for ((xb, wb), ob) in elements.zip(out.outer_iter_mut()) {
+                pq.matmul(1.0, xb, qkv.view_mut());
+                tick(1, &mut lap);
+                attend_heads(&shape, qkv.view(), wb, merged.view_mut());
+                tick(2, &mut lap);
+                po.matmul(1.0, merged.view(), ob);
+                tick(3, &mut lap);
+            }
+            if call > 0 {
+                ms.iter_mut().zip(lap).for_each(|(m, l)| *m += l);
+            }
+        }
+        let per = |phase: usize, n: usize| ms[phase] / (calls * n) as f64;
+        println!(
+            "{kernel:>8}: packing the weights {:.2} ms per call; per batch element: qkv {:.2} ms, \
+             attention ({heads} heads) {:.2} ms, out {:.2} ms (means of {calls} calls, one thread, B = {b})",
+            per(0, 1),
+            per(1, b),
+            per(2, b),
+            per(3, b),
+        );
     }
 }
 
