@@ -96,6 +96,7 @@ SUB="$ROOT/submission"
 mkdir -p "$RESULTS"
 rm -f "$RESULTS/results.json"
 LOG="$(mktemp)"
+trap 'rm -f "$LOG"' EXIT
 [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
 export CARGO_TARGET_DIR="${{CARGO_TARGET_DIR:-$ROOT/source/target}}"
 

@@ -436,8 +436,14 @@ fn gradescope_root(course: &Scratch, root: &Path) {
 }
 
 fn run_autograder(root: &Path) -> serde_json::Value {
+    run_autograder_in(root, &std::env::temp_dir())
+}
+
+/// [`run_autograder`] with `TMPDIR` set to `tmp`.
+fn run_autograder_in(root: &Path, tmp: &Path) -> serde_json::Value {
     let status = std::process::Command::new(root.join("run_autograder"))
         .current_dir(root)
+        .env("TMPDIR", tmp)
         .env("AUTOGRADER_ROOT", root)
         .env("AUTOGRADER_GRADER", env!("CARGO_BIN_EXE_xtask"))
         .env("CARGO_TARGET_DIR", shared_target())
@@ -496,10 +502,19 @@ fn the_gradescope_bundle_grades_a_nested_submission_and_reports_errors() {
     assert!(setup.status.success());
     assert!(String::from_utf8_lossy(&setup.stdout).contains("skipped"));
 
-    // Not a course: a valid zero-score results.json with the error as output.
+    // Not a course: a valid zero-score results.json with the error as output. The script's log
+    // (a temporary file) is gone afterwards.
     std::fs::create_dir_all(root.join("submission/stray")).unwrap();
     std::fs::write(root.join("submission/stray/readme.txt"), "hi").unwrap();
-    let r = run_autograder(&root);
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run_autograder_in(&root, tmp.path());
+    let left: Vec<_> = walkdir::WalkDir::new(tmp.path())
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.path().to_owned())
+        .collect();
+    assert!(left.is_empty(), "run_autograder left {left:?}");
     assert_gradescope_shape(&r);
     assert_eq!(r["score"].as_u64(), Some(0));
     let output = r["output"].as_str().unwrap();
