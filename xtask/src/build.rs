@@ -51,46 +51,11 @@ pub struct BuildOutput {
 /// so rustc's incremental caches (which name the source files by path) serve the next submission
 /// too. The grading copy is mirrored there under the build lock. It lies under the system's
 /// temporary folder, like the grading copies: cargo reads the `.cargo/config.toml` of every
-/// parent folder, and no course may be one.
-///
-/// A file beside it, `build-<key>.target`, names `target` (which exists: the build lock lives in
-/// it); copies whose target folder is gone (a deleted clone of the course, a test's scratch
-/// course) are removed here, so they do not pile up.
+/// parent folder, and no course may be one. It belongs to `target` (which exists: the build lock
+/// lives in it), and goes once that folder is gone (see [`crate::fsutil::fixed_scratch`]).
 fn build_copy(target: &Path) -> PathBuf {
     let key = crate::manifest::sha256_hex(target.to_string_lossy().as_bytes());
-    let copy = crate::fsutil::fixed_scratch(&format!("build-{}", &key[..16]));
-    if let Some(scratch) = copy.parent() {
-        remove_orphaned_copies(scratch);
-        // A path that is not UTF-8 gets no note, and its copy is never removed.
-        if let (Ok(()), Some(target)) = (std::fs::create_dir_all(scratch), target.to_str()) {
-            let _ = std::fs::write(copy.with_extension("target"), target);
-        }
-    }
-    copy
-}
-
-/// Removes the build copies in `scratch` whose note (see [`build_copy`]) names a target folder
-/// that no longer exists, with their notes. Copies without a note are left alone; nothing is
-/// followed through a symbolic link.
-fn remove_orphaned_copies(scratch: &Path) {
-    let Ok(entries) = std::fs::read_dir(scratch) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let note = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if !(name.starts_with("build-") && name.ends_with(".target")) {
-            continue;
-        }
-        let Ok(target) = std::fs::read_to_string(&note) else {
-            continue;
-        };
-        if !target.is_empty() && !Path::new(&target).exists() {
-            let _ = std::fs::remove_dir_all(note.with_extension(""));
-            let _ = std::fs::remove_file(&note);
-        }
-    }
+    crate::fsutil::fixed_scratch(&format!("build-{}", &key[..16]), target)
 }
 
 /// Replaces `to` with a copy of every file under `from`, modification times kept. `to` is private
@@ -785,41 +750,6 @@ fn is_summary(message: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn build_copies_of_vanished_target_folders_are_removed() {
-        let scratch = tempfile::tempdir().unwrap();
-        let live = tempfile::tempdir().unwrap();
-        let copy = |name: &str, note: Option<&str>| {
-            let dir = scratch.path().join(name);
-            std::fs::create_dir_all(dir.join("exercises")).unwrap();
-            std::fs::write(dir.join("exercises/checks.rs"), "hidden").unwrap();
-            if let Some(target) = note {
-                std::fs::write(dir.with_extension("target"), target).unwrap();
-            }
-            dir
-        };
-        let gone = copy("build-0000000000000001", Some("/no/such/course/target"));
-        let kept = copy("build-0000000000000002", live.path().to_str());
-        let unnoted = copy("build-0000000000000003", None);
-        let other = copy("1234-grade-abc", Some("/no/such/course/target"));
-        remove_orphaned_copies(scratch.path());
-        assert!(!gone.exists() && !gone.with_extension("target").exists());
-        assert!(kept.join("exercises/checks.rs").exists());
-        assert!(kept.with_extension("target").exists());
-        assert!(unnoted.exists());
-        assert!(other.exists(), "only build copies are swept");
-
-        // `build_copy` notes its target folder beside the copy.
-        let target = live.path().join("target");
-        std::fs::create_dir_all(&target).unwrap();
-        let copy = build_copy(&target);
-        let note = std::fs::read_to_string(copy.with_extension("target")).unwrap();
-        assert_eq!(Path::new(&note), target);
-        std::fs::remove_dir_all(&target).unwrap();
-        remove_orphaned_copies(copy.parent().unwrap());
-        assert!(!copy.with_extension("target").exists());
-    }
 
     #[test]
     fn a_build_keeps_private_copies_of_its_executables() {

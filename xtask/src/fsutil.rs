@@ -11,10 +11,41 @@ fn scratch_root() -> PathBuf {
     std::env::temp_dir().join("course-grader")
 }
 
-/// A scratch folder that keeps its path from run to run: `<temp>/course-grader/<name>` (a name
-/// that does not start with a process id, so it is never taken for an abandoned one).
-pub fn fixed_scratch(name: &str) -> PathBuf {
-    scratch_root().join(name)
+/// A scratch folder that keeps its path from run to run, for the folder `owner`:
+/// `<temp>/course-grader/<name>` (a name that does not start with a process id, so it is never
+/// taken for an abandoned one). A note beside it, `<name>.owner`, names `owner`; the fixed scratch
+/// folders whose owner is gone are removed here first (see [`remove_orphaned`]), so they do not
+/// pile up. An owner whose path is not UTF-8 gets no note, and its folder stays.
+pub fn fixed_scratch(name: &str, owner: &Path) -> PathBuf {
+    let root = scratch_root();
+    remove_orphaned(&root);
+    if let (Ok(()), Some(owner)) = (std::fs::create_dir_all(&root), owner.to_str()) {
+        let _ = std::fs::write(root.join(format!("{name}.owner")), owner);
+    }
+    root.join(name)
+}
+
+/// Removes the fixed scratch folders in `root` whose note (see [`fixed_scratch`]) names a folder
+/// that no longer exists, with their notes. Folders without a note are left alone, and
+/// `remove_dir_all` removes a symbolic link, never what it points to.
+fn remove_orphaned(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(name) = file_name.to_str().and_then(|n| n.strip_suffix(".owner")) else {
+            continue;
+        };
+        let note = entry.path();
+        let Ok(owner) = std::fs::read_to_string(&note) else {
+            continue;
+        };
+        if !owner.is_empty() && !Path::new(&owner).exists() {
+            let _ = std::fs::remove_dir_all(root.join(name));
+            let _ = std::fs::remove_file(&note);
+        }
+    }
 }
 
 /// A fresh, private scratch directory (removed on drop, `tempfile` does the work). Scratch
@@ -118,6 +149,42 @@ pub fn is_scratch_file(rel: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fixed_scratch_folders_of_vanished_owners_are_removed() {
+        let root = tempfile::tempdir().unwrap();
+        let live = tempfile::tempdir().unwrap();
+        let folder = |name: &str, owner: Option<&str>| {
+            let dir = root.path().join(name);
+            std::fs::create_dir_all(dir.join("exercises")).unwrap();
+            std::fs::write(dir.join("exercises/checks.rs"), "hidden").unwrap();
+            if let Some(owner) = owner {
+                std::fs::write(root.path().join(format!("{name}.owner")), owner).unwrap();
+            }
+            dir
+        };
+        let gone = folder("build-0000000000000001", Some("/no/such/course/target"));
+        let kept = folder("build-0000000000000002", live.path().to_str());
+        let unnoted = folder("build-0000000000000003", None);
+        let other = folder("1234-grade-abc", None);
+        remove_orphaned(root.path());
+        assert!(!gone.exists());
+        assert!(!root.path().join("build-0000000000000001.owner").exists());
+        assert!(kept.join("exercises/checks.rs").exists());
+        assert!(root.path().join("build-0000000000000002.owner").exists());
+        assert!(unnoted.exists() && other.exists());
+
+        // `fixed_scratch` notes its owner beside the folder, and goes once the owner is gone.
+        let owner = live.path().join("target");
+        std::fs::create_dir_all(&owner).unwrap();
+        let name = format!("build-test-{}", std::process::id());
+        let fixed = fixed_scratch(&name, &owner);
+        let note = fixed.with_file_name(format!("{name}.owner"));
+        assert_eq!(Path::new(&std::fs::read_to_string(&note).unwrap()), owner);
+        std::fs::remove_dir_all(&owner).unwrap();
+        remove_orphaned(fixed.parent().unwrap());
+        assert!(!note.exists());
+    }
 
     #[cfg(unix)]
     #[test]

@@ -17,7 +17,7 @@ use crate::judge::{Context, judge, tolerance, up_to_first_wrong};
 use crate::run::{CheckRun, Runner, list_tests};
 use crate::verdict::Status;
 use crate::workspace::relative;
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use check_protocol::Observation;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -44,14 +44,21 @@ pub fn load(dir: &Path) -> Result<Vec<Record>> {
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(Vec::new());
     };
+    parse(&text).map_err(|(i, e)| {
+        anyhow::Error::new(e).context(format!(
+            "{}:{}: not a misconception record",
+            path.display(),
+            i + 1
+        ))
+    })
+}
+
+/// The records of a text of [`FILE`], or the index of the first line that is not one and why.
+fn parse(text: &str) -> std::result::Result<Vec<Record>, (usize, serde_json::Error)> {
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .enumerate()
-        .map(|(i, line)| {
-            serde_json::from_str(line).with_context(|| {
-                format!("{}:{}: not a misconception record", path.display(), i + 1)
-            })
-        })
+        .map(|(i, line)| serde_json::from_str(line).map_err(|e| (i, e)))
         .collect()
 }
 
@@ -125,37 +132,50 @@ pub fn ruled_out<'r>(
 /// then, so that a CPU whose matrix products round differently in the last bits (another
 /// `matrixmultiply` kernel) neither finds the course stale nor rewrites it.
 pub fn same_records(old: &str, new: &str) -> bool {
-    let values = |text: &str| -> Option<Vec<serde_json::Value>> {
-        text.lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).ok())
-            .collect()
+    let (Ok(old), Ok(new)) = (parse(old), parse(new)) else {
+        return false;
     };
-    match (values(old), values(new)) {
-        (Some(a), Some(b)) => {
-            a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| same_value(x, y, false))
-        }
-        _ => false,
-    }
+    old.len() == new.len()
+        && old.iter().zip(&new).all(|(a, b)| {
+            a.misconception == b.misconception
+                && a.check == b.check
+                && a.observations.len() == b.observations.len()
+                && a.observations
+                    .iter()
+                    .zip(&b.observations)
+                    .all(|(x, y)| same_observation(x, y))
+        })
 }
 
-/// JSON values equal but for the strings of messages and snapshot texts (`fuzzy` within them),
-/// which compare with [`same_words_and_numbers`]; labels, names and ids compare exactly.
-fn same_value(a: &serde_json::Value, b: &serde_json::Value, fuzzy: bool) -> bool {
-    use serde_json::Value;
+/// The same observation, but for the numbers in a message or a snapshot's text (see
+/// [`same_words_and_numbers`]); labels, names and outcomes compare exactly.
+fn same_observation(a: &Observation, b: &Observation) -> bool {
     match (a, b) {
-        (Value::String(x), Value::String(y)) => x == y || (fuzzy && same_words_and_numbers(x, y)),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y, fuzzy))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter().all(|(k, v)| {
-                    let fuzzy = fuzzy || k == "message" || k == "text";
-                    y.get(k).is_some_and(|w| same_value(v, w, fuzzy))
-                })
-        }
-        (x, y) => x == y,
+        (
+            Observation::Assert {
+                label: l,
+                passed: p,
+                message: m,
+            },
+            Observation::Assert {
+                label: k,
+                passed: q,
+                message: n,
+            },
+        ) => l == k && p == q && same_words_and_numbers(m, n),
+        (
+            Observation::Snapshot {
+                name: a,
+                text: t,
+                exact: e,
+            },
+            Observation::Snapshot {
+                name: b,
+                text: u,
+                exact: f,
+            },
+        ) => a == b && e == f && same_words_and_numbers(t, u),
+        (a, b) => a == b,
     }
 }
 

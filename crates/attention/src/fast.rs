@@ -37,7 +37,7 @@ use crate::error::{Result, ShapeError};
 use gemm::{PackedB, Skip};
 use kernel::Isa;
 pub use kernel::Kernel;
-use ndarray::{Array3, Array4, ArrayView2, ArrayView3, ArrayViewMut2, Axis, s};
+use ndarray::{Array3, Array4, ArrayView2, ArrayView3, ArrayViewMut2, ArrayViewMut3, Axis, s};
 use softmax::softmax_rows;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -226,18 +226,7 @@ pub fn mha_forward(
                 let mut merged = ArrayViewMut2::from_shape((t, d), &mut scratch.1[..])
                     .expect("scratch holds (T, D)");
                 w_qkv.matmul(1.0, xb, qkv.view_mut());
-                let heads = wb
-                    .into_outer_iter_mut()
-                    .zip(
-                        merged
-                            .view_mut()
-                            .into_shape_with_order((t, heads, hs))
-                            .expect("standard layout")
-                            .into_axis_iter_mut(Axis(1)),
-                    )
-                    .enumerate()
-                    .map(|(hi, (w, o))| shape.head(qkv.view(), 0, hi, w, o));
-                heads.for_each(|head| head.attend(&shape));
+                shape.attend_heads(qkv.view(), wb, merged.view_mut());
                 w_o.matmul(1.0, merged.view(), ob);
             },
         );
@@ -332,6 +321,25 @@ struct Shape {
 }
 
 impl Shape {
+    /// Every head of one batch element: `qkv` `(T, 3D)` holds its `[q | k | v]`, `w` receives its
+    /// `(h, T, T)` weights and `merged` `(T, D)` its heads' outputs side by side.
+    fn attend_heads(
+        &self,
+        qkv: ArrayView2<f64>,
+        w: ArrayViewMut3<f64>,
+        merged: ArrayViewMut2<f64>,
+    ) {
+        let heads = self.d / self.hs;
+        let outputs = merged
+            .into_shape_with_order((self.t, heads, self.hs))
+            .expect("standard layout")
+            .into_axis_iter_mut(Axis(1));
+        w.into_outer_iter_mut()
+            .zip(outputs)
+            .enumerate()
+            .for_each(|(hi, (w, o))| self.head(qkv, 0, hi, w, o).attend(self));
+    }
+
     /// The views of head `hi` of batch element `bi`, given a `qkv` buffer whose rows
     /// `bi·T..(bi+1)·T` hold that element's `[q | k | v]`.
     fn head<'a>(

@@ -83,22 +83,10 @@ fn profile() {
     }
 }
 
-/// Every head of one batch element, as the forward runs them: `qkv` `(T, 3D)` holds its
-/// `[q | k | v]`, `w` its `(h, T, T)` weights, `merged` `(T, D)` receives the heads' outputs.
+/// [`Shape::attend_heads`] with the `(h, T, T)` weights in a flat buffer `w`.
 fn attend_heads(shape: &Shape, qkv: ArrayView2<f64>, w: &mut [f64], merged: ArrayViewMut2<f64>) {
-    let (t, hs) = (shape.t, shape.hs);
-    let heads = shape.d / hs;
-    ArrayViewMut3::from_shape((heads, t, t), w)
-        .unwrap()
-        .into_outer_iter_mut()
-        .zip(
-            merged
-                .into_shape_with_order((t, heads, hs))
-                .unwrap()
-                .into_axis_iter_mut(Axis(1)),
-        )
-        .enumerate()
-        .for_each(|(hi, (w, o))| shape.head(qkv, 0, hi, w, o).attend(shape));
+    let w = ArrayViewMut3::from_shape((shape.d / shape.hs, shape.t, shape.t), w).unwrap();
+    shape.attend_heads(qkv, w, merged);
 }
 
 /// The forward's phases in the order it runs them, on one thread (`B = 4`, the benchmark's
