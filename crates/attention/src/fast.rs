@@ -329,7 +329,7 @@ impl Shape {
         w: ArrayViewMut3<f64>,
         merged: ArrayViewMut2<f64>,
     ) {
-        let heads = self.d / self.hs;
+        let heads = w.len_of(Axis(0));
         let outputs = merged
             .into_shape_with_order((self.t, heads, self.hs))
             .expect("standard layout")

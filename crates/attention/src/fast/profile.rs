@@ -85,7 +85,8 @@ fn profile() {
 
 /// [`Shape::attend_heads`] with the `(h, T, T)` weights in a flat buffer `w`.
 fn attend_heads(shape: &Shape, qkv: ArrayView2<f64>, w: &mut [f64], merged: ArrayViewMut2<f64>) {
-    let w = ArrayViewMut3::from_shape((shape.d / shape.hs, shape.t, shape.t), w).unwrap();
+    let heads = w.len() / (shape.t * shape.t);
+    let w = ArrayViewMut3::from_shape((heads, shape.t, shape.t), w).unwrap();
     shape.attend_heads(qkv, w, merged);
 }
 
