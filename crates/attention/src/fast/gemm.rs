@@ -10,7 +10,7 @@
 //! | level | registers | micro-kernel `MR × NR` | `KC`, `MC` |
 //! |---|---|---|---|
 //! | AVX-512 (`V4`) | 32 × 512 bit | `8 × 16` (16 accumulators, 2 loads, 1 splat) | 512, 256 |
-//! | AVX2 + FMA (`V3`) | 16 × 256 bit | `6 × 8` (12 accumulators, 2 loads, 1 splat) | 256, 96 |
+//! | AVX2 + FMA (`V3`) | 16 × 256 bit | `6 × 8` (12 accumulators, 2 loads, 1 splat) | 256, 264 |
 //! | NEON (aarch64) | 32 × 128 bit | `6 × 8` (24 accumulators, 4 loads, 1 splat) | 256, 96 |
 //!
 //! Causal attention tells the kernels which register tiles it does not need ([`Skip`]): score
@@ -37,11 +37,12 @@ type Avx512 = tiles::Tiles<pulp::x86::V4, 8, 2, 16, 512, 256>;
 /// and the splat, 15 of the 16 registers: wider tiles such as `4 × 12` spill). `KC = 256`: a
 /// `KC × NR` panel of `b` (16 KiB) and the `MR × KC` panel of `a` streaming past it (12 KiB) fit
 /// a 32 KiB L1 together, which with 512 (32 + 24 KiB) they did not; the benchmark forward ran
-/// 3–5% faster than with 512 (whole-forward races, 2026-12-02). The `MC` rows of `a`, packed
-/// over the whole depth (384 KiB for `D = 512`), fit a 512 KiB L2 cache; a smaller `MC` only
-/// streams the packed `b` (read in order) once more per block, a larger one measured slower.
-#[cfg(all(feature = "simd", target_arch = "x86_64"))]
-type Avx2 = tiles::Tiles<pulp::x86::V3, 6, 2, 8, 256, 96>;
+/// 3–5% faster than with 512 (whole-forward races, 2026-12-02). `MC = 264`: the benchmark's
+/// `T = 256` rows of `a` in one block (512 KiB packed over the whole depth of `D = 512`, half of
+/// a 1 MiB L2), so each panel of the packed `b` is read from L3 once per product, not once per
+/// block: on an AMD EPYC (Zen 4, 1 MiB L2) the `(T, D) @ (D, 3D)` projection ran 9–10% faster
+/// than with `MC = 96` and the forward about 5% (2026-12-02, `profile_blocking` and races).
+type Avx2 = tiles::Tiles<pulp::x86::V3, 6, 2, 8, 256, 264>;
 
 /// The NEON GEMM: `6 × 8` blocks of `c` in twenty-four 2-lane accumulators (with the four `b`
 /// vectors and the splat, 29 of the 32 registers). The blocking follows common aarch64 caches
@@ -198,8 +199,8 @@ mod tests {
     #[test]
     fn every_level_matches_general_mat_mul_on_edges_strides_and_depth_blocks() {
         // Odd sizes (partial row and column tiles of both levels), depths over one 256 and one
-        // 512 block, more rows than one 128 block, narrow and wide products, and operands that
-        // are transposed or strided.
+        // 512 block, more rows than one `MC` block of either level (256, 264), narrow and wide
+        // products, and operands that are transposed or strided.
         let levels = levels();
         assert!(levels.iter().any(|isa| matches!(isa, Isa::Portable)));
         for isa in levels {
@@ -211,6 +212,7 @@ mod tests {
                 (70, 64, 33),
                 (9, 520, 130),
                 (150, 260, 70),
+                (301, 40, 70),
             ] {
                 let a = ramp((m, k), 1);
                 let b = ramp((k, n), 2);

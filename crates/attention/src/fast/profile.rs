@@ -361,7 +361,7 @@ fn profile_attention_parts() {
 
 /// Other tile shapes and blockings against the one in use, on the `(T, D) @ (D, 3D)` projection,
 /// one thread, for each x86 level the CPU has: AVX-512 (in use: `8 × 16`, `KC = 512`,
-/// `MC = 256`) and AVX2 (in use: `6 × 8`, `KC = 256`, `MC = 96`)
+/// `MC = 256`) and AVX2 (in use: `6 × 8`, `KC = 256`, `MC = 264`)
 /// (`cargo test --release -p attention --features profile --lib -- --ignored --nocapture blocking`).
 /// The variants take turns in each of 30 rounds and each is reported as its median ratio to the
 /// first variant of the same round, so that the machine's drift (this VM's speed moves by half
@@ -421,8 +421,8 @@ fn profile_blocking() {
         println!("AVX2:");
         #[rustfmt::skip]
         let variants = variants!(pulp::x86::V3, v3, 4:
-            (6, 2, 256, 96), (6, 2, 512, 96), (6, 2, 256, 72), (6, 2, 256, 144),
-            (6, 2, 256, 264), (6, 2, 128, 96), (4, 3, 256, 96),
+            (6, 2, 256, 264), (6, 2, 256, 96), (6, 2, 512, 264), (6, 2, 384, 264),
+            (6, 2, 192, 264), (6, 2, 128, 264), (6, 2, 256, 132),
         );
         race(t, d, &variants);
     }
