@@ -38,10 +38,12 @@ type Avx512 = tiles::Tiles<pulp::x86::V4, 8, 2, 16, 512, 256>;
 /// `KC × NR` panel of `b` (16 KiB) and the `MR × KC` panel of `a` streaming past it (12 KiB) fit
 /// a 32 KiB L1 together, which with 512 (32 + 24 KiB) they did not; the benchmark forward ran
 /// 3–5% faster than with 512 (whole-forward races, 2026-12-02). `MC = 264`: the benchmark's
-/// `T = 256` rows of `a` in one block (512 KiB packed over the whole depth of `D = 512`, half of
-/// a 1 MiB L2), so each panel of the packed `b` is read from L3 once per product, not once per
-/// block: on an AMD EPYC (Zen 4, 1 MiB L2) the `(T, D) @ (D, 3D)` projection ran 9–10% faster
-/// than with `MC = 96` and the forward about 5% (2026-12-02, `profile_blocking` and races).
+/// `T = 256` rows of `a` in one block (the part of one depth block that a `b` panel meets,
+/// 528 KiB, in a 1 MiB L2), so each panel of the packed `b` is read from L3 once per product,
+/// not once per block: on an AMD EPYC (Zen 4, 1 MiB L2) the `(T, D) @ (D, 3D)` projection ran
+/// 9–10% faster than with `MC = 96` and the forward about 5% (2026-12-02, `profile_blocking`
+/// and races).
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
 type Avx2 = tiles::Tiles<pulp::x86::V3, 6, 2, 8, 256, 264>;
 
 /// The NEON GEMM: `6 × 8` blocks of `c` in twenty-four 2-lane accumulators (with the four `b`
