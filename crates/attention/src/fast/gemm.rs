@@ -41,7 +41,7 @@ type Avx512 = tiles::Tiles<pulp::x86::V4, 8, 2, 16, 512, 256>;
 /// `T = 256` rows of `a` in one block (the part of one depth block that a `b` panel meets,
 /// 528 KiB, in a 1 MiB L2), so each panel of the packed `b` is read from L3 once per product,
 /// not once per block: on an AMD EPYC (Zen 4, 1 MiB L2) the `(T, D) @ (D, 3D)` projection ran
-/// 9–10% faster than with `MC = 96` and the forward about 5% (2026-12-02, `profile_blocking`
+/// 9–10% faster than with `MC = 96` and the forward 2.5–5% (2026-12-02, `profile_blocking`
 /// and races).
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 type Avx2 = tiles::Tiles<pulp::x86::V3, 6, 2, 8, 256, 264>;
