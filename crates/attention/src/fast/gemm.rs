@@ -10,7 +10,7 @@
 //! | level | registers | micro-kernel `MR × NR` | `KC`, `MC` |
 //! |---|---|---|---|
 //! | AVX-512 (`V4`) | 32 × 512 bit | `8 × 16` (16 accumulators, 2 loads, 1 splat) | 512, 256 |
-//! | AVX2 + FMA (`V3`) | 16 × 256 bit | `6 × 8` (12 accumulators, 2 loads, 1 splat) | 256, 264 |
+//! | AVX2 + FMA (`V3`) | 16 × 256 bit | `6 × 8` (12 accumulators, 2 loads, 1 splat) | 256, 96 (264 on AMD) |
 //! | NEON (aarch64) | 32 × 128 bit | `6 × 8` (24 accumulators, 4 loads, 1 splat) | 256, 96 |
 //!
 //! Causal attention tells the kernels which register tiles it does not need ([`Skip`]): score
@@ -32,26 +32,49 @@ pub(super) mod tiles;
 /// The AVX-512 GEMM: `8 × 16` blocks of `c` in sixteen 8-lane accumulators. `KC = 512`
 /// measured a little faster than 256 for the `D = 512` projections (one depth block).
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
-type Avx512 = tiles::Tiles<pulp::x86::V4, 8, 2, 16, 512, 256>;
+type Avx512 = tiles::Tiles<pulp::x86::V4, 8, 2, 16, 512>;
+/// Rows of `a` the AVX-512 GEMM packs at a time.
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+const AVX512_MC: usize = 256;
 /// The AVX2 GEMM: `6 × 8` blocks of `c` in twelve 4-lane accumulators (with the two `b` vectors
 /// and the splat, 15 of the 16 registers: wider tiles such as `4 × 12` spill). `KC = 256`: a
 /// `KC × NR` panel of `b` (16 KiB) and the `MR × KC` panel of `a` streaming past it (12 KiB) fit
 /// a 32 KiB L1 together, which with 512 (32 + 24 KiB) they did not; the benchmark forward ran
-/// 3–5% faster than with 512 (whole-forward races, 2026-12-02). `MC = 264`: the benchmark's
-/// `T = 256` rows of `a` in one block (the part of one depth block that a `b` panel meets,
-/// 528 KiB, in a 1 MiB L2), so each panel of the packed `b` is read from L3 once per product,
-/// not once per block: on an AMD EPYC (Zen 4, 1 MiB L2) the `(T, D) @ (D, 3D)` projection ran
-/// 9–10% faster than with `MC = 96` and the forward 2.5–5% (2026-12-02, `profile_blocking`
-/// and races).
+/// 3–5% faster than with 512 (whole-forward races, 2026-12-02). Its row block: [`avx2_mc`].
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
-type Avx2 = tiles::Tiles<pulp::x86::V3, 6, 2, 8, 256, 264>;
+type Avx2 = tiles::Tiles<pulp::x86::V3, 6, 2, 8, 256>;
+
+/// Rows of `a` the AVX2 GEMM packs at a time on this CPU, measured on the `(T, D) @ (D, 3D)`
+/// projection (`profile_blocking`) and whole forwards (`scripts/race-forward.sh`), 2026-12-02:
+/// - **AMD: 264**, the benchmark's `T = 256` rows in one block, so each panel of the packed `b`
+///   is read from L3 once per product, not once per block. On an EPYC (Zen 4, 1 MiB L2) the
+///   projection ran 9–10% faster than with 96 (132: 5.5%) and the forward 2.5–5%.
+/// - **Intel (and any other vendor): 96.** On a Xeon (AMX, 2 MiB L2) 264 made the projection
+///   16% slower than 96 (132: as fast as 96) and the forward 8%.
+///
+/// The vendor comes from `cpuid` once per process.
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+fn avx2_mc() -> usize {
+    static MC: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *MC.get_or_init(|| {
+        let id = std::arch::x86_64::__cpuid(0);
+        let vendor: Vec<u8> = [id.ebx, id.edx, id.ecx]
+            .iter()
+            .flat_map(|r| r.to_le_bytes())
+            .collect();
+        if vendor == b"AuthenticAMD" { 264 } else { 96 }
+    })
+}
 
 /// The NEON GEMM: `6 × 8` blocks of `c` in twenty-four 2-lane accumulators (with the four `b`
 /// vectors and the splat, 29 of the 32 registers). The blocking follows common aarch64 caches
 /// (a `KC × NR` panel of `b`, 16 KiB, in a 64 KiB L1; the `MC × KC` block of `a`, 192 KiB, in L2);
 /// it is not tuned: its tests run under an emulator (see `tests/neon_emulated.rs`).
 #[cfg(all(feature = "simd", target_arch = "aarch64"))]
-type Neon = tiles::Tiles<pulp::aarch64::Neon, 6, 4, 8, 256, 96>;
+type Neon = tiles::Tiles<pulp::aarch64::Neon, 6, 4, 8, 256>;
+/// Rows of `a` the NEON GEMM packs at a time.
+#[cfg(all(feature = "simd", target_arch = "aarch64"))]
+const NEON_MC: usize = 96;
 
 /// Work a causal product can leave out, in whole register tiles, for rows `i` of `a` and `c`
 /// that stand for queries `r0 + i`.
@@ -84,24 +107,41 @@ pub(crate) struct PackedB<'a> {
     buf: Vec<f64>,
     #[cfg_attr(not(feature = "simd"), allow(dead_code))]
     off: usize,
+    /// Rows of `a` the level's GEMM packs at a time.
+    #[cfg_attr(not(feature = "simd"), allow(dead_code))]
+    mc: usize,
 }
 
 impl<'a> PackedB<'a> {
     /// Packs `b` `(k, n)` for the kernels of `isa`, the work split over `threads` threads.
     pub(crate) fn new(b: ArrayView2<'a, f64>, threads: usize, isa: Isa) -> Self {
-        let (buf, off) = match isa {
+        let ((buf, off), mc) = match isa {
             #[cfg(all(feature = "simd", target_arch = "x86_64"))]
-            Isa::Avx512(_) => Avx512::pack_all(b, threads),
+            Isa::Avx512(_) => (Avx512::pack_all(b, threads), AVX512_MC),
             #[cfg(all(feature = "simd", target_arch = "x86_64"))]
-            Isa::Avx2(_) => Avx2::pack_all(b, threads),
+            Isa::Avx2(_) => (Avx2::pack_all(b, threads), avx2_mc()),
             #[cfg(all(feature = "simd", target_arch = "aarch64"))]
-            Isa::Neon(_) => Neon::pack_all(b, threads),
+            Isa::Neon(_) => (Neon::pack_all(b, threads), NEON_MC),
             Isa::Portable => {
                 let _ = threads;
-                (Vec::new(), 0)
+                ((Vec::new(), 0), 0)
             }
         };
-        Self { b, isa, buf, off }
+        Self {
+            b,
+            isa,
+            buf,
+            off,
+            mc,
+        }
+    }
+
+    /// The same operand with `a` packed `mc` rows at a time, whatever this CPU's choice: the
+    /// tests run every level with each row block any CPU gets.
+    #[cfg(test)]
+    fn with_row_block(mut self, mc: usize) -> Self {
+        self.mc = mc;
+        self
     }
 
     /// `c = alpha · a @ b`: `a` is `(m, k)`, `c` is `(m, n)` (overwritten).
@@ -128,19 +168,19 @@ impl<'a> PackedB<'a> {
             Isa::Avx512(simd) if tiles::fits(a, c.view()) => {
                 let dim = self.b.dim();
                 let panels = &self.buf[self.off..self.off + Avx512::packed_len(dim.0, dim.1)];
-                return Avx512::matmul(simd, alpha, a, panels, dim, c, skip);
+                return Avx512::matmul(simd, alpha, a, panels, dim, c, skip, self.mc);
             }
             #[cfg(all(feature = "simd", target_arch = "x86_64"))]
             Isa::Avx2(simd) if tiles::fits(a, c.view()) => {
                 let dim = self.b.dim();
                 let panels = &self.buf[self.off..self.off + Avx2::packed_len(dim.0, dim.1)];
-                return Avx2::matmul(simd, alpha, a, panels, dim, c, skip);
+                return Avx2::matmul(simd, alpha, a, panels, dim, c, skip, self.mc);
             }
             #[cfg(all(feature = "simd", target_arch = "aarch64"))]
             Isa::Neon(simd) if tiles::fits(a, c.view()) => {
                 let dim = self.b.dim();
                 let panels = &self.buf[self.off..self.off + Neon::packed_len(dim.0, dim.1)];
-                return Neon::matmul(simd, alpha, a, panels, dim, c, skip);
+                return Neon::matmul(simd, alpha, a, panels, dim, c, skip, self.mc);
             }
             // The portable path computes every tile; `skip` only saves work.
             _ => {
@@ -189,6 +229,22 @@ mod tests {
             .collect()
     }
 
+    /// Row blocks to test every level with: each one a level uses on some CPU (AVX2: 96, or 264
+    /// on AMD; AVX-512: 256), and a small one that is not a multiple of any level's `MR`.
+    const ROW_BLOCKS: [usize; 4] = [7, 96, 256, 264];
+
+    /// Each level with each of [`ROW_BLOCKS`].
+    fn with_row_blocks(levels: Vec<Isa>) -> impl Iterator<Item = (Isa, usize)> {
+        levels
+            .into_iter()
+            .flat_map(|isa| ROW_BLOCKS.map(|mc| (isa, mc)))
+    }
+
+    /// `b` packed for `isa` with row block `mc`.
+    fn packed(b: ArrayView2<'_, f64>, threads: usize, isa: Isa, mc: usize) -> PackedB<'_> {
+        PackedB::new(b, threads, isa).with_row_block(mc)
+    }
+
     fn assert_close(got: &Array2<f64>, want: &Array2<f64>, case: &str) {
         // A NaN (an entry left unwritten) counts as an infinite difference.
         let diff = got.iter().zip(want).fold(0.0f64, |m, (x, y)| {
@@ -201,11 +257,11 @@ mod tests {
     #[test]
     fn every_level_matches_general_mat_mul_on_edges_strides_and_depth_blocks() {
         // Odd sizes (partial row and column tiles of both levels), depths over one 256 and one
-        // 512 block, more rows than one `MC` block of either level (256, 264), narrow and wide
+        // 512 block, more rows than one row block of any level (96, 256, 264), narrow and wide
         // products, and operands that are transposed or strided.
         let levels = levels();
         assert!(levels.iter().any(|isa| matches!(isa, Isa::Portable)));
-        for isa in levels {
+        for (isa, mc) in with_row_blocks(levels) {
             for &(m, k, n) in &[
                 (1, 1, 1),
                 (5, 3, 7),
@@ -219,20 +275,20 @@ mod tests {
                 let a = ramp((m, k), 1);
                 let b = ramp((k, n), 2);
                 let want = reference(0.7, a.view(), b.view());
-                let case = format!("{:?}: ({m}, {k}) @ ({k}, {n})", isa.kernel());
+                let case = format!("{:?}, mc {mc}: ({m}, {k}) @ ({k}, {n})", isa.kernel());
                 let mut c = Array2::from_elem((m, n), f64::NAN);
-                PackedB::new(b.view(), 1, isa).matmul(0.7, a.view(), c.view_mut());
+                packed(b.view(), 1, isa, mc).matmul(0.7, a.view(), c.view_mut());
                 assert_close(&c, &want, &case);
 
                 let (at, bt) = (a.t().to_owned(), b.t().to_owned());
                 let mut c = Array2::from_elem((m, n), f64::NAN);
-                PackedB::new(bt.t(), 1, isa).matmul(0.7, at.t(), c.view_mut());
+                packed(bt.t(), 1, isa, mc).matmul(0.7, at.t(), c.view_mut());
                 assert_close(&c, &want, &format!("{case}, transposed operands"));
 
                 let (a2, b2) = (ramp((2 * m, 2 * k), 1), ramp((2 * k, 2 * n), 2));
                 let (sa, sb) = (a2.slice(s![..;2, ..;2]), b2.slice(s![..;2, ..;2]));
                 let mut wide = Array2::from_elem((m, n + 5), f64::NAN);
-                PackedB::new(sb, 1, isa).matmul(0.7, sa, wide.slice_mut(s![.., 2..n + 2]));
+                packed(sb, 1, isa, mc).matmul(0.7, sa, wide.slice_mut(s![.., 2..n + 2]));
                 assert_close(
                     &wide.slice(s![.., 2..n + 2]).to_owned(),
                     &reference(0.7, sa, sb),
@@ -244,9 +300,8 @@ mod tests {
                 );
 
                 for threads in [1, 2, 3] {
-                    let packed = PackedB::new(b.view(), threads, isa);
                     let mut c = Array2::from_elem((m, n), f64::NAN);
-                    packed.matmul(0.7, a.view(), c.view_mut());
+                    packed(b.view(), threads, isa, mc).matmul(0.7, a.view(), c.view_mut());
                     assert_close(&c, &want, &format!("{case}, packed over {threads} threads"));
                 }
             }
@@ -272,8 +327,8 @@ mod tests {
     fn causal_skips_leave_out_only_masked_or_zero_work() {
         // Row `i` of `a` and `c` is query `r0 + i`. Sizes: partial tiles, narrow (rows of `a`
         // read in place) and wide products, a strided `a` (packed even when narrow), and a depth
-        // over one 512 block.
-        for isa in levels() {
+        // over one 512 block; row blocks that split the rows.
+        for (isa, mc) in with_row_blocks(levels()) {
             for &(r0, m, k, n) in &[
                 (0, 13, 13, 40),
                 (5, 11, 16, 21),
@@ -284,13 +339,16 @@ mod tests {
                 (1, 24, 32, 40),
                 (2, 30, 40, 48),
             ] {
-                let case = format!("{:?}: r0 {r0}, ({m}, {k}) @ ({k}, {n})", isa.kernel());
+                let case = format!(
+                    "{:?}, mc {mc}: r0 {r0}, ({m}, {k}) @ ({k}, {n})",
+                    isa.kernel()
+                );
                 // Scores: only entries (i, j) with j <= r0 + i are compared.
                 let (a, b) = (ramp((m, k), 5), ramp((k, n), 6));
                 let want = reference(0.5, a.view(), b.view());
                 let mut c = Array2::from_elem((m, n), f64::NAN);
                 let skip = Skip::MaskedC { r0 };
-                PackedB::new(b.view(), 1, isa).matmul_prefix(0.5, a.view(), c.view_mut(), skip);
+                packed(b.view(), 1, isa, mc).matmul_prefix(0.5, a.view(), c.view_mut(), skip);
                 let mut seen = c.clone();
                 seen.indexed_iter_mut()
                     .filter(|((i, j), _)| *j > r0 + i)
@@ -307,7 +365,7 @@ mod tests {
                 for a in [a.view(), at.t()] {
                     let mut c = Array2::from_elem((m, n), f64::NAN);
                     let skip = Skip::ZeroA { r0 };
-                    PackedB::new(b.view(), 1, isa).matmul_prefix(1.0, a, c.view_mut(), skip);
+                    packed(b.view(), 1, isa, mc).matmul_prefix(1.0, a, c.view_mut(), skip);
                     assert_close(&c, &want, &format!("{case}, zero a"));
                 }
             }

@@ -66,16 +66,12 @@ lanes!(
 );
 
 /// A packed GEMM whose micro-kernel keeps an `MR × NR` block of `c` in `MR · NV` vector
-/// registers (`NR = NV · W`), over depth blocks of `KC` rows of `b` and row blocks of `MC` rows
-/// of `a` (`MC × KC` values of `a` stay in the L2 cache).
-pub(crate) struct Tiles<
-    S,
-    const MR: usize,
-    const NV: usize,
-    const NR: usize,
-    const KC: usize,
-    const MC: usize,
->(PhantomData<S>);
+/// registers (`NR = NV · W`), over depth blocks of `KC` rows of `b` and row blocks of `mc` rows
+/// of `a` (a run-time argument of [`Tiles::matmul`]: the `mc × KC` values of `a` stay in the L2
+/// cache, and which `mc` is fastest differs between CPUs of one level).
+pub(crate) struct Tiles<S, const MR: usize, const NV: usize, const NR: usize, const KC: usize>(
+    PhantomData<S>,
+);
 
 thread_local! {
     /// Per-thread packing buffer for `a`, reused across calls.
@@ -87,11 +83,11 @@ pub(crate) fn fits(a: ArrayView2<f64>, c: ArrayView2<f64>) -> bool {
     a.ncols() > 0 && (c.ncols() <= 1 || c.strides()[1] == 1)
 }
 
-impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usize, const MC: usize>
-    Tiles<S, MR, NV, NR, KC, MC>
+impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usize>
+    Tiles<S, MR, NV, NR, KC>
 {
     /// Checked at compile time for every instantiation.
-    const SHAPE_OK: () = assert!(NR == NV * S::W && MR > 0 && NV > 0 && KC > 0 && MC > 0);
+    const SHAPE_OK: () = assert!(NR == NV * S::W && MR > 0 && NV > 0 && KC > 0);
     /// Widest product whose left operand is read in place rather than packed (`weights @ v`
     /// with heads of up to 64 values).
     const UNPACKED_A_MAX_N: usize = 64;
@@ -134,7 +130,9 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
     }
 
     /// `c = alpha · a @ b[..k, ..n]` where `panels` holds the whole packed `b` `(k_all, n_all)`,
-    /// `a` is `(m, k)` and `c` `(m, n)` (overwritten). The caller checked [`fits`].
+    /// `a` is `(m, k)` and `c` `(m, n)` (overwritten), `a` packed `mc > 0` rows at a time. The
+    /// caller checked [`fits`].
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn matmul(
         simd: S,
         alpha: f64,
@@ -143,9 +141,11 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
         (k_all, n_all): (usize, usize),
         c: ArrayViewMut2<f64>,
         skip: Skip,
+        mc: usize,
     ) {
+        assert!(mc > 0, "a row block of a GEMM has at least one row");
         APACK.with(|apack| {
-            simd.vectorize(Gemm::<S, MR, NV, NR, KC, MC> {
+            simd.vectorize(Gemm::<S, MR, NV, NR, KC> {
                 simd,
                 alpha,
                 a,
@@ -154,6 +154,7 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
                 n_all,
                 c,
                 skip,
+                mc,
                 apack: &mut apack.borrow_mut(),
             })
         });
@@ -162,10 +163,10 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
     /// `c = alpha · a @ b`, `a` `(m, k)`, over the depth blocks of `b` (`depth[i]` holds block
     /// `i`'s panels, of `stride >= kc` rows each, at least `ceil(n / NR)` of them).
     ///
-    /// Loop order: for each block of `MC` rows of `a` (packed whole, every depth block), for each
+    /// Loop order: for each block of `mc` rows of `a` (packed whole, every depth block), for each
     /// column panel `jp` of `b`, for each depth block, for each row panel of `a`. A depth slice
     /// of a `b` panel (`KC × NR`) stays in the L1 cache while the row panels of `a` stream from
-    /// L2, and the `MC × NR` column of `c` that the depth blocks add into stays in L1 too.
+    /// L2, and the `mc × NR` column of `c` that the depth blocks add into stays in L1 too.
     #[inline(always)]
     fn packed(
         simd: S,
@@ -174,12 +175,12 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
         depth: &[DepthBlock<'_, S::V>],
         c_rows: &mut [&mut [f64]],
         skip: Skip,
-        apack: &mut Vec<f64>,
+        (block_rows, apack): (usize, &mut Vec<f64>),
     ) {
         let (m, k) = a.dim();
         let n = c_rows.first().map_or(0, |row| row.len());
-        for ic in (0..m).step_by(MC) {
-            let mc = MC.min(m - ic);
+        for ic in (0..m).step_by(block_rows) {
+            let mc = block_rows.min(m - ic);
             // Row panels of `MR` rows, depth block by depth block: block `pc` of row panel `ip`
             // is `apack[rows · pc + ip · MR · kc..][..MR · kc]`.
             let rows = mc.div_ceil(MR) * MR;
@@ -440,15 +441,7 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
 }
 
 /// The whole product, run inside [`Lanes::vectorize`] so the kernel is compiled for the level.
-struct Gemm<
-    'a,
-    S,
-    const MR: usize,
-    const NV: usize,
-    const NR: usize,
-    const KC: usize,
-    const MC: usize,
-> {
+struct Gemm<'a, S, const MR: usize, const NV: usize, const NR: usize, const KC: usize> {
     simd: S,
     alpha: f64,
     a: ArrayView2<'a, f64>,
@@ -458,11 +451,13 @@ struct Gemm<
     n_all: usize,
     c: ArrayViewMut2<'a, f64>,
     skip: Skip,
+    /// Rows of `a` packed at a time.
+    mc: usize,
     apack: &'a mut Vec<f64>,
 }
 
-impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usize, const MC: usize>
-    NullaryFnOnce for Gemm<'_, S, MR, NV, NR, KC, MC>
+impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usize> NullaryFnOnce
+    for Gemm<'_, S, MR, NV, NR, KC>
 {
     type Output = ();
 
@@ -477,6 +472,7 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
             n_all,
             mut c,
             skip,
+            mc,
             apack,
         } = self;
         // Only the first `k` rows and `c.ncols()` columns of the operand are used: whole depth
@@ -485,7 +481,7 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
         if m == 0 || n == 0 {
             return;
         }
-        let per_row = Tiles::<S, MR, NV, NR, KC, MC>::packed_len(1, n_all);
+        let per_row = Tiles::<S, MR, NV, NR, KC>::packed_len(1, n_all);
         let depth: Vec<DepthBlock<'_, S::V>> = (0..k)
             .step_by(KC)
             .map(|pc| {
@@ -505,21 +501,20 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
             .collect();
         // Packing `a` pays off when each of its panels meets many panels of `b`; a narrow
         // product (`weights @ v`) reads contiguous rows of `a` in place instead.
-        if n <= Tiles::<S, MR, NV, NR, KC, MC>::UNPACKED_A_MAX_N && (a.strides()[1] == 1 || k == 1)
-        {
+        if n <= Tiles::<S, MR, NV, NR, KC>::UNPACKED_A_MAX_N && (a.strides()[1] == 1 || k == 1) {
             for blk in &depth {
                 let ab = a.slice(s![.., blk.pc..blk.pc + blk.kc]);
-                Tiles::<S, MR, NV, NR, KC, MC>::unpacked(simd, alpha, ab, blk, &mut c_rows, skip);
+                Tiles::<S, MR, NV, NR, KC>::unpacked(simd, alpha, ab, blk, &mut c_rows, skip);
             }
         } else {
-            Tiles::<S, MR, NV, NR, KC, MC>::packed(
+            Tiles::<S, MR, NV, NR, KC>::packed(
                 simd,
                 alpha,
                 a,
                 &depth,
                 &mut c_rows,
                 skip,
-                apack,
+                (mc, apack),
             );
         }
     }
