@@ -44,26 +44,32 @@ const AVX512_MC: usize = 256;
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 type Avx2 = tiles::Tiles<pulp::x86::V3, 6, 2, 8, 256>;
 
-/// Rows of `a` the AVX2 GEMM packs at a time on this CPU, measured on the `(T, D) @ (D, 3D)`
-/// projection (`profile_blocking`) and whole forwards (`scripts/race-forward.sh`), 2026-12-02:
-/// - **AMD: 264**, the benchmark's `T = 256` rows in one block, so each panel of the packed `b`
-///   is read from L3 once per product, not once per block. On an EPYC (Zen 4, 1 MiB L2) the
-///   projection ran 9–10% faster than with 96 (132: 5.5%) and the forward 2.5–5%.
-/// - **Intel (and any other vendor): 96.** On a Xeon (AMX, 2 MiB L2) 264 made the projection
-///   16% slower than 96 (132: as fast as 96) and the forward 8%.
-///
-/// The vendor comes from `cpuid` once per process.
+/// Rows of `a` the AVX2 GEMM packs at a time on this CPU: [`avx2_mc_for`] its vendor, read with
+/// `cpuid` once per process.
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 fn avx2_mc() -> usize {
     static MC: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *MC.get_or_init(|| {
         let id = std::arch::x86_64::__cpuid(0);
-        let vendor: Vec<u8> = [id.ebx, id.edx, id.ecx]
-            .iter()
-            .flat_map(|r| r.to_le_bytes())
-            .collect();
-        if vendor == b"AuthenticAMD" { 264 } else { 96 }
+        let mut vendor = [0; 12];
+        for (part, r) in vendor.chunks_exact_mut(4).zip([id.ebx, id.edx, id.ecx]) {
+            part.copy_from_slice(&r.to_le_bytes());
+        }
+        avx2_mc_for(&vendor)
     })
+}
+
+/// Rows of `a` the AVX2 GEMM packs at a time on a CPU of this `cpuid` vendor, measured on the
+/// `(T, D) @ (D, 3D)` projection (`profile_blocking`) and whole forwards
+/// (`scripts/race-forward.sh`), 2026-12-02:
+/// - **AMD (`AuthenticAMD`): 264**, the benchmark's `T = 256` rows in one block, so each panel
+///   of the packed `b` is read from L3 once per product, not once per block. On an EPYC (Zen 4,
+///   1 MiB L2) the projection ran 9–10% faster than with 96 (132: 5.5%) and the forward 2.5–5%.
+/// - **Intel and any other vendor: 96.** On a Xeon (AMX, 2 MiB L2) 264 made the projection
+///   8–16% slower than 96 (132: as fast as 96) and the forward 8%.
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+fn avx2_mc_for(vendor: &[u8; 12]) -> usize {
+    if vendor == b"AuthenticAMD" { 264 } else { 96 }
 }
 
 /// The NEON GEMM: `6 × 8` blocks of `c` in twenty-four 2-lane accumulators (with the four `b`
@@ -238,6 +244,16 @@ mod tests {
         levels
             .into_iter()
             .flat_map(|isa| ROW_BLOCKS.map(|mc| (isa, mc)))
+    }
+
+    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+    #[test]
+    fn the_avx2_row_block_follows_the_vendor() {
+        assert_eq!(avx2_mc_for(b"AuthenticAMD"), 264);
+        assert_eq!(avx2_mc_for(b"GenuineIntel"), 96);
+        assert_eq!(avx2_mc_for(b"HygonGenuine"), 96);
+        // This CPU gets one of the row blocks the GEMM tests run every level with.
+        assert!(ROW_BLOCKS.contains(&avx2_mc()));
     }
 
     /// `b` packed for `isa` with row block `mc`.
