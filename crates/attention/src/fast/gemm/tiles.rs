@@ -132,7 +132,7 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
     /// `c = alpha · a @ b[..k, ..n]` where `panels` holds the whole packed `b` `(k_all, n_all)`,
     /// `a` is `(m, k)` and `c` `(m, n)` (overwritten), `a` packed `mc > 0` rows at a time. The
     /// caller checked [`fits`].
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // the operands, what to skip and the row block
     pub(crate) fn matmul(
         simd: S,
         alpha: f64,
@@ -167,6 +167,7 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
     /// column panel `jp` of `b`, for each depth block, for each row panel of `a`. A depth slice
     /// of a `b` panel (`KC × NR`) stays in the L1 cache while the row panels of `a` stream from
     /// L2, and the `mc × NR` column of `c` that the depth blocks add into stays in L1 too.
+    #[allow(clippy::too_many_arguments)] // as `matmul`, and the buffer `a` is packed into
     #[inline(always)]
     fn packed(
         simd: S,
@@ -175,7 +176,8 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
         depth: &[DepthBlock<'_, S::V>],
         c_rows: &mut [&mut [f64]],
         skip: Skip,
-        (block_rows, apack): (usize, &mut Vec<f64>),
+        block_rows: usize,
+        apack: &mut Vec<f64>,
     ) {
         let (m, k) = a.dim();
         let n = c_rows.first().map_or(0, |row| row.len());
@@ -514,7 +516,8 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
                 &depth,
                 &mut c_rows,
                 skip,
-                (mc, apack),
+                mc,
+                apack,
             );
         }
     }
