@@ -66,7 +66,7 @@ fn avx2_mc() -> usize {
 ///   of the packed `b` is read from L3 once per product, not once per block. On an EPYC (Zen 4,
 ///   1 MiB L2) the projection ran 9–10% faster than with 96 (132: 5.5%) and the forward 2.5–5%.
 /// - **Intel and any other vendor: 96.** On a Xeon (AMX, 2 MiB L2) 264 made the projection
-///   8–16% slower than 96 (132: as fast as 96) and the forward 8%.
+///   11–16% slower than 96 (132: as fast as 96) and the forward 8%.
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 fn avx2_mc_for(vendor: &[u8; 12]) -> usize {
     if vendor == b"AuthenticAMD" { 264 } else { 96 }
