@@ -33,9 +33,6 @@ pub(super) mod tiles;
 /// measured a little faster than 256 for the `D = 512` projections (one depth block).
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 type Avx512 = tiles::Tiles<pulp::x86::V4, 8, 2, 16, 512>;
-/// Rows of `a` the AVX-512 GEMM packs at a time.
-#[cfg(all(feature = "simd", target_arch = "x86_64"))]
-const AVX512_MC: usize = 256;
 /// The AVX2 GEMM: `6 × 8` blocks of `c` in twelve 4-lane accumulators (with the two `b` vectors
 /// and the splat, 15 of the 16 registers: wider tiles such as `4 × 12` spill). `KC = 256`: a
 /// `KC × NR` panel of `b` (16 KiB) and the `MR × KC` panel of `a` streaming past it (12 KiB) fit
@@ -43,6 +40,20 @@ const AVX512_MC: usize = 256;
 /// 3–5% faster than with 512 (whole-forward races, 2026-12-02). Its row block: [`avx2_mc`].
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 type Avx2 = tiles::Tiles<pulp::x86::V3, 6, 2, 8, 256>;
+
+/// Rows of `a` the GEMM of `isa` packs at a time on this CPU (its `MC`): AVX-512 256, AVX2
+/// [`avx2_mc`], NEON 96 (unused by the portable path).
+fn row_block(isa: Isa) -> usize {
+    match isa {
+        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+        Isa::Avx512(_) => 256,
+        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+        Isa::Avx2(_) => avx2_mc(),
+        #[cfg(all(feature = "simd", target_arch = "aarch64"))]
+        Isa::Neon(_) => 96,
+        Isa::Portable => 0,
+    }
+}
 
 /// Rows of `a` the AVX2 GEMM packs at a time on this CPU: [`avx2_mc_for`] its vendor, read with
 /// `cpuid` once per process.
@@ -78,9 +89,6 @@ fn avx2_mc_for(vendor: &[u8; 12]) -> usize {
 /// it is not tuned: its tests run under an emulator (see `tests/neon_emulated.rs`).
 #[cfg(all(feature = "simd", target_arch = "aarch64"))]
 type Neon = tiles::Tiles<pulp::aarch64::Neon, 6, 4, 8, 256>;
-/// Rows of `a` the NEON GEMM packs at a time.
-#[cfg(all(feature = "simd", target_arch = "aarch64"))]
-const NEON_MC: usize = 96;
 
 /// Work a causal product can leave out, in whole register tiles, for rows `i` of `a` and `c`
 /// that stand for queries `r0 + i`.
@@ -113,7 +121,7 @@ pub(crate) struct PackedB<'a> {
     buf: Vec<f64>,
     #[cfg_attr(not(feature = "simd"), allow(dead_code))]
     off: usize,
-    /// Rows of `a` the level's GEMM packs at a time.
+    /// Rows of `a` the level's GEMM packs at a time ([`row_block`]; the tests set others).
     #[cfg_attr(not(feature = "simd"), allow(dead_code))]
     mc: usize,
 }
@@ -121,18 +129,19 @@ pub(crate) struct PackedB<'a> {
 impl<'a> PackedB<'a> {
     /// Packs `b` `(k, n)` for the kernels of `isa`, the work split over `threads` threads.
     pub(crate) fn new(b: ArrayView2<'a, f64>, threads: usize, isa: Isa) -> Self {
-        let ((buf, off), mc) = match isa {
+        let (buf, off) = match isa {
             #[cfg(all(feature = "simd", target_arch = "x86_64"))]
-            Isa::Avx512(_) => (Avx512::pack_all(b, threads), AVX512_MC),
+            Isa::Avx512(_) => Avx512::pack_all(b, threads),
             #[cfg(all(feature = "simd", target_arch = "x86_64"))]
-            Isa::Avx2(_) => (Avx2::pack_all(b, threads), avx2_mc()),
+            Isa::Avx2(_) => Avx2::pack_all(b, threads),
             #[cfg(all(feature = "simd", target_arch = "aarch64"))]
-            Isa::Neon(_) => (Neon::pack_all(b, threads), NEON_MC),
+            Isa::Neon(_) => Neon::pack_all(b, threads),
             Isa::Portable => {
                 let _ = threads;
-                ((Vec::new(), 0), 0)
+                (Vec::new(), 0)
             }
         };
+        let mc = row_block(isa);
         Self {
             b,
             isa,
