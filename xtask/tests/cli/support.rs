@@ -127,15 +127,6 @@ impl Scratch {
     }
 }
 
-/// Gives every file under `dir` the current time as its modification time, so cargo rebuilds
-/// the crates there instead of reusing what another copy built in the shared target folder.
-pub fn touch_all(dir: &Path) {
-    let now = std::time::SystemTime::now();
-    for (_, path) in files(dir) {
-        set_mtime(&path, now);
-    }
-}
-
 /// Parses a finished command's stdout as JSON.
 /// A grade report (it has a `schema_version`) is validated against docs/report.schema.json, so
 /// every report the tests read is checked against the published schema.
