@@ -86,8 +86,15 @@ fn parse_f64(word: &str) -> f64 {
 }
 
 fn all_cases() -> Vec<Case> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(fixture_dir())
-        .expect("fixture directory exists")
+    let dir = fixture_dir();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot read {} ({e}): run the tests with `cargo test`, which starts them in the \
+                 package root",
+                dir.display()
+            )
+        })
         .map(|entry| entry.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "txt"))
         .collect();

@@ -141,8 +141,13 @@ fn replay(name: &str) -> (Vec<u32>, usize) {
     // Relative to the package root, which `cargo test` runs every test in: a copy of the package
     // (the students' handout, which reuses this build) reads its own fixtures.
     let path: PathBuf = ["tests", "fixtures", "rng", name].iter().collect();
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {} ({e}): run the tests with `cargo test`, which starts them in the \
+                 package root",
+            path.display()
+        )
+    });
     let mut lines = text
         .lines()
         .map(str::trim)
