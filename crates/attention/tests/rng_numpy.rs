@@ -144,7 +144,7 @@ fn replay(name: &str) -> (Vec<u32>, usize) {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
             "cannot read {} ({e}): run the tests with `cargo test`, which starts them in the \
-                 package root",
+             package root",
             path.display()
         )
     });
