@@ -33,6 +33,18 @@ pub(crate) fn take(len: usize) -> Vec<f64> {
     buf
 }
 
+/// Values a buffer needs beyond its use to start that use on a 64-byte boundary: an `f64`
+/// buffer reaches one within 7 values.
+pub(crate) const ALIGN_SPARE: usize = 7;
+
+/// `buf` from its first 64-byte boundary, [`ALIGN_SPARE`] values shorter (a buffer taken with
+/// that much room).
+pub(crate) fn aligned(buf: &mut [f64]) -> &mut [f64] {
+    let off = buf.as_ptr().align_offset(64).min(ALIGN_SPARE);
+    let len = buf.len() - ALIGN_SPARE;
+    &mut buf[off..off + len]
+}
+
 /// Returns a buffer to the pool; only the `KEEP` largest are kept, and only as many of the
 /// smallest of those as fit in `KEEP_BYTES`.
 pub(crate) fn give(buf: Vec<f64>) {
@@ -83,5 +95,17 @@ mod tests {
         drop(pool);
         let b = take(10);
         assert_eq!(b.len(), 10);
+    }
+
+    #[test]
+    fn aligned_use_starts_on_a_64_byte_boundary_whatever_the_buffer() {
+        let mut buf = vec![0.0; 40 + ALIGN_SPARE];
+        // Every start an `f64` buffer can have relative to a 64-byte boundary.
+        for skip in 0..8 {
+            let whole = buf.len() - skip;
+            let part = aligned(&mut buf[skip..]);
+            assert_eq!(part.len(), whole - ALIGN_SPARE, "start {skip}");
+            assert_eq!(part.as_ptr() as usize % 64, 0, "start {skip}");
+        }
     }
 }
