@@ -37,10 +37,15 @@ pub(crate) fn take(len: usize) -> Vec<f64> {
 /// buffer reaches one within 7 values.
 pub(crate) const ALIGN_SPARE: usize = 7;
 
+/// Where `buf`'s first 64-byte boundary is, in values (at most [`ALIGN_SPARE`]).
+pub(crate) fn aligned_offset(buf: &[f64]) -> usize {
+    buf.as_ptr().align_offset(64).min(ALIGN_SPARE)
+}
+
 /// `buf` from its first 64-byte boundary, [`ALIGN_SPARE`] values shorter (a buffer taken with
 /// that much room).
 pub(crate) fn aligned(buf: &mut [f64]) -> &mut [f64] {
-    let off = buf.as_ptr().align_offset(64).min(ALIGN_SPARE);
+    let off = aligned_offset(buf);
     let len = buf.len() - ALIGN_SPARE;
     &mut buf[off..off + len]
 }

@@ -105,8 +105,8 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
         let (k, n) = b.dim();
         let panels = n.div_ceil(NR);
         let len = Self::packed_len(k, n);
-        let mut buf = crate::fast::pool::take(len + 8);
-        let off = buf.as_ptr().align_offset(64);
+        let mut buf = crate::fast::pool::take(len + crate::fast::pool::ALIGN_SPARE);
+        let off = crate::fast::pool::aligned_offset(&buf);
         let mut rest = &mut buf[off..off + len];
         let per_task = panels.div_ceil(threads.max(1)).max(1);
         let mut tasks = Vec::new();
