@@ -303,10 +303,10 @@ impl Drop for MhaOutput {
 /// A thread's `(T, 3D)` and `(T, D)` scratch buffers, given back to the pool when dropped.
 ///
 /// Each is used from its first 64-byte boundary ([`pool::aligned`]): glibc's large blocks start
-/// 16 bytes past one, so every 8-value row of a GEMM tile (64 bytes with AVX2, half a row with
-/// AVX-512) straddled two cache lines. Aligned, the whole benchmark forward ran about 1% faster
-/// with AVX2 and 2% with AVX-512 (`scripts/race-forward.sh`, 10–20 rounds in both orders,
-/// 2026-12-02); aligning the returned arrays as well changed nothing measurable.
+/// 16 bytes past one, so every row of a GEMM tile (8 values, one cache line, with AVX2; 16, two
+/// lines, with AVX-512) touched one line more than it needs. Aligned, the forward ran about 1%
+/// faster with AVX2 and 2% with AVX-512 (`scripts/race-forward.sh`, 10–20 rounds in both
+/// orders, 2026-12-02); aligning the returned arrays as well changed nothing measurable.
 struct Scratch(Vec<f64>, Vec<f64>);
 
 impl Scratch {
