@@ -166,7 +166,9 @@ impl<S: Lanes, const MR: usize, const NV: usize, const NR: usize, const KC: usiz
     /// Loop order: for each block of `mc` rows of `a` (packed whole, every depth block), for each
     /// column panel `jp` of `b`, for each depth block, for each row panel of `a`. A depth slice
     /// of a `b` panel (`KC × NR`) stays in the L1 cache while the row panels of `a` stream from
-    /// L2, and the `mc × NR` column of `c` that the depth blocks add into stays in L1 too.
+    /// L2, and the `mc × NR` column of `c` that the depth blocks add into stays in L1 too when
+    /// the rows of `c` do not all map to the same cache sets (rows a multiple of 4 KiB apart do:
+    /// the forward pads its own buffers' rows, see `fast/scratch.rs`).
     #[allow(clippy::too_many_arguments)] // as `matmul`, and the buffer `a` is packed into
     #[inline(always)]
     fn packed(
