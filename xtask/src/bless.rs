@@ -233,6 +233,18 @@ fn observe_binary(
     Ok((observed, failures))
 }
 
+/// The checks (by name, sorted) whose expected observations hold no snapshot: assertions only, or
+/// nothing at all.
+fn without_snapshots(checks: &HashMap<String, Vec<Expect>>) -> Vec<&str> {
+    let mut bare: Vec<&str> = checks
+        .iter()
+        .filter(|(_, list)| !list.iter().any(|e| matches!(e, Expect::Snapshot { .. })))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    bare.sort_unstable();
+    bare
+}
+
 /// Regenerates the snapshots of `lessons` in a mirror and says what would change. Nothing in the
 /// course tree is written.
 pub fn plan(root: &Path, course: &Course, lessons: &[&Lesson]) -> Result<Vec<LessonPlan>> {
@@ -314,6 +326,19 @@ fn plan_lesson(
     for (hidden, exe) in bins {
         let (observed, failed) = observe_binary(runner, exe, timeout)?;
         failures.extend(failed);
+        let bare = without_snapshots(&observed.checks);
+        if *hidden && !bare.is_empty() {
+            bail!(
+                "hidden check(s) that compare no snapshot: {}. A hidden check must compare at \
+                 least one (`assert_close_snapshot!`, `assert_exact_snapshot!` or \
+                 `assert_text_snapshot!`): its expected text is never where student code can \
+                 read it, whereas an assertion's observation says only that it held, which \
+                 student code running in the check's process can write itself once it knows \
+                 the assertion's text (compiled into the check executable, which the check \
+                 process can read)",
+                bare.join(", ")
+            );
+        }
         let (dir, source) = if *hidden {
             (&hidden_dir, lesson.hidden_dir(root).join("checks.rs"))
         } else {
@@ -566,6 +591,25 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, check: bool) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checks_comparing_no_snapshot_are_found() {
+        let snap = |name: &str| Expect::Snapshot {
+            name: name.into(),
+            exact: true,
+        };
+        let checks = HashMap::from([
+            ("asserts".to_owned(), vec![Expect::Assert("a == b".into())]),
+            ("empty".to_owned(), vec![]),
+            (
+                "mixed".to_owned(),
+                vec![Expect::Assert("a == b".into()), snap("s")],
+            ),
+            ("snapshot".to_owned(), vec![snap("t")]),
+        ]);
+        assert_eq!(without_snapshots(&checks), ["asserts", "empty"]);
+        assert!(without_snapshots(&HashMap::new()).is_empty());
+    }
 
     #[test]
     fn headers_are_normalised_once() {

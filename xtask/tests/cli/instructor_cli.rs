@@ -109,6 +109,30 @@ fn bless_check_catches_a_stale_snapshot_and_bless_fixes_it_reproducibly() {
         .assert()
         .success()
         .stdout(predicate::str::contains("All snapshots are fresh."));
+
+    // A hidden check that only asserts is refused: an assertion's observation is the check
+    // process's own word, which student code in that process could write.
+    let hidden = "solutions/lesson02-split-heads/tests/hidden/checks.rs";
+    let asserts_only = "use course_check::assert_eq;\nuse lesson02::setup::labelled;\nuse lesson02::*;\n\n\
+        #[test]\nfn split_heads_three_heads_of_a_new_shape() {\n    let _proof = course_check::proof();\n    \
+        assert_eq!(split_heads(labelled(3, 5, 12).view(), 3).unwrap().shape(), &[3, 3, 5, 4]);\n}\n";
+    s.write(hidden, asserts_only);
+    let before = s.snapshot_tree();
+    let out = s
+        .xtask(&["bless", "--check", "lesson02"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let text = stdout_of(&out);
+    assert!(
+        text.contains(&format!(
+            "hidden check(s) that compare no snapshot: {HIDDEN_CHECK}."
+        )),
+        "{text}"
+    );
+    s.xtask(&["bless", "lesson02"]).assert().code(1);
+    assert!(before == s.snapshot_tree(), "a refused bless wrote files");
 }
 
 #[test]
