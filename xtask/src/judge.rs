@@ -238,7 +238,6 @@ fn decide(ctx: &Context, run: &RunOutput) -> Verdict {
         Comparison::Complete if ended && run.ended == Ended::Exited(0) => {
             verdict(Status::Passed, "")
         }
-        Comparison::Complete if ended => explain_ending(ctx, run),
         _ if !began && run.ended == Ended::Exited(0) => verdict(
             Status::ExitedEarly,
             "the process exited with status 0 before the check started (did the code call `std::process::exit`?)",
@@ -438,6 +437,121 @@ mod tests {
                 judge(ctx, &run(Ended::Exited(0), "", extra)).status,
                 Status::Wrong
             );
+            // Another assertion in the expected one's place, held, is wrong; so is the expected
+            // text under another snapshot's name.
+            let mut renamed = good();
+            renamed[1] = assert_obs("x == x", true);
+            let v = judge(ctx, &run(Ended::Exited(0), "", renamed));
+            assert_eq!(v.status, Status::Wrong);
+            assert!(
+                v.message.contains("the assertion `x == 1` next")
+                    && v.message.contains("reported the assertion `x == x`"),
+                "{}",
+                v.message
+            );
+            let mut renamed = good();
+            renamed[2] = Observation::Snapshot {
+                name: "l__checks__other".into(),
+                text: "shape (2,)\n[] 1.0000 2.0000\n".into(),
+                exact: false,
+            };
+            let v = judge(ctx, &run(Ended::Exited(0), "", renamed));
+            assert_eq!(v.status, Status::Wrong);
+            assert!(v.message.contains("`l__checks__s` next"), "{}", v.message);
+        });
+    }
+
+    #[test]
+    fn an_end_counts_only_after_a_begin_and_every_observation() {
+        with(|ctx| {
+            // Every observation but the end, then exit 0: the code left before the check returned.
+            let mut cut = good();
+            cut.pop();
+            let v = judge(ctx, &run(Ended::Exited(0), "", cut));
+            assert_eq!(v.status, Status::ExitedEarly);
+            assert!(
+                v.message.contains("before the check finished"),
+                "{}",
+                v.message
+            );
+            // Every observation and the end, but no begin: the check never started.
+            let mut headless = good();
+            headless.remove(0);
+            let v = judge(ctx, &run(Ended::Exited(0), "", headless.clone()));
+            assert_eq!(v.status, Status::ExitedEarly);
+            assert!(
+                v.message.contains("before the check started"),
+                "{}",
+                v.message
+            );
+            // The same with a failing exit status and nothing printed.
+            let v = judge(ctx, &run(Ended::Exited(1), "", headless));
+            assert_eq!(v.status, Status::Crashed);
+            assert!(
+                v.message.contains("without reporting a result"),
+                "{}",
+                v.message
+            );
+        });
+        // A check that observes nothing: an end without its begin is still not a pass.
+        let ctx = Context {
+            expected: Some(&[]),
+            snapshots: &HashMap::new(),
+            student_src: SRC,
+            misconceptions: &[],
+            check: "c",
+        };
+        let frame = vec![Observation::Begin, Observation::End];
+        let ran = |obs| judge(&ctx, &run(Ended::Exited(0), "", obs)).status;
+        assert_eq!(ran(frame), Status::Passed);
+        assert_eq!(ran(vec![Observation::End]), Status::ExitedEarly);
+    }
+
+    #[test]
+    fn signals_are_named() {
+        with(|ctx| {
+            let message = |sig| judge(ctx, &run(Ended::Signal(sig), "", vec![])).message;
+            assert!(message(6).contains("SIGABRT"));
+            assert!(message(25).contains("SIGXFSZ"));
+            assert_eq!(message(9), "the process was killed by signal 9");
+        });
+    }
+
+    #[test]
+    fn a_failure_is_matched_with_the_misconceptions_up_to_its_first_wrong_value() {
+        let wrong_snap = snap("shape (2,)\n[] 1.0000 2.5000\n");
+        let mut wrong = good();
+        wrong[2] = wrong_snap.clone();
+        let record = Record {
+            misconception: "m".into(),
+            check: "c".into(),
+            observations: vec![assert_obs("x == 1", true), wrong_snap.clone()],
+        };
+        with(|ctx| {
+            assert_eq!(
+                up_to_first_wrong(ctx, &wrong),
+                Some(vec![assert_obs("x == 1", true), wrong_snap.clone()])
+            );
+            let failed = vec![Observation::Begin, assert_obs("x == 1", false)];
+            assert_eq!(
+                up_to_first_wrong(ctx, &failed),
+                Some(vec![assert_obs("x == 1", false)])
+            );
+            // Nothing wrong, or only the sequence wrong: nothing to match.
+            assert_eq!(up_to_first_wrong(ctx, &good()), None);
+            let mut renamed = good();
+            renamed[1] = assert_obs("x == x", true);
+            assert_eq!(up_to_first_wrong(ctx, &renamed), None);
+
+            let records = [record];
+            let ctx = Context {
+                misconceptions: &records,
+                ..*ctx
+            };
+            let v = judge(&ctx, &run(Ended::Exited(101), "", wrong));
+            assert_eq!(v.misconceptions, ["m"]);
+            let v = judge(&ctx, &run(Ended::Exited(0), "", good()));
+            assert_eq!((v.status, v.misconceptions.len()), (Status::Passed, 0));
         });
     }
 

@@ -209,6 +209,22 @@ mod tests {
             origin("crates/attention/src/softmax.rs:1:1", src),
             Origin::Library("attention".into())
         );
+        // A hyphen is a version's only when a digit follows; `library/` outside the toolchain's
+        // `/rustc/` is any folder.
+        assert_eq!(
+            origin("crates/check-protocol/src/observe.rs:1:1", src),
+            Origin::Library("check-protocol".into())
+        );
+        assert_eq!(
+            origin(
+                "/home/library/.cargo/registry/src/i/ndarray-0.17.1/src/a.rs:1:1",
+                src
+            ),
+            Origin::Library("ndarray".into())
+        );
+        assert_eq!(strip_col("exercises/x.rs:4:1"), "exercises/x.rs:4");
+        assert_eq!(strip_col("C:x"), "C:x");
+        assert_eq!(strip_col("no location"), "no location");
         let trace = format!(
             "stack backtrace:\n   0: x\n             at /rustc/1/library/std/src/panicking.rs:1:1\n  \
              12: ndarray::y\n             at /r/ndarray-0.17.1/src/a.rs:2:2\n  13: lesson02::exercises::split_heads\n             at ./{src}/exercises.rs:42:9\n  14: checks::c\n             at ./exercises/lesson02-split-heads/tests/checks.rs:7:1\n"

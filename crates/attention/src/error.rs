@@ -63,7 +63,6 @@ impl std::error::Error for ShapeError {}
 /// Writes a shape the way NumPy prints one: `(1, 6, 64)`, `(5,)`, `()`.
 pub fn shape_string(shape: &[usize]) -> String {
     match shape {
-        [] => "()".to_owned(),
         [n] => format!("({n},)"),
         _ => {
             let parts: Vec<String> = shape.iter().map(usize::to_string).collect();
