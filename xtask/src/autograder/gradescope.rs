@@ -67,11 +67,12 @@ rustup default {toolchain}
 cd "$COURSE"
 cargo fetch --locked
 cargo build --locked -p xtask
-# Grade the pristine handout once: every dependency of the check crates is then built.
-HANDOUT="$(mktemp -d)/handout"
-"$CARGO_TARGET_DIR/debug/xtask" dist "$HANDOUT"
-"$CARGO_TARGET_DIR/debug/xtask" grade --submission "$HANDOUT" --format json --output /dev/null || true
-rm -rf "$(dirname "$HANDOUT")"
+# Grade the pristine handout once: every dependency of the check crates is then built. Its
+# folder goes when the script ends, also when `dist` fails and `set -e` stops it there.
+SCRATCH="$(mktemp -d)"
+trap 'rm -rf "$SCRATCH"' EXIT
+"$CARGO_TARGET_DIR/debug/xtask" dist "$SCRATCH/handout"
+"$CARGO_TARGET_DIR/debug/xtask" grade --submission "$SCRATCH/handout" --format json --output /dev/null || true
 "#
     )
 }
