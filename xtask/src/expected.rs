@@ -173,6 +173,10 @@ mod tests {
                     name: "lesson02__checks__b".into(),
                     exact: true,
                 },
+                Expect::Snapshot {
+                    name: "lesson02__checks__c".into(),
+                    exact: false,
+                },
             ],
         );
         checks.insert("a_check".to_owned(), vec![]);
@@ -181,6 +185,36 @@ mod tests {
         assert!(text.find("check a_check").unwrap() < text.find("check b_check").unwrap());
         assert!(parse_index("assert x\n").is_err());
         assert!(parse_index("check a\nsnapshot fuzzy n\n").is_err());
+    }
+
+    #[test]
+    fn a_directory_loads_with_the_snapshots_its_index_names() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(Expected::load(dir.path()).unwrap().checks.is_empty());
+        let index = "# header\ncheck a\nassert x == 1\nsnapshot tolerant l__a\n\
+                     check b\nsnapshot exact l__a\n";
+        std::fs::write(dir.path().join(INDEX_FILE), index).unwrap();
+        let snap = |text: &str| format!("---\nsource: x.rs\n---\n{text}");
+        std::fs::write(dir.path().join("l__a.snap"), snap("shape (1,)\n[] 1\n")).unwrap();
+        std::fs::write(dir.path().join("l__unnamed.snap"), snap("x\n")).unwrap();
+        let mut loaded = Expected::load(dir.path()).unwrap();
+        assert_eq!(loaded.checks, parse_index(index).unwrap());
+        assert_eq!(
+            loaded.snapshots,
+            HashMap::from([("l__a".to_owned(), "shape (1,)\n[] 1\n".to_owned())])
+        );
+        // The hidden checks' directory merges in.
+        let hidden = Expected {
+            checks: HashMap::from([("h".to_owned(), vec![])]),
+            snapshots: HashMap::from([("l__h".to_owned(), "y\n".to_owned())]),
+        };
+        loaded.extend(hidden);
+        assert!(loaded.checks.contains_key("h") && loaded.checks.contains_key("a"));
+        assert_eq!(loaded.snapshots.len(), 2);
+        // A snapshot the index names but that is missing is an error, not an empty value.
+        std::fs::remove_file(dir.path().join("l__a.snap")).unwrap();
+        let err = Expected::load(dir.path()).unwrap_err();
+        assert!(format!("{err:#}").contains("l__a.snap"), "{err:#}");
     }
 
     #[test]

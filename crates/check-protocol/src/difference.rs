@@ -405,6 +405,27 @@ mod tests {
     fn words_compare_exactly() {
         assert!(explain_difference("a b", "a c", 1.0).is_some());
         assert!(explain_difference("a b", "a b", 0.0).is_none());
+        // Also in the rows under the first line, next to numbers.
+        let e = "title\nalpha 1.0 beta\n";
+        assert_eq!(
+            explain_difference(e, "title\nalpha 1.0 gamma\n", 1.0).unwrap(),
+            "values differ: first at index item 3: expected beta, got gamma (1 of 3 values differ)"
+        );
+        assert!(explain_difference(e, e, 0.0).is_none());
+    }
+
+    #[test]
+    fn an_encoding_line_must_be_on_both_sides() {
+        let e = "shape (2,)\nencoding b*1\n[] 0 1\n";
+        let g = "shape (2,)\n[] 0 1\n";
+        assert_eq!(
+            explain_difference(e, g, 0.0).unwrap(),
+            "expected `encoding b*1`, got `[] 0 1`"
+        );
+        assert_eq!(
+            explain_difference(g, e, 0.0).unwrap(),
+            "expected `[] 0 1`, got `encoding b*1`"
+        );
     }
 }
 
