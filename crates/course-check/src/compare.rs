@@ -80,3 +80,35 @@ impl Comparator for Tolerant {
         Box::new(*self)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The snapshot insta reads from a `.snap` file holding `text`.
+    fn snapshot(name: &str, text: &str) -> Snapshot {
+        let dir = std::env::temp_dir().join(format!("course-check-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{name}.snap"));
+        std::fs::write(&path, format!("---\nsource: x.rs\n---\n{text}")).unwrap();
+        let snap = Snapshot::from_file(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        snap
+    }
+
+    #[test]
+    fn numbers_within_the_tolerance_match_and_others_do_not() {
+        let expected = snapshot("expected", "shape (2,)\n[] 1.0000 2.0000\n");
+        let near = snapshot("near", "shape (2,)\n[] 1.0000 2.0001\n");
+        let far = snapshot("far", "shape (2,)\n[] 1.0000 2.0100\n");
+        let reshaped = snapshot("reshaped", "shape (1, 2)\n[0] 1.0000 2.0000\n");
+        let tolerant = Tolerant::default();
+        assert!(!tolerant.is_exact() && Tolerant::exact().is_exact());
+        assert!(tolerant.matches(&expected, &expected));
+        assert!(tolerant.matches(&expected, &near));
+        assert!(!tolerant.matches(&expected, &far));
+        assert!(!tolerant.matches(&expected, &reshaped));
+        assert!(Tolerant::exact().matches(&expected, &expected));
+        assert!(!Tolerant::exact().matches(&expected, &near));
+    }
+}
