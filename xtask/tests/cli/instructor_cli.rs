@@ -59,14 +59,12 @@ fn bless_check_catches_a_stale_snapshot_and_bless_fixes_it_reproducibly() {
     s.write(&records, &other_cpu);
 
     // --check names the stale and the orphaned snapshot, with a short diff, and changes nothing.
+    let failed_check = || {
+        let out = s.xtask(&["bless", "--check", "lesson02"]).assert().code(1);
+        stdout_of(out.get_output())
+    };
     let before = s.snapshot_tree();
-    let out = s
-        .xtask(&["bless", "--check", "lesson02"])
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
-    let text = stdout_of(&out);
+    let text = failed_check();
     assert!(
         text.contains(&format!("would change {SPLIT_SNAP}")),
         "{text}"
@@ -118,13 +116,7 @@ fn bless_check_catches_a_stale_snapshot_and_bless_fixes_it_reproducibly() {
         assert_eq!(split_heads(labelled(3, 5, 12).view(), 3).unwrap().shape(), &[3, 3, 5, 4]);\n}\n";
     s.write(hidden, asserts_only);
     let before = s.snapshot_tree();
-    let out = s
-        .xtask(&["bless", "--check", "lesson02"])
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
-    let text = stdout_of(&out);
+    let text = failed_check();
     assert!(
         text.contains(&format!(
             "hidden check(s) that compare no snapshot: {HIDDEN_CHECK}."
