@@ -93,6 +93,7 @@ mod tests {
         std::fs::write(&path, format!("---\nsource: x.rs\n---\n{text}")).unwrap();
         let snap = Snapshot::from_file(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
+        let _ = std::fs::remove_dir(&dir);
         snap
     }
 
