@@ -167,6 +167,77 @@ mod tests {
         assert_eq!(m.len(), 2);
     }
 
+    /// A course of two lessons in a temporary folder: course file, checks and one snapshot each.
+    fn two_lessons() -> (tempfile::TempDir, Course) {
+        let course: Course = toml::from_str(
+            "[course]\ntitle = \"t\"\n\
+             [[lessons]]\nid = \"lesson01\"\ndir = \"lesson01-a\"\ntitle = \"a\"\n\
+             [[lessons]]\nid = \"lesson02\"\ndir = \"lesson02-b\"\ntitle = \"b\"\n",
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("course.toml"), "").unwrap();
+        for lesson in ["lesson01-a", "lesson02-b"] {
+            let tests = dir.path().join("exercises").join(lesson).join("tests");
+            std::fs::create_dir_all(tests.join("snapshots")).unwrap();
+            std::fs::write(tests.join("checks.rs"), "// checks").unwrap();
+            std::fs::write(tests.join("snapshots/a.snap"), "a").unwrap();
+        }
+        (dir, course)
+    }
+
+    #[test]
+    fn every_change_to_a_tracked_file_is_found_and_refresh_takes_only_its_lesson() {
+        let (dir, course) = two_lessons();
+        let root = dir.path();
+        let l1 = "exercises/lesson01-a/tests";
+        let l2 = "exercises/lesson02-b/tests";
+        // insta's pending files are not the instructors'.
+        std::fs::write(root.join(l1).join("snapshots/b.snap.new"), "b").unwrap();
+        std::fs::write(root.join(l1).join("snapshots/c.pending-snap"), "c").unwrap();
+        assert_eq!(tracked_files(root, &course).len(), 5);
+        assert_eq!(differences(root, &course), [format!("{FILE} (missing)")]);
+        let text = generate(root, &course);
+        // `sha256sum` lines: the hash of the one-byte file "a".
+        assert!(text.contains(&format!(
+            "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb  {l1}/snapshots/a.snap\n"
+        )));
+        std::fs::write(root.join(FILE), &text).unwrap();
+        assert!(differences(root, &course).is_empty());
+
+        std::fs::write(root.join(l1).join("checks.rs"), "// edited").unwrap();
+        std::fs::remove_file(root.join(l2).join("snapshots/a.snap")).unwrap();
+        std::fs::write(root.join(l2).join("snapshots/z.snap"), "z").unwrap();
+        std::fs::write(root.join("course.toml"), "# edited").unwrap();
+        let found = differences(root, &course);
+        for want in [
+            format!("{l1}/checks.rs (changed)"),
+            format!("{l2}/snapshots/a.snap (deleted)"),
+            format!("{l2}/snapshots/z.snap (added)"),
+            "course.toml (changed)".to_owned(),
+        ] {
+            assert!(found.contains(&want), "{want} not in {found:?}");
+        }
+        assert_eq!(found.len(), 4, "{found:?}");
+
+        // Refreshing lesson 1 takes its files and the course file, and leaves lesson 2's.
+        let lesson = &course.lessons[0];
+        assert_eq!(lesson_prefixes(root, lesson)[0], l1);
+        refresh(root, &course, &lesson_prefixes(root, lesson)).unwrap();
+        let mut left = differences(root, &course);
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                format!("{l2}/snapshots/a.snap (deleted)"),
+                format!("{l2}/snapshots/z.snap (added)"),
+            ]
+        );
+        // A prefix is a folder, not the start of a name.
+        refresh(root, &course, &["exercises/lesson02".to_owned()]).unwrap();
+        assert_eq!(differences(root, &course).len(), 2);
+    }
+
     #[cfg(unix)]
     #[test]
     fn a_symlink_loop_is_not_followed() {
