@@ -238,6 +238,15 @@ mod tests {
         assert_eq!(differences(root, &course).len(), 2);
     }
 
+    #[test]
+    fn the_sources_digest_hashes_the_listing_of_each_files_hash() {
+        let files = vec![("a.rs".to_owned(), b"a".to_vec())];
+        let listing = "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb  a.rs\n";
+        assert_eq!(sources_digest(&files), sha256_hex(listing.as_bytes()));
+        let edited = vec![("a.rs".to_owned(), b"b".to_vec())];
+        assert_ne!(sources_digest(&files), sources_digest(&edited));
+    }
+
     #[cfg(unix)]
     #[test]
     fn a_symlink_loop_is_not_followed() {
