@@ -392,6 +392,12 @@ mod tests {
         ]
     }
 
+    /// Asserts the verdict's status and that its message says `fragment`.
+    fn assert_verdict(v: &Verdict, status: Status, fragment: &str) {
+        assert_eq!(v.status, status, "{}", v.message);
+        assert!(v.message.contains(fragment), "{}", v.message);
+    }
+
     #[test]
     fn only_the_right_observations_and_a_clean_exit_pass() {
         with(|ctx| {
@@ -417,12 +423,10 @@ mod tests {
             // Forged observations with a wrong value are wrong.
             let mut wrong = good();
             wrong[2] = snap("shape (2,)\n[] 1.0000 2.5000\n");
-            let v = judge(ctx, &run(Ended::Exited(0), "", wrong));
-            assert_eq!(v.status, Status::Wrong);
-            assert!(
-                v.message.contains("expected 2.0000, got 2.5000"),
-                "{}",
-                v.message
+            assert_verdict(
+                &judge(ctx, &run(Ended::Exited(0), "", wrong)),
+                Status::Wrong,
+                "expected 2.0000, got 2.5000",
             );
             // Skipping an assertion, or claiming an unknown one, is wrong.
             let mut skipped = good();
@@ -467,30 +471,24 @@ mod tests {
             // Every observation but the end, then exit 0: the code left before the check returned.
             let mut cut = good();
             cut.pop();
-            let v = judge(ctx, &run(Ended::Exited(0), "", cut));
-            assert_eq!(v.status, Status::ExitedEarly);
-            assert!(
-                v.message.contains("before the check finished"),
-                "{}",
-                v.message
+            assert_verdict(
+                &judge(ctx, &run(Ended::Exited(0), "", cut)),
+                Status::ExitedEarly,
+                "before the check finished",
             );
             // Every observation and the end, but no begin: the check never started.
             let mut headless = good();
             headless.remove(0);
-            let v = judge(ctx, &run(Ended::Exited(0), "", headless.clone()));
-            assert_eq!(v.status, Status::ExitedEarly);
-            assert!(
-                v.message.contains("before the check started"),
-                "{}",
-                v.message
+            assert_verdict(
+                &judge(ctx, &run(Ended::Exited(0), "", headless.clone())),
+                Status::ExitedEarly,
+                "before the check started",
             );
             // The same with a failing exit status and nothing printed.
-            let v = judge(ctx, &run(Ended::Exited(1), "", headless));
-            assert_eq!(v.status, Status::Crashed);
-            assert!(
-                v.message.contains("without reporting a result"),
-                "{}",
-                v.message
+            assert_verdict(
+                &judge(ctx, &run(Ended::Exited(1), "", headless)),
+                Status::Crashed,
+                "without reporting a result",
             );
         });
         // A check that observes nothing: an end without its begin is still not a pass.
