@@ -326,8 +326,12 @@ fn plan_lesson(
     for (hidden, exe) in bins {
         let (observed, failed) = observe_binary(runner, exe, timeout)?;
         failures.extend(failed);
-        let bare = without_snapshots(&observed.checks);
-        if *hidden && !bare.is_empty() {
+        let bare = if *hidden {
+            without_snapshots(&observed.checks)
+        } else {
+            Vec::new()
+        };
+        if !bare.is_empty() {
             bail!(
                 "hidden check(s) that compare no snapshot: {}. A hidden check must compare at \
                  least one (`assert_close_snapshot!`, `assert_exact_snapshot!` or \

@@ -167,6 +167,9 @@ mod tests {
         assert_eq!(m.len(), 2);
     }
 
+    /// `sha256sum` of a file holding the one byte `a`.
+    const SHA256_A: &str = "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb";
+
     /// A course of two lessons in a temporary folder: course file, checks and one snapshot each.
     fn two_lessons() -> (tempfile::TempDir, Course) {
         let course: Course = toml::from_str(
@@ -199,9 +202,7 @@ mod tests {
         assert_eq!(differences(root, &course), [format!("{FILE} (missing)")]);
         let text = generate(root, &course);
         // `sha256sum` lines: the hash of the one-byte file "a".
-        assert!(text.contains(&format!(
-            "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb  {l1}/snapshots/a.snap\n"
-        )));
+        assert!(text.contains(&format!("{SHA256_A}  {l1}/snapshots/a.snap\n")));
         std::fs::write(root.join(FILE), &text).unwrap();
         assert!(differences(root, &course).is_empty());
 
@@ -241,7 +242,7 @@ mod tests {
     #[test]
     fn the_sources_digest_hashes_the_listing_of_each_files_hash() {
         let files = vec![("a.rs".to_owned(), b"a".to_vec())];
-        let listing = "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb  a.rs\n";
+        let listing = format!("{SHA256_A}  a.rs\n");
         assert_eq!(sources_digest(&files), sha256_hex(listing.as_bytes()));
         let edited = vec![("a.rs".to_owned(), b"b".to_vec())];
         assert_ne!(sources_digest(&files), sources_digest(&edited));
@@ -250,17 +251,9 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_symlink_loop_is_not_followed() {
-        let course: Course = toml::from_str(
-            "[course]\ntitle = \"t\"\n[[lessons]]\nid = \"lesson01\"\ndir = \"lesson01-a\"\ntitle = \"a\"\n",
-        )
-        .unwrap();
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, course) = two_lessons();
         let root = dir.path();
         let tests = root.join("exercises/lesson01-a/tests");
-        std::fs::create_dir_all(tests.join("snapshots")).unwrap();
-        std::fs::write(root.join("course.toml"), "").unwrap();
-        std::fs::write(tests.join("checks.rs"), "// checks").unwrap();
-        std::fs::write(tests.join("snapshots/a.snap"), "a").unwrap();
         std::os::unix::fs::symlink(".", tests.join("loop")).unwrap();
         std::os::unix::fs::symlink("..", tests.join("snapshots/up")).unwrap();
         std::os::unix::fs::symlink("checks.rs", tests.join("alias.rs")).unwrap();
@@ -271,8 +264,10 @@ mod tests {
                 "exercises/lesson01-a/tests/alias.rs",
                 "exercises/lesson01-a/tests/checks.rs",
                 "exercises/lesson01-a/tests/snapshots/a.snap",
+                "exercises/lesson02-b/tests/checks.rs",
+                "exercises/lesson02-b/tests/snapshots/a.snap",
             ]
         );
-        assert_eq!(generate(root, &course).lines().count(), 4);
+        assert_eq!(generate(root, &course).lines().count(), 6);
     }
 }
