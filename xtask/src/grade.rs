@@ -13,7 +13,7 @@ use crate::run::{CheckRun, RunOutput, Runner, list_tests};
 use crate::verdict::{Origin, Status, Verdict, origin, panic_of};
 use anyhow::{Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressFinish, ProgressStyle};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -104,6 +104,25 @@ enum Slot {
     Job(usize),
     /// Decided without running: the lesson did not compile, or the check is missing.
     Decided(Verdict),
+}
+
+/// The check executables of the lessons in `plans` whose code can keep state between calls
+/// ([`crate::stateful`]): local grading runs their checks alone, not in a shared process.
+fn keeping_state(
+    root: &Path,
+    plans: &[LessonPlan],
+    built: &HashMap<String, Built>,
+    solutions: bool,
+) -> HashSet<PathBuf> {
+    plans
+        .iter()
+        .filter(|plan| crate::stateful::in_lesson(root, plan.lesson, solutions).is_some())
+        .filter_map(|plan| match &built[&plan.lesson.id] {
+            Built::Ok(bins) => Some(bins.iter().map(|b| b.exe.clone())),
+            Built::Failed(_) => None,
+        })
+        .flatten()
+        .collect()
 }
 
 /// Stage 3, **list**: finds each check of `plan` in its lesson's check binaries and makes it a job.
@@ -400,7 +419,8 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     let outputs = if sandboxed || opts.isolate {
         runner.run_all(&jobs, opts.jobs, &progress)
     } else {
-        crate::grouped::run(&runner, &jobs, opts.jobs, &progress)
+        let alone = keeping_state(root, &plans, &output.lessons, opts.solutions);
+        crate::grouped::run(&runner, &jobs, &alone, opts.jobs, &progress)
     };
     bar.finish_and_clear();
     let outputs = trace_library_panics(&runner, &plans, &slots, &jobs, outputs, opts.jobs);

@@ -14,14 +14,15 @@
 //!   and that section is the output it would have printed alone.
 //!
 //! Anything else (a run that timed out, crashed, exited early, printed too much, or observations
-//! that do not line up) leaves the checks it concerns to be run alone. One limit: a check whose
-//! outcome depends on state another check left in the same process (a `static` the code under
-//! test changes) can differ from its isolated outcome; `--isolate` rules that out.
+//! that do not line up) leaves the checks it concerns to be run alone. So do the checks of an
+//! executable whose code under test can keep state between calls (a `static`; see
+//! [`crate::stateful`]): in a shared run a check would start from what the checks before it
+//! left, and its outcome could differ from the one it has alone.
 
 use crate::run::{CheckRun, RunOutput, Runner};
 use crate::sandbox::Ended;
 use check_protocol::Observation;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -34,15 +35,17 @@ pub const SHARED_LIMIT: Duration = Duration::from_secs(2);
 /// Exit status of the test harness when a test failed.
 const HARNESS_FAILED: i32 = 101;
 
-/// Runs `jobs` one process per executable (`workers` at a time), then alone every job whose
-/// outcome the shared run cannot tell exactly. Returns one output per job, in order.
+/// Runs `jobs` one process per executable (`workers` at a time), except the executables in
+/// `alone`, then alone every job whose outcome the shared run cannot tell exactly or that was
+/// not in one. Returns one output per job, in order.
 pub fn run(
     runner: &Runner,
     jobs: &[CheckRun],
+    alone: &HashSet<PathBuf>,
     workers: usize,
     on_done: &(dyn Fn(usize, usize) + Sync),
 ) -> Vec<RunOutput> {
-    let mut outputs = shared_runs(runner, jobs, workers);
+    let mut outputs = shared_runs(runner, jobs, alone, workers);
     let done = outputs.iter().filter(|o| o.is_some()).count();
     on_done(done, jobs.len());
     // The rest run alone, with their prerequisites among them (a prerequisite taken from a shared
@@ -70,12 +73,20 @@ pub fn run(
         .collect()
 }
 
-/// One shared run per executable; per job, its output when the run tells it exactly.
-fn shared_runs(runner: &Runner, jobs: &[CheckRun], workers: usize) -> Vec<Option<RunOutput>> {
+/// One shared run per executable not in `alone`; per job, its output when the run tells it
+/// exactly.
+fn shared_runs(
+    runner: &Runner,
+    jobs: &[CheckRun],
+    alone: &HashSet<PathBuf>,
+    workers: usize,
+) -> Vec<Option<RunOutput>> {
     // Per executable, its jobs in the harness's order (by name).
     let mut groups: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
     for (i, job) in jobs.iter().enumerate() {
-        groups.entry(job.exe.clone()).or_default().push(i);
+        if !alone.contains(&job.exe) {
+            groups.entry(job.exe.clone()).or_default().push(i);
+        }
     }
     let mut groups: Vec<Vec<usize>> = groups.into_values().collect();
     for group in &mut groups {

@@ -49,10 +49,12 @@ mod run;
 mod sandbox;
 #[cfg(feature = "instructor")]
 mod scaffold;
+mod stateful;
 mod style;
 #[cfg(feature = "instructor")]
 mod submission;
 mod suggest;
+mod tokens;
 mod verdict;
 mod watch;
 mod workspace;

@@ -25,24 +25,15 @@ const REFUSED: &[(&str, &str)] = &[
 ];
 
 /// The first construct of [`REFUSED`] that Rust source `text` uses outside comments and
-/// literals, by Rust's own tokenizer (`proc_macro2`), named for the student. Text that does not
-/// tokenize does not compile either, so it is left to the compiler.
+/// literals ([`crate::tokens::first_ident`]), named for the student. Text that does not tokenize
+/// does not compile either, so it is left to the compiler.
 pub fn construct(text: &str) -> Option<&'static str> {
-    fn walk(tokens: proc_macro2::TokenStream) -> Option<&'static str> {
-        tokens.into_iter().find_map(|t| match t {
-            proc_macro2::TokenTree::Ident(i) => {
-                let name = i.to_string();
-                let name = name.strip_prefix("r#").unwrap_or(&name);
-                REFUSED
-                    .iter()
-                    .find(|(ident, _)| *ident == name)
-                    .map(|(_, what)| *what)
-            }
-            proc_macro2::TokenTree::Group(g) => walk(g.stream()),
-            _ => None,
-        })
-    }
-    walk(text.parse::<proc_macro2::TokenStream>().ok()?)
+    crate::tokens::first_ident(text, &idents()).map(|i| REFUSED[i].1)
+}
+
+/// The identifiers of [`REFUSED`], in its order.
+fn idents() -> Vec<&'static str> {
+    REFUSED.iter().map(|(ident, _)| *ident).collect()
 }
 
 /// The compile error of a lesson whose file `rel` uses `what` (one of [`REFUSED`]'s).
@@ -54,17 +45,13 @@ pub fn message(rel: &str, what: &str) -> String {
 /// name order) that uses a construct of [`REFUSED`], as the compile error official grading gives.
 pub fn in_lesson(root: &Path, lesson: &Lesson) -> Option<String> {
     let src = lesson.crate_dir(root, false).join("src");
-    let rels =
-        crate::fsutil::files_under(&src, &src, &|rel, _| crate::fsutil::is_scratch_file(rel));
-    rels.iter().find_map(|rel| {
-        let text = std::fs::read(src.join(rel)).ok()?;
-        let what = construct(&String::from_utf8_lossy(&text))?;
-        let rel = format!("exercises/{}/src/{rel}", lesson.dir);
-        Some(format!(
-            "error: {}\n  (official grading refuses the lesson for it: it would not be compiled)",
-            message(&rel, what)
-        ))
-    })
+    let (rel, i) = crate::tokens::first_in_files(&src, &idents())?;
+    let what = REFUSED[i].1;
+    let rel = format!("exercises/{}/src/{rel}", lesson.dir);
+    Some(format!(
+        "error: {}\n  (official grading refuses the lesson for it: it would not be compiled)",
+        message(&rel, what)
+    ))
 }
 
 #[cfg(test)]

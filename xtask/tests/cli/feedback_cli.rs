@@ -2,7 +2,8 @@
 //! solutions with one classic mistake planted: every failing check is shown, labelled values are
 //! decoded, the blame lands on the exercise where the bug is, the misconception is named, a panic
 //! in a library names the student's line, an endless loop is waited out once (and gets the
-//! verdicts isolated grading gives), raw floats are shortened in the table.
+//! verdicts isolated grading gives), code that keeps state between calls is graded as if each
+//! check ran alone, raw floats are shortened in the table.
 
 use crate::support::{
     Scratch, assert_isolated_grading_agrees, course_root, json_of, statuses, xtask_in,
@@ -261,6 +262,55 @@ fn an_endless_loop_is_waited_out_once_and_blamed_on_its_exercise() {
     );
     // Code that spins: one process per check gives the same verdicts and messages.
     let args = ["grade", "lesson01", "--timeout", "2", "--format", "json"];
+    assert_isolated_grading_agrees(&s, &args, &report);
+}
+
+/// A cache in a `static` whose key forgets the projections: a second head of the same input gets
+/// the first head's weights. Alone, a check that computes one head passes; after a check that
+/// computed another head of the same input, in one process, it would fail. Local grading runs
+/// such a lesson's checks one per process, so each gets the verdict it gets alone (and official
+/// grading gives), and the mistake shows where it shows alone: in a check comparing two heads.
+#[test]
+fn code_that_keeps_state_between_calls_gets_the_verdicts_it_gets_alone() {
+    let s = Scratch::new("feedback-state");
+    let cached = planted(
+        "lesson01-why-heads",
+        "pub fn attention_weights(",
+        "pub fn attention_weights_computed(",
+    ) + "
+/// Remembers the last weights it computed, by the input's shape.
+pub fn attention_weights(
+    x: ArrayView3<f64>,
+    wq: ArrayView2<f64>,
+    wk: ArrayView2<f64>,
+    wv: ArrayView2<f64>,
+) -> Result<Array3<f64>> {
+    static LAST: std::sync::Mutex<Option<(Vec<usize>, Array3<f64>)>> =
+        std::sync::Mutex::new(None);
+    let mut last = LAST.lock().unwrap();
+    if let Some((shape, weights)) = last.as_ref()
+        && shape == x.shape()
+    {
+        return Ok(weights.clone());
+    }
+    let weights = attention_weights_computed(x, wq, wk, wv)?;
+    *last = Some((x.shape().to_vec(), weights.clone()));
+    Ok(weights)
+}
+";
+    s.write(L1, &cached);
+    let report = graded(&s, &["lesson01"]);
+    let all = checks(&report);
+    // Run after `attention_weights_head_a` in one process, this check would get head A's weights.
+    assert_eq!(
+        all["attention_weights_head_b"]["status"], "passed",
+        "{all:#?}"
+    );
+    assert_eq!(
+        all["max_abs_diff_between_heads"]["status"], "wrong",
+        "{all:#?}"
+    );
+    let args = ["grade", "lesson01", "--format", "json"];
     assert_isolated_grading_agrees(&s, &args, &report);
 }
 

@@ -1,0 +1,97 @@
+//! Whether a lesson's code can keep state from one call to the next inside a process. Local
+//! grading runs such a lesson's checks one per process, as official grading does: in a shared
+//! process ([`crate::grouped`]) each check would start from what the checks before it left (a
+//! cache that forgets part of its key hands one check the answer of another), and its verdict
+//! could differ from the one it gets alone.
+
+use crate::course::Lesson;
+use std::path::Path;
+
+/// The identifiers through which safe Rust code keeps state for the whole process: a `static`
+/// (a cache in a `Mutex` or a `OnceLock`, a counter in an atomic; declared anywhere, even in a
+/// function or a macro's body), `thread_local!`, the panic hook, the working directory and the
+/// environment. (`unsafe`, the other way, is refused outright: [`crate::refused`].)
+const KEEPS_STATE: &[&str] = &[
+    "static",
+    "thread_local",
+    "set_hook",
+    "take_hook",
+    "set_current_dir",
+    "set_var",
+    "remove_var",
+];
+
+/// The first file of `lesson`'s code in the course at `root` (`src/**` of its exercises' crate,
+/// or its solutions' with `solutions`) whose code can keep state, as its path in the course and
+/// the identifier that does it; `None` when no file can.
+pub fn in_lesson(root: &Path, lesson: &Lesson, solutions: bool) -> Option<(String, &'static str)> {
+    let dir = lesson.crate_dir(root, solutions);
+    let (rel, i) = crate::tokens::first_in_files(&dir.join("src"), KEEPS_STATE)?;
+    let side = if solutions { "solutions" } else { "exercises" };
+    Some((format!("{side}/{}/src/{rel}", lesson.dir), KEEPS_STATE[i]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keeps_state(text: &str) -> Option<&'static str> {
+        crate::tokens::first_ident(text, KEEPS_STATE).map(|i| KEEPS_STATE[i])
+    }
+
+    #[test]
+    fn every_way_to_keep_state_is_found_and_lifetimes_are_not() {
+        for (text, how) in [
+            (
+                "fn f() { static SEEN: AtomicUsize = AtomicUsize::new(0); }",
+                "static",
+            ),
+            (
+                "static CACHE: Mutex<Option<Array3<f64>>> = Mutex::new(None);",
+                "static",
+            ),
+            (
+                "macro_rules! cache { () => { static C: u8 = 0; } }",
+                "static",
+            ),
+            (
+                "thread_local! { static C: Cell<u8> = Cell::new(0) }",
+                "thread_local",
+            ),
+            (
+                "fn f() { std::panic::set_hook(Box::new(|_| {})); }",
+                "set_hook",
+            ),
+            ("fn f() { let _ = std::panic::take_hook(); }", "take_hook"),
+            (
+                "fn f() { std::env::set_current_dir(\"/\").ok(); }",
+                "set_current_dir",
+            ),
+        ] {
+            assert_eq!(keeps_state(text), Some(how), "{text}");
+        }
+        for text in [
+            "pub fn words() -> &'static [&'static str] { &[\"static\"] }",
+            "// a static cache would be wrong here\nfn f(x: &dyn Any + 'static) {}",
+            "fn f() -> Vec<f64> { vec![0.0; 3] }",
+        ] {
+            assert_eq!(keeps_state(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_lessons_file_is_named_in_the_course() {
+        let root = tempfile::tempdir().unwrap();
+        let lesson = crate::course::fixture().lessons.remove(0);
+        let src = lesson.crate_dir(root.path(), false).join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("lib.rs"), "pub fn f() -> &'static str { \"\" }").unwrap();
+        assert_eq!(in_lesson(root.path(), &lesson, false), None);
+        std::fs::write(src.join("cache.rs"), "static C: u8 = 0;").unwrap();
+        assert_eq!(
+            in_lesson(root.path(), &lesson, false),
+            Some((format!("exercises/{}/src/cache.rs", lesson.dir), "static"))
+        );
+        assert_eq!(in_lesson(root.path(), &lesson, true), None);
+    }
+}

@@ -1,0 +1,104 @@
+//! Identifiers in Rust source, found by Rust's own tokenizer (`proc_macro2`): what the grader
+//! looks for in student sources ([`crate::refused`], [`crate::stateful`]) without mistaking a
+//! comment, a string or a lifetime for code.
+
+use std::path::Path;
+
+/// Where in `names` is the first of them that Rust source `text` uses as an identifier, however
+/// deep in a block or a macro's body, and not in a comment, a literal or a lifetime (`'static`
+/// is no `static`). A raw identifier counts as its name (`r#include_str` as `include_str`).
+/// Text that does not tokenize gives `None`: it does not compile either.
+pub fn first_ident(text: &str, names: &[&str]) -> Option<usize> {
+    fn walk(tokens: proc_macro2::TokenStream, names: &[&str]) -> Option<usize> {
+        // A lifetime is a joint `'` followed by its name.
+        let mut after_quote = false;
+        for token in tokens {
+            let found = match &token {
+                proc_macro2::TokenTree::Ident(i) if !after_quote => {
+                    let name = i.to_string();
+                    let name = name.strip_prefix("r#").unwrap_or(&name);
+                    names.iter().position(|n| *n == name)
+                }
+                proc_macro2::TokenTree::Group(g) => walk(g.stream(), names),
+                _ => None,
+            };
+            if found.is_some() {
+                return found;
+            }
+            after_quote = matches!(&token, proc_macro2::TokenTree::Punct(p)
+                if p.as_char() == '\'' && p.spacing() == proc_macro2::Spacing::Joint);
+        }
+        None
+    }
+    // An identifier's text is in the source: most files need no tokenizing at all.
+    if !names.iter().any(|n| text.contains(n)) {
+        return None;
+    }
+    walk(text.parse::<proc_macro2::TokenStream>().ok()?, names)
+}
+
+/// The first file under `src` (in name order, as a path relative to it) that uses one of `names`
+/// ([`first_ident`]), and where that one is in `names`. insta's scratch files are skipped.
+pub fn first_in_files(src: &Path, names: &[&str]) -> Option<(String, usize)> {
+    let rels = crate::fsutil::files_under(src, src, &|rel, _| crate::fsutil::is_scratch_file(rel));
+    rels.into_iter().find_map(|rel| {
+        let text = std::fs::read(src.join(&rel)).ok()?;
+        let found = first_ident(&String::from_utf8_lossy(&text), names)?;
+        Some((rel, found))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_are_found_in_code_only() {
+        let names = ["static", "unsafe"];
+        let found = |text: &str| first_ident(text, &names).map(|i| names[i]);
+        assert_eq!(found("static N: u8 = 1;"), Some("static"));
+        assert_eq!(
+            found("fn f() { { let x = || unsafe { g() }; } }"),
+            Some("unsafe")
+        );
+        assert_eq!(
+            found("macro_rules! m { () => { static X: u8 = 0; } }"),
+            Some("static")
+        );
+        assert_eq!(
+            found("fn f() -> &'static str { \"static\" } // static"),
+            None
+        );
+        assert_eq!(
+            found("fn f<'a>(x: &'a u8) -> &'static u8 { x } static Y: u8 = 2;"),
+            Some("static")
+        );
+        assert_eq!(found("/* unsafe /* nested */ */ fn unsafety() {}"), None);
+        assert_eq!(
+            found("let s = r#\"static\"#; let c = '\\''; static Z: u8 = 3;"),
+            Some("static")
+        );
+        assert_eq!(found("fn r#unsafe() {}"), Some("unsafe"));
+        assert_eq!(found("fn f( {"), None);
+    }
+
+    #[test]
+    fn the_first_file_in_name_order_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path();
+        std::fs::create_dir_all(src.join("b")).unwrap();
+        std::fs::write(src.join("a.rs"), "fn f() -> &'static str { \"\" }").unwrap();
+        std::fs::write(src.join("b/c.rs"), "static C: u8 = 0;").unwrap();
+        std::fs::write(src.join("d.rs"), "unsafe fn d() {}").unwrap();
+        std::fs::write(src.join("a.rs.snap.new"), "static S: u8 = 0;").unwrap();
+        assert_eq!(
+            first_in_files(src, &["unsafe", "static"]),
+            Some(("b/c.rs".to_owned(), 1))
+        );
+        assert_eq!(
+            first_in_files(src, &["unsafe"]),
+            Some(("d.rs".to_owned(), 0))
+        );
+        assert_eq!(first_in_files(src, &["thread_local"]), None);
+    }
+}
