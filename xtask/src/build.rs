@@ -501,18 +501,19 @@ pub fn claim_exercise(root: &Path, lesson: &Lesson) -> Result<std::fs::File> {
 /// Submissions share one target directory, and cargo decides freshness by modification times,
 /// not by the workspace's path or the files' contents: another student's build of the same lesson
 /// crate could be taken for this one's. So a submission's build (`submission`: its lessons)
-/// decides by content instead. Per lesson it compares the SHA-256 of the student's sources with
-/// the one recorded for the lesson's last build in this folder
-/// (`.xtask-sources/<lesson>`):
-/// - the same: the artifacts were built from these very files, and the sources get an old time
+/// decides by content instead. Per lesson it compares the SHA-256 of every file in the lesson's
+/// two crates (`exercises/<lesson>` and `solutions/<lesson>`, which hold each other's checks)
+/// with the one recorded for the package's last build in this folder
+/// (`.xtask-sources/<package>`):
+/// - the same: the artifacts were built from these very files, and the files get an old time
 ///   so cargo reuses them (students who left a lesson as handed out share its build);
-/// - different: the lesson crate's fingerprints are removed, so cargo rebuilds exactly it.
+/// - different: the package's fingerprints are removed, so cargo rebuilds exactly it.
 ///
-/// Local builds of the exercises (`submission` false) decide the same way, except that sources
-/// recorded the same are left alone (a student's files keep their times): several copies of the
-/// course sharing one target folder (the grader's tests, a shared `CARGO_TARGET_DIR`) never take
-/// each other's artifacts. Builds of the solutions take the lock too and keep the records: they
-/// build other packages (`lesson02-solution`), whose artifacts never replace the exercises'.
+/// Local builds, of the exercises or the solutions (`submission` false), decide the same way,
+/// except that files recorded the same are left alone (a student's files keep their times):
+/// several copies of the course sharing one target folder (the grader's tests, a shared
+/// `CARGO_TARGET_DIR`) never take each other's artifacts, whether their sources or their checks
+/// differ.
 fn take_build_lock(target: &Path) -> Result<std::fs::File> {
     std::fs::create_dir_all(target)
         .with_context(|| format!("cannot create {}", target.display()))?;
@@ -524,8 +525,9 @@ fn take_build_lock(target: &Path) -> Result<std::fs::File> {
     Ok(lock)
 }
 
-/// Under the build lock: decides, per lesson of the exercises built from `root` into `target`,
-/// whether cargo may reuse its artifacts (see [`take_build_lock`]).
+/// Under the build lock: decides, per lesson built from `root` into `target` (its exercises'
+/// crate, or its solutions' with `solutions`), whether cargo may reuse its artifacts (see
+/// [`take_build_lock`]).
 fn decide_by_content(
     root: &Path,
     target: &Path,
@@ -533,9 +535,6 @@ fn decide_by_content(
     solutions: bool,
     submission: bool,
 ) -> Result<()> {
-    if solutions {
-        return Ok(());
-    }
     let recorded = target.join(".xtask-sources");
     std::fs::create_dir_all(&recorded)
         .with_context(|| format!("cannot create {}", recorded.display()))?;
@@ -547,16 +546,10 @@ fn decide_by_content(
             .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
             .collect();
     for lesson in lessons {
-        let src = lesson.crate_dir(root, false).join("src");
-        let files: Vec<(String, Vec<u8>)> = crate::fsutil::files_under(&src, &src, &|_, _| false)
-            .into_iter()
-            .map(|rel| {
-                let bytes = std::fs::read(src.join(&rel)).unwrap_or_default();
-                (rel, bytes)
-            })
-            .collect();
+        let files = lesson_inputs(root, lesson);
         let digest = crate::manifest::sources_digest(&files);
-        let record = recorded.join(&lesson.id);
+        let package = lesson.package(solutions);
+        let record = recorded.join(&package);
         let same = std::fs::read_to_string(&record).ok().as_deref() == Some(digest.as_str());
         if same && !submission {
             // Built from these very contents last time: cargo's own freshness is right.
@@ -567,15 +560,16 @@ fn decide_by_content(
             for (rel, _) in &files {
                 let _ = std::fs::File::options()
                     .write(true)
-                    .open(src.join(rel))
+                    .open(root.join(rel))
                     .and_then(|f| f.set_modified(old));
             }
             continue;
         }
-        // The exercise crate's own fingerprints (`lesson02-<hash>`), not the solution's.
+        // The package's own fingerprints (`lesson02-<hash>`, or `lesson02-solution-<hash>`),
+        // not the other side's.
         for (name, dir) in &fingerprints {
             if name
-                .strip_prefix(&lesson.id)
+                .strip_prefix(package.as_str())
                 .and_then(|rest| rest.strip_prefix('-'))
                 .is_some_and(|hash| hash.chars().all(|c| c.is_ascii_hexdigit()))
             {
@@ -586,6 +580,24 @@ fn decide_by_content(
             .with_context(|| format!("cannot write {}", record.display()))?;
     }
     Ok(())
+}
+
+/// Every file a build of `lesson` can read from its two crates in the course at `root`, with its
+/// path there: the exercises' crate and the solutions' (each compiles checks kept in the other:
+/// the visible ones in `exercises/`, the hidden ones in `solutions/`), insta's scratch files left
+/// out.
+fn lesson_inputs(root: &Path, lesson: &Lesson) -> Vec<(String, Vec<u8>)> {
+    [false, true]
+        .into_iter()
+        .flat_map(|side| {
+            let dir = lesson.crate_dir(root, side);
+            crate::fsutil::files_under(&dir, root, &|rel, _| crate::fsutil::is_scratch_file(rel))
+        })
+        .map(|rel| {
+            let bytes = std::fs::read(root.join(&rel)).unwrap_or_default();
+            (rel, bytes)
+        })
+        .collect()
 }
 
 /// A `cargo build` of a student's submission that cannot read what it must not: it runs in the

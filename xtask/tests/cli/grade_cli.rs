@@ -469,6 +469,38 @@ fn copies_sharing_a_target_folder_each_run_their_own_checks() {
     }
 }
 
+/// Two copies of the course sharing a target folder whose checks differ (an instructor's copy with
+/// a check being edited, an older clone): each runs the checks in its own files, whichever copy
+/// built last, on both sides of the course. Cargo alone would take the last build for either copy:
+/// it compares modification times, and each copy's files are older than the other's build.
+#[test]
+fn copies_whose_checks_differ_each_run_their_own() {
+    let edited = Scratch::new("own-checks-edited");
+    let pristine = Scratch::new("own-checks-pristine");
+    let checks = "exercises/lesson01-why-heads/tests/checks.rs";
+    let text = edited.read(checks);
+    let start = "fn draw_head_order_and_scale() {\n    let _proof = course_check::proof();\n";
+    assert!(text.contains(start), "the check changed: update this test");
+    let panics = format!("{start}    panic!(\"edited in one copy only\");\n");
+    edited.write(checks, &text.replacen(start, &panics, 1));
+    let status = |s: &Scratch, args: &[&str]| {
+        let report = json_of(
+            &s.xtask(&[args, &["--format", "json"]].concat())
+                .output()
+                .unwrap(),
+        );
+        statuses(&report)["draw_head_order_and_scale"].clone()
+    };
+    let solutions = ["grade", "--solutions", "1"];
+    assert_ne!(status(&edited, &solutions).0, "passed");
+    assert_eq!(status(&pristine, &solutions).0, "passed");
+    assert_ne!(status(&edited, &solutions).0, "passed");
+    let exercises = ["grade", "1"];
+    let (edited_status, message) = status(&edited, &exercises);
+    assert_ne!(edited_status, "not_started", "{message}");
+    assert_eq!(status(&pristine, &exercises).0, "not_started");
+}
+
 /// A relative `CARGO_TARGET_DIR` is taken from the course root, where the grader runs cargo: the
 /// checks are built, found and run there (this one points at the tests' shared folder).
 #[test]
