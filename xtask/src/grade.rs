@@ -116,7 +116,7 @@ fn keeping_state(
 ) -> HashSet<PathBuf> {
     plans
         .iter()
-        .filter(|plan| crate::stateful::in_lesson(root, plan.lesson, solutions).is_some())
+        .filter(|plan| crate::stateful::keeps_state(root, plan.lesson, solutions))
         .filter_map(|plan| match &built[&plan.lesson.id] {
             Built::Ok(bins) => Some(bins.iter().map(|b| b.exe.clone())),
             Built::Failed(_) => None,

@@ -21,21 +21,18 @@ const KEEPS_STATE: &[&str] = &[
     "remove_var",
 ];
 
-/// The first file of `lesson`'s code in the course at `root` (`src/**` of its exercises' crate,
-/// or its solutions' with `solutions`) whose code can keep state, as its path in the course and
-/// the identifier that does it; `None` when no file can.
-pub fn in_lesson(root: &Path, lesson: &Lesson, solutions: bool) -> Option<(String, &'static str)> {
-    let dir = lesson.crate_dir(root, solutions);
-    let (rel, i) = crate::tokens::first_in_files(&dir.join("src"), KEEPS_STATE)?;
-    let side = if solutions { "solutions" } else { "exercises" };
-    Some((format!("{side}/{}/src/{rel}", lesson.dir), KEEPS_STATE[i]))
+/// Whether `lesson`'s code in the course at `root` (`src/**` of its exercises' crate, or its
+/// solutions' with `solutions`) can keep state between calls.
+pub fn keeps_state(root: &Path, lesson: &Lesson, solutions: bool) -> bool {
+    let src = lesson.crate_dir(root, solutions).join("src");
+    crate::tokens::first_in_files(&src, KEEPS_STATE).is_some()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn keeps_state(text: &str) -> Option<&'static str> {
+    fn found(text: &str) -> Option<&'static str> {
         crate::tokens::first_ident(text, KEEPS_STATE).map(|i| KEEPS_STATE[i])
     }
 
@@ -68,30 +65,27 @@ mod tests {
                 "set_current_dir",
             ),
         ] {
-            assert_eq!(keeps_state(text), Some(how), "{text}");
+            assert_eq!(found(text), Some(how), "{text}");
         }
         for text in [
             "pub fn words() -> &'static [&'static str] { &[\"static\"] }",
             "// a static cache would be wrong here\nfn f(x: &dyn Any + 'static) {}",
             "fn f() -> Vec<f64> { vec![0.0; 3] }",
         ] {
-            assert_eq!(keeps_state(text), None, "{text}");
+            assert_eq!(found(text), None, "{text}");
         }
     }
 
     #[test]
-    fn the_lessons_file_is_named_in_the_course() {
+    fn each_side_is_read_from_its_own_crate() {
         let root = tempfile::tempdir().unwrap();
         let lesson = crate::course::fixture().lessons.remove(0);
         let src = lesson.crate_dir(root.path(), false).join("src");
         std::fs::create_dir_all(&src).unwrap();
         std::fs::write(src.join("lib.rs"), "pub fn f() -> &'static str { \"\" }").unwrap();
-        assert_eq!(in_lesson(root.path(), &lesson, false), None);
+        assert!(!keeps_state(root.path(), &lesson, false));
         std::fs::write(src.join("cache.rs"), "static C: u8 = 0;").unwrap();
-        assert_eq!(
-            in_lesson(root.path(), &lesson, false),
-            Some((format!("exercises/{}/src/cache.rs", lesson.dir), "static"))
-        );
-        assert_eq!(in_lesson(root.path(), &lesson, true), None);
+        assert!(keeps_state(root.path(), &lesson, false));
+        assert!(!keeps_state(root.path(), &lesson, true));
     }
 }
