@@ -501,9 +501,9 @@ pub fn claim_exercise(root: &Path, lesson: &Lesson) -> Result<std::fs::File> {
 /// Submissions share one target directory, and cargo decides freshness by modification times,
 /// not by the workspace's path or the files' contents: another student's build of the same lesson
 /// crate could be taken for this one's. So a submission's build (`submission`: its lessons)
-/// decides by content instead. Per lesson it compares the SHA-256 of every file in the lesson's
-/// two crates (`exercises/<lesson>` and `solutions/<lesson>`, which hold each other's checks)
-/// with the one recorded for the package's last build in this folder
+/// decides by content instead. Per lesson it compares the SHA-256 of the files in the lesson's two
+/// crates (`exercises/<lesson>` and `solutions/<lesson>`, which hold each other's checks; see
+/// [`lesson_inputs`]) with the one recorded for the package's last build in this folder
 /// (`.xtask-sources/<package>`):
 /// - the same: the artifacts were built from these very files, and the files get an old time
 ///   so cargo reuses them (students who left a lesson as handed out share its build);
@@ -584,15 +584,16 @@ fn decide_by_content(
 
 /// Every file a build of `lesson` can read from its two crates in the course at `root`, with its
 /// path there: the exercises' crate and the solutions' (each compiles checks kept in the other:
-/// the visible ones in `exercises/`, the hidden ones in `solutions/`), insta's scratch files left
-/// out.
+/// the visible ones in `exercises/`, the hidden ones in `solutions/`). Left out: the snapshot
+/// folders, which the checks read when they run (blessing them rebuilds nothing), and insta's
+/// scratch files.
 fn lesson_inputs(root: &Path, lesson: &Lesson) -> Vec<(String, Vec<u8>)> {
+    let skip = |rel: &str, is_dir: bool| {
+        crate::fsutil::is_scratch_file(rel) || (is_dir && rel.ends_with("/snapshots"))
+    };
     [false, true]
         .into_iter()
-        .flat_map(|side| {
-            let dir = lesson.crate_dir(root, side);
-            crate::fsutil::files_under(&dir, root, &|rel, _| crate::fsutil::is_scratch_file(rel))
-        })
+        .flat_map(|side| crate::fsutil::files_under(&lesson.crate_dir(root, side), root, &skip))
         .map(|rel| {
             let bytes = std::fs::read(root.join(&rel)).unwrap_or_default();
             (rel, bytes)
@@ -786,6 +787,43 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(&bins[0].exe).unwrap(),
             "this student's checks"
+        );
+    }
+
+    #[test]
+    fn a_lessons_build_inputs_are_both_crates_without_snapshots() {
+        let root = tempfile::tempdir().unwrap();
+        let lesson = crate::course::fixture().lessons.remove(0);
+        let files = [
+            (false, "src/exercises.rs"),
+            (false, "tests/checks.rs"),
+            (false, "tests/snapshots/a.snap"),
+            (false, "src/b.rs.snap.new"),
+            (true, "src/exercises.rs"),
+            (true, "tests/hidden/checks.rs"),
+            (true, "tests/hidden/snapshots/b.snap"),
+        ];
+        for (side, rel) in files {
+            let path = lesson.crate_dir(root.path(), side).join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, rel).unwrap();
+        }
+        let listed: Vec<String> = lesson_inputs(root.path(), &lesson)
+            .into_iter()
+            .map(|(rel, bytes)| {
+                assert!(rel.ends_with(std::str::from_utf8(&bytes).unwrap()));
+                rel
+            })
+            .collect();
+        let d = &lesson.dir;
+        assert_eq!(
+            listed,
+            [
+                format!("exercises/{d}/src/exercises.rs"),
+                format!("exercises/{d}/tests/checks.rs"),
+                format!("solutions/{d}/src/exercises.rs"),
+                format!("solutions/{d}/tests/hidden/checks.rs"),
+            ]
         );
     }
 
