@@ -273,19 +273,8 @@ fn an_endless_loop_is_waited_out_once_and_blamed_on_its_exercise() {
 #[test]
 fn code_that_keeps_state_between_calls_gets_the_verdicts_it_gets_alone() {
     let s = Scratch::new("feedback-state");
-    let cached = planted(
-        "lesson01-why-heads",
-        "pub fn attention_weights(",
-        "pub fn attention_weights_computed(",
-    ) + "
-/// Remembers the last weights it computed, by the input's shape.
-pub fn attention_weights(
-    x: ArrayView3<f64>,
-    wq: ArrayView2<f64>,
-    wk: ArrayView2<f64>,
-    wv: ArrayView2<f64>,
-) -> Result<Array3<f64>> {
-    static LAST: std::sync::Mutex<Option<(Vec<usize>, Array3<f64>)>> =
+    // Remembers the last weights it computed, by the input's shape alone.
+    let lookup = "    static LAST: std::sync::Mutex<Option<(Vec<usize>, Array3<f64>)>> =
         std::sync::Mutex::new(None);
     let mut last = LAST.lock().unwrap();
     if let Some((shape, weights)) = last.as_ref()
@@ -293,11 +282,19 @@ pub fn attention_weights(
     {
         return Ok(weights.clone());
     }
-    let weights = attention_weights_computed(x, wq, wk, wv)?;
-    *last = Some((x.shape().to_vec(), weights.clone()));
-    Ok(weights)
-}
 ";
+    let first = "    let op = \"attention_weights\";\n";
+    let cached = planted("lesson01-why-heads", first, &format!("{lookup}{first}"));
+    let store = "    softmax_inplace(&mut scores);\n";
+    assert!(
+        cached.contains(store),
+        "the reference solution changed: {store}"
+    );
+    let cached = cached.replacen(
+        store,
+        &format!("{store}    *last = Some((x.shape().to_vec(), scores.clone()));\n"),
+        1,
+    );
     s.write(L1, &cached);
     let report = graded(&s, &["lesson01"]);
     let all = checks(&report);
