@@ -9,32 +9,37 @@ use std::path::Path;
 /// is no `static`). A raw identifier counts as its name (`r#include_str` as `include_str`).
 /// Text that does not tokenize gives `None`: it does not compile either.
 pub fn first_ident(text: &str, names: &[&str]) -> Option<usize> {
-    fn walk(tokens: proc_macro2::TokenStream, names: &[&str]) -> Option<usize> {
-        // A lifetime is a joint `'` followed by its name.
-        let mut after_quote = false;
-        for token in tokens {
-            let found = match &token {
-                proc_macro2::TokenTree::Ident(i) if !after_quote => {
-                    let name = i.to_string();
-                    let name = name.strip_prefix("r#").unwrap_or(&name);
-                    names.iter().position(|n| *n == name)
-                }
-                proc_macro2::TokenTree::Group(g) => walk(g.stream(), names),
-                _ => None,
-            };
-            if found.is_some() {
-                return found;
-            }
-            after_quote = matches!(&token, proc_macro2::TokenTree::Punct(p)
-                if p.as_char() == '\'' && p.spacing() == proc_macro2::Spacing::Joint);
-        }
-        None
-    }
     // An identifier's text is in the source: most files need no tokenizing at all.
     if !names.iter().any(|n| text.contains(n)) {
         return None;
     }
-    walk(text.parse::<proc_macro2::TokenStream>().ok()?, names)
+    let tokens = text.parse::<proc_macro2::TokenStream>().ok()?;
+    // Groups are walked with a stack of their own, not by recursion: a file of a million nested
+    // brackets tokenizes, and must not overflow the grader's stack.
+    let mut open = vec![tokens.into_iter()];
+    // A lifetime is a joint `'` followed by its name.
+    let mut after_quote = false;
+    while let Some(tokens) = open.last_mut() {
+        let Some(token) = tokens.next() else {
+            open.pop();
+            after_quote = false;
+            continue;
+        };
+        match &token {
+            proc_macro2::TokenTree::Ident(i) if !after_quote => {
+                let name = i.to_string();
+                let name = name.strip_prefix("r#").unwrap_or(&name);
+                if let Some(found) = names.iter().position(|n| *n == name) {
+                    return Some(found);
+                }
+            }
+            proc_macro2::TokenTree::Group(g) => open.push(g.stream().into_iter()),
+            _ => {}
+        }
+        after_quote = matches!(&token, proc_macro2::TokenTree::Punct(p)
+            if p.as_char() == '\'' && p.spacing() == proc_macro2::Spacing::Joint);
+    }
+    None
 }
 
 /// The first file under `src` (in name order, as a path relative to it) that uses one of `names`
@@ -79,6 +84,20 @@ mod tests {
             Some("static")
         );
         assert_eq!(found("fn r#unsafe() {}"), Some("unsafe"));
+        // Deeper than any stack would allow by recursion (the test runs on a 2 MiB thread).
+        let deep = |inner: &str| {
+            format!(
+                "fn f() {{ {}{inner}{} }}",
+                "(".repeat(200_000),
+                ")".repeat(200_000)
+            )
+        };
+        assert_eq!(found(&deep("unsafe_x")), None);
+        assert_eq!(found(&deep("unsafe")), Some("unsafe"));
+        assert_eq!(
+            found(&format!("{} static S: u8 = 0;", deep("'static"))),
+            Some("static")
+        );
         assert_eq!(found("fn f( {"), None);
     }
 

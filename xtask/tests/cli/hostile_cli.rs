@@ -313,6 +313,18 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
         ),
     )
     .unwrap();
+    // Next to it, a file of 200,000 nested brackets (never compiled: no module names it) that the
+    // grader's scan for refused constructs must read without overflowing its own stack.
+    let depth = 200_000;
+    std::fs::write(
+        sub.path.join(format!("exercises/{l6}/src/deep.rs")),
+        format!(
+            "pub fn deep() -> u8 {{ let unsafe_cell = {}0{}; unsafe_cell }}\n",
+            "(".repeat(depth),
+            ")".repeat(depth)
+        ),
+    )
+    .unwrap();
     // Lesson 7 compiles the hidden checks' source in as a module of its own, so that the
     // compiler's errors would quote it.
     append_to_exercises(
