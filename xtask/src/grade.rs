@@ -114,14 +114,15 @@ fn keeping_state(
     built: &HashMap<String, Built>,
     solutions: bool,
 ) -> HashSet<PathBuf> {
+    // Only lessons that built have checks to run: the others' sources are not read.
     plans
         .iter()
-        .filter(|plan| crate::stateful::keeps_state(root, plan.lesson, solutions))
         .filter_map(|plan| match &built[&plan.lesson.id] {
-            Built::Ok(bins) => Some(bins.iter().map(|b| b.exe.clone())),
+            Built::Ok(bins) => Some((plan.lesson, bins)),
             Built::Failed(_) => None,
         })
-        .flatten()
+        .filter(|(lesson, _)| crate::stateful::keeps_state(root, lesson, solutions))
+        .flat_map(|(_, bins)| bins.iter().map(|b| b.exe.clone()))
         .collect()
 }
 
