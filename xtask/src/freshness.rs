@@ -16,7 +16,7 @@
 use crate::build::{BuildOutput, Built, CheckBinary};
 use crate::course::Lesson;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+use hmac_sha256::Hash as Sha256;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;

@@ -6,7 +6,6 @@
 use crate::course::Course;
 use crate::workspace::relative;
 use anyhow::{Context as _, Result};
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
@@ -59,7 +58,7 @@ fn digest(path: &Path) -> Option<String> {
 
 /// The SHA-256 of `bytes` in lower-case hex, as `sha256sum` prints it.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
+    hmac_sha256::Hash::hash(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()

@@ -133,9 +133,8 @@ fn hostile_lesson01(root: &Path) -> String {
 /// course at `root` keep: its folder of links to check executables, and its state files (named
 /// with 16 hex digits of the SHA-256 of its path: other tests grade other copies meanwhile).
 fn local_state(xtask_dir: &Path, root: &Path) -> Vec<PathBuf> {
-    use sha2::{Digest, Sha256};
     let root = root.canonicalize().unwrap();
-    let hash: String = Sha256::digest(root.to_string_lossy().as_bytes())
+    let hash: String = hmac_sha256::Hash::hash(root.to_string_lossy().as_bytes())
         .iter()
         .take(8)
         .map(|b| format!("{b:02x}"))
