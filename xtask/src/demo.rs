@@ -35,7 +35,15 @@ fn cargo_run(root: &Path, lesson: &Lesson, solutions: bool, args: &[String]) -> 
     let package = lesson.package(solutions);
     let mut cmd = crate::cargo::command();
     cmd.current_dir(root)
-        .args(["run", "--quiet", "--package", &package, "--example"])
+        .args([
+            "run",
+            "--quiet",
+            "--package",
+            &package,
+            "--features",
+            "demo",
+            "--example",
+        ])
         .arg(format!("{package}-demo"))
         .arg("--")
         .args(args)

@@ -15,8 +15,8 @@
 
 use crate::build::{BuildOutput, Built, CheckBinary};
 use crate::course::Lesson;
-use serde::{Deserialize, Serialize};
 use hmac_sha256::Hash as Sha256;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;

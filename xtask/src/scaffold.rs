@@ -124,13 +124,13 @@ doctest = false
 [dependencies]
 attention.workspace = true
 ndarray.workspace = true
+# Only the worked example draws (`cargo xtask demo` turns on `demo`): the checks build without
+# the pictures and plotters.
+pictures = { workspace = true, optional = true }
 
 [dev-dependencies]
 course-check.workspace = true
 insta.workspace = true
-# As in every lesson, whether its demo draws or not: the lessons' checks then build their shared
-# crates alike, and grading this lesson alone reuses what grading the course compiled.
-pictures.workspace = true
 
 [[test]]
 name = "@ID@"
@@ -139,6 +139,10 @@ path = "tests/@ID@.rs"
 [[example]]
 name = "@PKG@-demo"
 path = "examples/demo.rs"
+required-features = ["demo"]
+
+[features]
+demo = ["dep:pictures"]
 
 [lints]
 workspace = true
