@@ -121,6 +121,45 @@ fn each_lesson_alone_builds_its_crates_as_the_whole_course_does() {
     );
 }
 
+/// `cargo xtask demo N` builds the lesson's worked example with `--features demo`, which adds the
+/// pictures (and `plotters`): every crate the lessons' checks build too must keep its feature list
+/// there, or the first demo after a grade compiles `ndarray`, the core and the checks' support again
+/// (`num-traits` did, until `course-check` asked for its `default` feature). The reference
+/// solutions' demos are compared with the build of the solutions' checks.
+#[test]
+fn each_demo_builds_the_crates_of_the_checks_as_the_checks_do() {
+    let root = crate::support::course_root();
+    let lessons = lesson_packages(&root);
+    let mut drift = Vec::new();
+    for packages in [
+        lessons.clone(),
+        lessons.iter().map(|l| format!("{l}-solution")).collect(),
+    ] {
+        let checks = features_in(&root, &lessons_of(&packages));
+        for package in &packages {
+            let mut demo = lessons_of(std::slice::from_ref(package));
+            demo.extend(["--features", "demo"].map(str::to_owned));
+            for (crate_, lists) in features_in(&root, &demo) {
+                let own = crate_.split(' ').next() == Some(package.as_str());
+                if let Some(theirs) = checks.get(&crate_)
+                    && !own
+                    && theirs != &lists
+                {
+                    drift.push(format!(
+                        "{package}: {crate_} in the demo {lists:?}, in the checks {theirs:?}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        drift.is_empty(),
+        "`cargo xtask demo N` would compile these again (ask for the demo's features in \
+         crates/course-check/Cargo.toml):\n{}",
+        drift.join("\n")
+    );
+}
+
 #[test]
 fn the_grader_and_the_lessons_build_their_shared_crates_alike() {
     let grader = features(GRADER);
