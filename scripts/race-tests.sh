@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Races the course's own `cargo test` (or, with --first-grade, a student's first `cargo xtask
-# grade`) on two commits: the machine's speed drifts by 10-20% within
-# minutes (more from hour to hour), so the two trees run alternately, never one after the other.
-# Each commit is cloned once (its own folder, dependencies fetched); each round empties both
-# target folders and runs `cargo test --locked -q` (or `cargo xtask grade`) in each, the order swapped every other round.
+# grade`) on two commits: the machine's speed drifts by 10-20% within minutes (more from hour to
+# hour), so the two trees run alternately, never one after the other. Each commit is cloned once
+# (its own folder, dependencies fetched); each round empties both target folders and runs
+# `cargo test --locked -q` (or `cargo xtask grade`) in each, the order swapped every other round.
 # Prints each run's wall time and CPU time (user + system: steadier than wall time on a shared
 # machine), then the medians. A run that fails is reported and still timed.
 # Usage: scripts/race-tests.sh [--first-grade] A B [ROUNDS]   (ROUNDS 3; A, B: commits, e.g.
