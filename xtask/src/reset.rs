@@ -121,15 +121,43 @@ fn quote_tokens(item: &impl quote::ToTokens) -> TokenStream {
     item.to_token_stream()
 }
 
+/// The deepest bracket nesting [`fn_range`] parses. A lesson's file nests a few levels deep;
+/// unoptimised, `syn` takes about 14 KiB of stack per level, so 128 levels fit a 2 MiB thread
+/// and leave most of the main thread's 8 MiB.
+const MAX_NESTING: usize = 128;
+
+/// A file whose brackets nest deeper than [`MAX_NESTING`] (how deep they do).
+#[derive(Debug)]
+struct TooDeep(usize);
+
+impl std::fmt::Display for TooDeep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "brackets nest {} deep, and this command reads up to {MAX_NESTING}",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for TooDeep {}
+
 /// The byte range of the `fn name` item in `text` (attributes and doc comments included), `None`
-/// when there is no such function. Errors when `text` does not parse as Rust, or when several
-/// functions have that name.
+/// when there is no such function. Errors when `text` does not parse as Rust, nests brackets
+/// deeper than [`MAX_NESTING`], or when several functions have that name.
 pub fn fn_range(text: &str, name: &str) -> Result<Option<Range<usize>>> {
     // `syn::parse_file` skips a byte-order mark; the spans then start after it.
     let (bom, body) = match text.strip_prefix('\u{feff}') {
         Some(rest) => ('\u{feff}'.len_utf8(), rest),
         None => (0, text),
     };
+    // `syn` parses by recursion: brackets nested far deeper than any lesson would overflow the
+    // stack and abort the command (a file of 200,000 nested parentheses did).
+    if let Some(depth) = crate::tokens::max_depth(body)
+        && depth > MAX_NESTING
+    {
+        return Err(TooDeep(depth).into());
+    }
     let file = syn::parse_file(body).map_err(|e| {
         let at = e.span().start();
         anyhow::Error::new(e).context(format!("line {}, column {}", at.line, at.column + 1))
@@ -160,8 +188,11 @@ pub fn replace_fn(text: &str, stub: &str, name: &str) -> Result<(String, bool)> 
         .map_err(|e| anyhow!("the handed-out stub does not parse ({e:#})"))?
         .with_context(|| format!("the handed-out stub has no `fn {name}`"))?;
     let stub_item = &stub[stub_range];
-    let range = fn_range(text, name).map_err(|e| {
-        anyhow!("your file does not parse as Rust ({e:#}); fix it, or reset the whole lesson")
+    let range = fn_range(text, name).map_err(|e| match e.downcast_ref::<TooDeep>() {
+        Some(deep) => anyhow!("your file's {deep}; fix it, or reset the whole lesson"),
+        None => {
+            anyhow!("your file does not parse as Rust ({e:#}); fix it, or reset the whole lesson")
+        }
     })?;
     Ok(match range {
         Some(r) => (
@@ -344,6 +375,32 @@ mod tests {
                 .to_string()
                 .contains("no `fn nope`")
         );
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_before_it_can_overflow_the_stack() {
+        // The function's body is one level: `MAX_NESTING - 1` parentheses inside it.
+        let nested = |depth: usize| {
+            format!(
+                "{STUB}\npub fn deep() -> u32 {{\n    {}1{}\n}}\n",
+                "(".repeat(depth - 1),
+                ")".repeat(depth - 1)
+            )
+        };
+        // Parsed at the limit, on a test thread's 2 MiB stack (the command's main thread has 8).
+        let text = nested(MAX_NESTING);
+        let (out, appended) = replace_fn(&text, STUB, "add").unwrap();
+        assert!(!appended);
+        assert!(out.ends_with(&text[text.find("\npub fn deep").unwrap()..]));
+        // Refused past it, however deep, with the depth named.
+        for depth in [MAX_NESTING + 1, 200_000] {
+            let err = format!("{:#}", replace_fn(&nested(depth), STUB, "add").unwrap_err());
+            assert!(
+                err.starts_with(&format!("your file's brackets nest {depth} deep")),
+                "{err}"
+            );
+            assert!(err.contains("reset the whole lesson"), "{err}");
+        }
     }
 
     #[test]

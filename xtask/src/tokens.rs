@@ -42,6 +42,28 @@ pub fn first_ident(text: &str, names: &[&str]) -> Option<usize> {
     None
 }
 
+/// How deep the brackets (`()`, `[]`, `{}`) of Rust source `text` nest at most, by Rust's
+/// tokenizer (brackets in comments and literals do not count): 0 for none. Walked without
+/// recursion, like [`first_ident`]. Text that does not tokenize gives `None`.
+pub fn max_depth(text: &str) -> Option<usize> {
+    let tokens = text.parse::<proc_macro2::TokenStream>().ok()?;
+    let mut open = vec![tokens.into_iter()];
+    let mut deepest = 0;
+    while let Some(tokens) = open.last_mut() {
+        match tokens.next() {
+            Some(proc_macro2::TokenTree::Group(g)) => {
+                open.push(g.stream().into_iter());
+                deepest = deepest.max(open.len() - 1);
+            }
+            Some(_) => {}
+            None => {
+                open.pop();
+            }
+        }
+    }
+    Some(deepest)
+}
+
 /// The first file under `src` (in name order, as a path relative to it) that uses one of `names`
 /// ([`first_ident`]), and where that one is in `names`. insta's scratch files are skipped.
 pub fn first_in_files(src: &Path, names: &[&str]) -> Option<(String, usize)> {
@@ -99,6 +121,25 @@ mod tests {
             Some("static")
         );
         assert_eq!(found("fn f( {"), None);
+    }
+
+    #[test]
+    fn nesting_depth_counts_brackets_in_code_only() {
+        assert_eq!(max_depth("const N: u8 = 1;"), Some(0));
+        assert_eq!(max_depth("fn f() { g([1, (2)]) }"), Some(4));
+        assert_eq!(max_depth("fn f() {} fn g() { {} }"), Some(2));
+        assert_eq!(
+            max_depth("fn f() { \"((((\" } // [[[[\n/* {{{{ */"),
+            Some(1)
+        );
+        assert_eq!(max_depth("fn f( {"), None);
+        // Deeper than any stack would allow by recursion (the test runs on a 2 MiB thread).
+        let deep = format!(
+            "fn f() {{ {}1{} }}",
+            "[".repeat(200_000),
+            "]".repeat(200_000)
+        );
+        assert_eq!(max_depth(&deep), Some(200_001));
     }
 
     #[test]

@@ -238,6 +238,23 @@ fn reset_restores_one_function_or_a_lesson_in_a_handout_without_git() {
         .stderr(predicate::str::contains("--yes"));
     assert_eq!(std::fs::read_to_string(h.join(EXERCISES)).unwrap(), mine);
 
+    // A file nested deeper than any stack allows parsing by recursion: refused in one line (it
+    // aborted with a stack overflow before), nothing changed.
+    let deep = format!(
+        "{mine}\nfn deep() -> u32 {{ {}1{} }}\n",
+        "(".repeat(200_000),
+        ")".repeat(200_000)
+    );
+    std::fs::write(h.join(EXERCISES), &deep).unwrap();
+    reset(h, &["draw_head", "--yes"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("nest 200001 deep"))
+        .stderr(predicate::str::contains("reset the whole lesson"))
+        .stderr(predicate::str::contains("overflow").not());
+    assert_eq!(std::fs::read_to_string(h.join(EXERCISES)).unwrap(), deep);
+    std::fs::write(h.join(EXERCISES), &mine).unwrap();
+
     // One function: draw_head is the stub again, row_sums is still the student's.
     let done = reset(h, &["draw_head", "--yes"]).assert().success();
     let after = std::fs::read_to_string(h.join(EXERCISES)).unwrap();
