@@ -501,9 +501,10 @@ pub fn claim_exercise(root: &Path, lesson: &Lesson) -> Result<std::fs::File> {
 /// Submissions share one target directory, and cargo decides freshness by modification times,
 /// not by the workspace's path or the files' contents: another student's build of the same lesson
 /// crate could be taken for this one's. So a submission's build (`submission`: its lessons)
-/// decides by content instead. Per lesson it compares the SHA-256 of the files in the lesson's two
-/// crates (`exercises/<lesson>` and `solutions/<lesson>`, which hold each other's checks; see
-/// [`lesson_inputs`]) with the one recorded for the package's last build in this folder
+/// decides by content instead. Per lesson it compares the SHA-256 of the files the package's build
+/// reads from the lesson's two crates (`exercises/<lesson>` and `solutions/<lesson>`, which hold
+/// each other's checks; see [`lesson_inputs`]) with the one recorded for the package's last build
+/// in this folder
 /// (`.xtask-sources/<package>`):
 /// - the same: the artifacts were built from these very files, and the files get an old time
 ///   so cargo reuses them (students who left a lesson as handed out share its build);
@@ -546,7 +547,7 @@ fn decide_by_content(
             .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
             .collect();
     for lesson in lessons {
-        let files = lesson_inputs(root, lesson);
+        let files = lesson_inputs(root, lesson, solutions);
         let digest = crate::manifest::sources_digest(&files);
         let package = lesson.package(solutions);
         let record = recorded.join(&package);
@@ -582,18 +583,28 @@ fn decide_by_content(
     Ok(())
 }
 
-/// Every file a build of `lesson` can read from its two crates in the course at `root`, with its
-/// path there: the exercises' crate and the solutions' (each compiles checks kept in the other:
-/// the visible ones in `exercises/`, the hidden ones in `solutions/`). Left out: the snapshot
-/// folders, which the checks read when they run (blessing them rebuilds nothing), and insta's
-/// scratch files.
-fn lesson_inputs(root: &Path, lesson: &Lesson) -> Vec<(String, Vec<u8>)> {
+/// Every file the build of one of `lesson`'s crates can read from the lesson's two crates in the
+/// course at `root`, with its path there. The exercises' crate (`solutions` false) compiles its
+/// own files and the hidden checks ([`Lesson::hidden_dir`], in `solutions/`); the solutions' crate
+/// its own files and, through `#[path]`, the exercises' (their setup code and visible checks).
+/// Left out: the snapshot folders, which the checks read when they run (blessing them rebuilds
+/// nothing), the pristine stubs a handout keeps in `.stubs/` (read by `reset`, never compiled)
+/// and insta's scratch files. So a handout, which has no `solutions/`, digests the exercises of a
+/// lesson without hidden checks as the instructors' tree does, and shares their build.
+fn lesson_inputs(root: &Path, lesson: &Lesson, solutions: bool) -> Vec<(String, Vec<u8>)> {
+    let stubs = format!("/{}", crate::reset::STUB_DIR);
     let skip = |rel: &str, is_dir: bool| {
-        crate::fsutil::is_scratch_file(rel) || (is_dir && rel.ends_with("/snapshots"))
+        crate::fsutil::is_scratch_file(rel)
+            || (is_dir && (rel.ends_with("/snapshots") || rel.ends_with(&stubs)))
     };
-    [false, true]
-        .into_iter()
-        .flat_map(|side| crate::fsutil::files_under(&lesson.crate_dir(root, side), root, &skip))
+    let other = if solutions {
+        lesson.crate_dir(root, true)
+    } else {
+        lesson.hidden_dir(root)
+    };
+    [lesson.crate_dir(root, false), other]
+        .iter()
+        .flat_map(|dir| crate::fsutil::files_under(dir, root, &skip))
         .map(|rel| {
             let bytes = std::fs::read(root.join(&rel)).unwrap_or_default();
             (rel, bytes)
@@ -791,7 +802,7 @@ mod tests {
     }
 
     #[test]
-    fn a_lessons_build_inputs_are_both_crates_without_snapshots() {
+    fn a_lessons_build_inputs_are_what_each_crate_compiles_without_snapshots_or_stubs() {
         let root = tempfile::tempdir().unwrap();
         let lesson = crate::course::fixture().lessons.remove(0);
         let files = [
@@ -799,7 +810,9 @@ mod tests {
             (false, "tests/checks.rs"),
             (false, "tests/snapshots/a.snap"),
             (false, "src/b.rs.snap.new"),
+            (false, ".stubs/exercises.rs"),
             (true, "src/exercises.rs"),
+            (true, "tests/lesson01.rs"),
             (true, "tests/hidden/checks.rs"),
             (true, "tests/hidden/snapshots/b.snap"),
         ];
@@ -808,21 +821,43 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, rel).unwrap();
         }
-        let listed: Vec<String> = lesson_inputs(root.path(), &lesson)
-            .into_iter()
-            .map(|(rel, bytes)| {
-                assert!(rel.ends_with(std::str::from_utf8(&bytes).unwrap()));
-                rel
-            })
-            .collect();
+        let listed = |solutions: bool| -> Vec<String> {
+            lesson_inputs(root.path(), &lesson, solutions)
+                .into_iter()
+                .map(|(rel, bytes)| {
+                    assert!(rel.ends_with(std::str::from_utf8(&bytes).unwrap()));
+                    rel
+                })
+                .collect()
+        };
         let d = &lesson.dir;
+        // The exercises' crate: its own files and the hidden checks, none of the solutions' own.
         assert_eq!(
-            listed,
+            listed(false),
+            [
+                format!("exercises/{d}/src/exercises.rs"),
+                format!("exercises/{d}/tests/checks.rs"),
+                format!("solutions/{d}/tests/hidden/checks.rs"),
+            ]
+        );
+        // The solutions' crate: both crates.
+        assert_eq!(
+            listed(true),
             [
                 format!("exercises/{d}/src/exercises.rs"),
                 format!("exercises/{d}/tests/checks.rs"),
                 format!("solutions/{d}/src/exercises.rs"),
                 format!("solutions/{d}/tests/hidden/checks.rs"),
+                format!("solutions/{d}/tests/lesson01.rs"),
+            ]
+        );
+        // Without `solutions/` (a handout), the exercises' inputs are their own files.
+        std::fs::remove_dir_all(lesson.crate_dir(root.path(), true)).unwrap();
+        assert_eq!(
+            listed(false),
+            [
+                format!("exercises/{d}/src/exercises.rs"),
+                format!("exercises/{d}/tests/checks.rs"),
             ]
         );
     }
