@@ -511,7 +511,9 @@ pub fn claim_exercise(root: &Path, lesson: &Lesson) -> Result<std::fs::File> {
 /// - different: the package's fingerprints are removed, so cargo rebuilds exactly it.
 ///
 /// Local builds, of the exercises or the solutions (`submission` false), decide the same way,
-/// except that files recorded the same are left alone (a student's files keep their times):
+/// except that files recorded the same are left alone (a student's files keep their times, and
+/// cargo's records of the files one crate includes from the other, kept by absolute path, are
+/// pointed at this copy's when they name a copy since deleted: see [`crate::dep_info`]):
 /// several copies of the course sharing one target folder (the grader's tests, a shared
 /// `CARGO_TARGET_DIR`) never take each other's artifacts, whether their sources or their checks
 /// differ.
@@ -552,8 +554,28 @@ fn decide_by_content(
         let package = lesson.package(solutions);
         let record = recorded.join(&package);
         let same = std::fs::read_to_string(&record).ok().as_deref() == Some(digest.as_str());
+        // The package's own fingerprints (`lesson02-<hash>`, or `lesson02-solution-<hash>`),
+        // not the other side's.
+        let own = fingerprints.iter().filter(|(name, _)| {
+            name.strip_prefix(package.as_str())
+                .and_then(|rest| rest.strip_prefix('-'))
+                .is_some_and(|hash| hash.chars().all(|c| c.is_ascii_hexdigit()))
+        });
         if same && !submission {
-            // Built from these very contents last time: cargo's own freshness is right.
+            // Built from these very contents last time: cargo's own freshness is right, once
+            // the files it recorded by absolute path in a copy of the course since deleted are
+            // this copy's (see `dep_info.rs`).
+            if let Ok(here) = std::fs::canonicalize(root) {
+                let dirs = [false, true]
+                    .map(|side| crate::workspace::relative(&here, &lesson.crate_dir(&here, side)));
+                for (_, dir) in own {
+                    for record in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                        if record.file_name().to_string_lossy().starts_with("dep-") {
+                            crate::dep_info::repoint(&record.path(), &here, &dirs);
+                        }
+                    }
+                }
+            }
             continue;
         }
         if same {
@@ -566,16 +588,8 @@ fn decide_by_content(
             }
             continue;
         }
-        // The package's own fingerprints (`lesson02-<hash>`, or `lesson02-solution-<hash>`),
-        // not the other side's.
-        for (name, dir) in &fingerprints {
-            if name
-                .strip_prefix(package.as_str())
-                .and_then(|rest| rest.strip_prefix('-'))
-                .is_some_and(|hash| hash.chars().all(|c| c.is_ascii_hexdigit()))
-            {
-                let _ = std::fs::remove_dir_all(dir);
-            }
+        for (_, dir) in own {
+            let _ = std::fs::remove_dir_all(dir);
         }
         std::fs::write(&record, &digest)
             .with_context(|| format!("cannot write {}", record.display()))?;

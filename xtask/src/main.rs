@@ -29,6 +29,7 @@ mod cargo;
 mod check;
 mod course;
 mod demo;
+mod dep_info;
 #[cfg(feature = "instructor")]
 mod dist;
 mod expected;

@@ -241,6 +241,42 @@ fn a_scaffolded_lesson_passes_check() {
             "placeholder(3) = (not computed: `placeholder` is not implemented yet",
         ))
         .stderr(predicate::str::contains("panicked").not());
+
+    // Another copy of this course, graded once this one is gone, reuses its build of the new
+    // lesson: cargo recorded the exercises' files the solutions include by this copy's absolute
+    // paths, and the grader points those records at the other copy's same files (found the same
+    // by content). No other test builds this lesson, so its executables change only if rebuilt.
+    let later = s.copy("new-later");
+    let built = || -> Vec<(String, std::time::SystemTime)> {
+        let deps = support::shared_target().join("debug/deps");
+        let mut files: Vec<_> = std::fs::read_dir(&deps)
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.starts_with(&id) || name.starts_with(&format!("lib{id}"))
+            })
+            .map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name, e.metadata().unwrap().modified().unwrap())
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let before = built();
+    assert!(
+        before
+            .iter()
+            .any(|(name, _)| name.starts_with(&format!("lib{id}_solution"))),
+        "{before:?}"
+    );
+    drop(s);
+    later
+        .xtask(&["grade", "--solutions", &id])
+        .assert()
+        .success();
+    assert_eq!(built(), before, "the solutions of {id} were built again");
 }
 
 #[test]

@@ -78,12 +78,21 @@ fn set_mtime(path: &Path, time: std::time::SystemTime) {
 impl Scratch {
     /// A fresh copy of the course named `name`.
     pub fn new(name: &str) -> Self {
+        Self::copy_of(&course_root(), name)
+    }
+
+    /// A copy of this copy as it is now, named `name`.
+    pub fn copy(&self, name: &str) -> Self {
+        Self::copy_of(&self.root, name)
+    }
+
+    /// A copy of the course at `src` named `name`, modification times kept.
+    fn copy_of(src: &Path, name: &str) -> Self {
         let dir = tempfile::Builder::new()
             .prefix(&format!("course-{name}-"))
             .tempdir()
             .unwrap();
         let root = dir.path().to_path_buf();
-        let src = course_root();
         for item in [
             "Cargo.toml",
             "Cargo.lock",
