@@ -548,6 +548,8 @@ fn decide_by_content(
             .flatten()
             .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
             .collect();
+    // The course's path as cargo records it (see `dep_info.rs`).
+    let here = std::fs::canonicalize(root).ok();
     for lesson in lessons {
         let files = lesson_inputs(root, lesson, solutions);
         let digest = crate::manifest::sources_digest(&files);
@@ -565,13 +567,13 @@ fn decide_by_content(
             // Built from these very contents last time: cargo's own freshness is right, once
             // the files it recorded by absolute path in a copy of the course since deleted are
             // this copy's (see `dep_info.rs`).
-            if let Ok(here) = std::fs::canonicalize(root) {
+            if let Some(here) = &here {
                 let dirs = [false, true]
-                    .map(|side| crate::workspace::relative(&here, &lesson.crate_dir(&here, side)));
+                    .map(|side| crate::workspace::relative(here, &lesson.crate_dir(here, side)));
                 for (_, dir) in own {
                     for record in std::fs::read_dir(dir).into_iter().flatten().flatten() {
                         if record.file_name().to_string_lossy().starts_with("dep-") {
-                            crate::dep_info::repoint(&record.path(), &here, &dirs);
+                            crate::dep_info::repoint(&record.path(), here, &dirs);
                         }
                     }
                 }
@@ -606,10 +608,16 @@ fn decide_by_content(
 /// and insta's scratch files. So a handout, which has no `solutions/`, digests the exercises of a
 /// lesson without hidden checks as the instructors' tree does, and shares their build.
 fn lesson_inputs(root: &Path, lesson: &Lesson, solutions: bool) -> Vec<(String, Vec<u8>)> {
-    let stubs = format!("/{}", crate::reset::STUB_DIR);
+    // Exactly these folders: a folder of the same name elsewhere (`src/snapshots/`) may hold code.
+    let stubs = lesson.crate_dir(root, false).join(crate::reset::STUB_DIR);
+    let left_out: Vec<String> = lesson
+        .snapshot_dirs(root)
+        .iter()
+        .chain([&stubs])
+        .map(|dir| crate::workspace::relative(root, dir))
+        .collect();
     let skip = |rel: &str, is_dir: bool| {
-        crate::fsutil::is_scratch_file(rel)
-            || (is_dir && (rel.ends_with("/snapshots") || rel.ends_with(&stubs)))
+        crate::fsutil::is_scratch_file(rel) || (is_dir && left_out.iter().any(|d| d == rel))
     };
     let other = if solutions {
         lesson.crate_dir(root, true)
@@ -825,6 +833,9 @@ mod tests {
             (false, "tests/snapshots/a.snap"),
             (false, "src/b.rs.snap.new"),
             (false, ".stubs/exercises.rs"),
+            // Compiled if a module names them: folders of those names elsewhere count.
+            (false, "src/snapshots/code.rs"),
+            (false, "src/.stubs/code.rs"),
             (true, "src/exercises.rs"),
             (true, "tests/lesson01.rs"),
             (true, "tests/hidden/checks.rs"),
@@ -849,7 +860,9 @@ mod tests {
         assert_eq!(
             listed(false),
             [
+                format!("exercises/{d}/src/.stubs/code.rs"),
                 format!("exercises/{d}/src/exercises.rs"),
+                format!("exercises/{d}/src/snapshots/code.rs"),
                 format!("exercises/{d}/tests/checks.rs"),
                 format!("solutions/{d}/tests/hidden/checks.rs"),
             ]
@@ -858,7 +871,9 @@ mod tests {
         assert_eq!(
             listed(true),
             [
+                format!("exercises/{d}/src/.stubs/code.rs"),
                 format!("exercises/{d}/src/exercises.rs"),
+                format!("exercises/{d}/src/snapshots/code.rs"),
                 format!("exercises/{d}/tests/checks.rs"),
                 format!("solutions/{d}/src/exercises.rs"),
                 format!("solutions/{d}/tests/hidden/checks.rs"),
@@ -870,7 +885,9 @@ mod tests {
         assert_eq!(
             listed(false),
             [
+                format!("exercises/{d}/src/.stubs/code.rs"),
                 format!("exercises/{d}/src/exercises.rs"),
+                format!("exercises/{d}/src/snapshots/code.rs"),
                 format!("exercises/{d}/tests/checks.rs"),
             ]
         );
