@@ -220,6 +220,14 @@ mod tests {
         assert!(parse(&other).is_none());
         assert!(parse(&bytes[1..]).is_none());
         assert!(parse(&bytes[..40]).is_none());
+        // A record claiming four billion files (or a path of 4 GiB) is refused at its first
+        // missing byte, nothing allocated ahead.
+        let mut huge = bytes.clone();
+        huge[6..10].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(parse(&huge).is_none());
+        huge[6..10].copy_from_slice(&2u32.to_le_bytes());
+        huge[11..15].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(parse(&huge).is_none());
     }
 
     #[test]

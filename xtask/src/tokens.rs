@@ -1,8 +1,34 @@
 //! Identifiers in Rust source, found by Rust's own tokenizer (`proc_macro2`): what the grader
 //! looks for in student sources ([`crate::refused`], [`crate::stateful`]) without mistaking a
-//! comment, a string or a lifetime for code.
+//! comment, a string or a lifetime for code; and how deep its brackets nest ([`crate::reset`]).
 
+use proc_macro2::TokenTree;
 use std::path::Path;
+
+/// Every token of Rust source `text` with the number of groups (`()`, `[]`, `{}`) around it, a
+/// group before what it holds; `None` when the text does not tokenize (it does not compile
+/// either). Groups are walked with a stack of their own, not by recursion: a file of a million
+/// nested brackets tokenizes, and must not overflow the grader's stack.
+fn walk(text: &str) -> Option<impl Iterator<Item = (TokenTree, usize)>> {
+    let tokens = text.parse::<proc_macro2::TokenStream>().ok()?;
+    let mut open = vec![tokens.into_iter()];
+    Some(std::iter::from_fn(move || {
+        loop {
+            let depth = open.len().checked_sub(1)?;
+            match open.last_mut()?.next() {
+                Some(token) => {
+                    if let TokenTree::Group(g) = &token {
+                        open.push(g.stream().into_iter());
+                    }
+                    return Some((token, depth));
+                }
+                None => {
+                    open.pop();
+                }
+            }
+        }
+    }))
+}
 
 /// Where in `names` is the first of them that Rust source `text` uses as an identifier, however
 /// deep in a block or a macro's body, and not in a comment, a literal or a lifetime (`'static`
@@ -13,55 +39,35 @@ pub fn first_ident(text: &str, names: &[&str]) -> Option<usize> {
     if !names.iter().any(|n| text.contains(n)) {
         return None;
     }
-    let tokens = text.parse::<proc_macro2::TokenStream>().ok()?;
-    // Groups are walked with a stack of their own, not by recursion: a file of a million nested
-    // brackets tokenizes, and must not overflow the grader's stack.
-    let mut open = vec![tokens.into_iter()];
-    // A lifetime is a joint `'` followed by its name.
-    let mut after_quote = false;
-    while let Some(tokens) = open.last_mut() {
-        let Some(token) = tokens.next() else {
-            open.pop();
-            after_quote = false;
-            continue;
-        };
-        match &token {
-            proc_macro2::TokenTree::Ident(i) if !after_quote => {
-                let name = i.to_string();
-                let name = name.strip_prefix("r#").unwrap_or(&name);
-                if let Some(found) = names.iter().position(|n| *n == name) {
-                    return Some(found);
-                }
-            }
-            proc_macro2::TokenTree::Group(g) => open.push(g.stream().into_iter()),
-            _ => {}
+    // A lifetime is a joint `'` followed by its name, in the same group.
+    let (mut after_quote, mut level) = (false, 0);
+    for (token, depth) in walk(text)? {
+        if depth != level {
+            (after_quote, level) = (false, depth);
         }
-        after_quote = matches!(&token, proc_macro2::TokenTree::Punct(p)
+        if let TokenTree::Ident(i) = &token
+            && !after_quote
+        {
+            let name = i.to_string();
+            let name = name.strip_prefix("r#").unwrap_or(&name);
+            if let Some(found) = names.iter().position(|n| *n == name) {
+                return Some(found);
+            }
+        }
+        after_quote = matches!(&token, TokenTree::Punct(p)
             if p.as_char() == '\'' && p.spacing() == proc_macro2::Spacing::Joint);
     }
     None
 }
 
 /// How deep the brackets (`()`, `[]`, `{}`) of Rust source `text` nest at most, by Rust's
-/// tokenizer (brackets in comments and literals do not count): 0 for none. Walked without
-/// recursion, like [`first_ident`]. Text that does not tokenize gives `None`.
+/// tokenizer (brackets in comments and literals do not count): 0 for none. Text that does not
+/// tokenize gives `None`.
 pub fn max_depth(text: &str) -> Option<usize> {
-    let tokens = text.parse::<proc_macro2::TokenStream>().ok()?;
-    let mut open = vec![tokens.into_iter()];
-    let mut deepest = 0;
-    while let Some(tokens) = open.last_mut() {
-        match tokens.next() {
-            Some(proc_macro2::TokenTree::Group(g)) => {
-                open.push(g.stream().into_iter());
-                deepest = deepest.max(open.len() - 1);
-            }
-            Some(_) => {}
-            None => {
-                open.pop();
-            }
-        }
-    }
-    Some(deepest)
+    let deepest = walk(text)?
+        .map(|(token, depth)| depth + usize::from(matches!(token, TokenTree::Group(_))))
+        .max();
+    Some(deepest.unwrap_or(0))
 }
 
 /// The first file under `src` (in name order, as a path relative to it) that uses one of `names`
