@@ -5,6 +5,7 @@
 //! lesson still gets its test executable.
 
 use crate::course::Lesson;
+use crate::kept_builds::KeptBuilds;
 use anyhow::{Context as _, Result};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -155,7 +156,9 @@ pub const SUBMISSION_BUILD_TIMEOUT: std::time::Duration = std::time::Duration::f
 /// Builds the check binaries of `lessons` with one `cargo build --test ... --keep-going`, in
 /// `target_dir` when given (else cargo's default), and collects the executables, the first error
 /// and the warnings of each lesson's crate. `sandbox`: build a submission in the sandbox, stopped
-/// after this long (the lessons it had not built by then fail with a note saying so).
+/// after this long (the lessons it had not built by then fail with a note saying so). A local
+/// build takes the lessons whose build of the same contents it kept (see [`crate::kept_builds`])
+/// and runs cargo for the others only, or not at all.
 pub fn build(
     root: &Path,
     lessons: &[&Lesson],
@@ -163,6 +166,90 @@ pub fn build(
     target_dir: Option<&Path>,
     sandbox: Option<std::time::Duration>,
 ) -> Result<BuildOutput> {
+    let sandboxed = sandbox.is_some();
+    // Every build of the grader takes turns on its target directory (see `take_build_lock`). A
+    // sandboxed build compiles in the target folder's fixed copy of the grading copy `graded`.
+    let graded = root;
+    let target = crate::workspace::target_dir(graded, target_dir);
+    let lock = take_build_lock(&target)?;
+    let root = &if sandboxed {
+        let copy = build_copy(&target);
+        mirror(graded, &copy)?;
+        copy
+    } else {
+        graded.to_path_buf()
+    };
+    let inputs: Vec<Inputs> = lessons
+        .iter()
+        .map(|lesson| Inputs::read(root, lesson, solutions))
+        .collect();
+    // A local build takes the lessons it has kept (see `kept_builds`) and builds the others.
+    let kept = (!sandboxed).then(|| KeptBuilds::new(&target, root, solutions));
+    let mut taken = Vec::new();
+    let mut to_build: Vec<(&Inputs, Option<String>)> = Vec::new();
+    for lesson in &inputs {
+        let key = kept
+            .as_ref()
+            .map(|kept| kept.key(lesson.lesson, &lesson.digest));
+        let build = kept
+            .as_ref()
+            .zip(key.as_deref())
+            .and_then(|(kept, key)| kept.take(lesson.lesson, key));
+        match build {
+            Some(build) => taken.push((lesson.lesson, build)),
+            None => to_build.push((lesson, key)),
+        }
+    }
+    let decided: Vec<&Inputs> = to_build.iter().map(|(lesson, _)| *lesson).collect();
+    decide_by_content(root, &target, &decided, solutions, sandboxed)?;
+    let building: Vec<&Lesson> = decided.iter().map(|lesson| lesson.lesson).collect();
+    let (mut result, mut warnings) = if building.is_empty() {
+        (HashMap::new(), HashMap::new())
+    } else {
+        cargo_build(root, &target, &building, solutions, target_dir, sandbox)?
+    };
+    let private = if sandboxed {
+        Some(std::sync::Arc::new(keep_executables(&mut result)?))
+    } else {
+        for (lesson, (bins, kept_warnings)) in taken {
+            result.insert(lesson.id.clone(), Built::Ok(bins));
+            if !kept_warnings.is_empty() {
+                warnings.insert(lesson.id.clone(), kept_warnings);
+            }
+        }
+        link_executables(&mut result, &target, graded, solutions);
+        if let Some(kept) = &kept {
+            for (Inputs { lesson, .. }, key) in &to_build {
+                if let (Some(key), Some(Built::Ok(bins))) = (key, result.get(&lesson.id)) {
+                    let none = Vec::new();
+                    let lesson_warnings = warnings.get(&lesson.id).unwrap_or(&none);
+                    kept.keep(lesson, key, bins, lesson_warnings);
+                }
+            }
+        }
+        None
+    };
+    drop(lock);
+    Ok(BuildOutput {
+        lessons: result,
+        warnings,
+        private,
+    })
+}
+
+/// Per lesson id, its check executables or its first error; per lesson id, its warnings.
+type Compiled = (HashMap<String, Built>, HashMap<String, Vec<String>>);
+
+/// The `cargo build` of `lessons` in the course at `root` (the grading copy's fixed copy for a
+/// sandboxed build) into `target`.
+fn cargo_build(
+    root: &Path,
+    target: &Path,
+    lessons: &[&Lesson],
+    solutions: bool,
+    target_dir: Option<&Path>,
+    sandbox: Option<std::time::Duration>,
+) -> Result<Compiled> {
     let sandboxed = sandbox.is_some();
     let mut args: Vec<String> = ["build", "--keep-going", "--message-format=json"]
         .map(str::to_owned)
@@ -180,21 +267,8 @@ pub fn build(
     // The sandboxed build's scratch folder (its HOME, and the supervisor's status file), kept
     // until the build's outcome is read.
     let mut build_home = None;
-    // Every build of the grader takes turns on its target directory (see `take_build_lock`). A
-    // sandboxed build compiles in the target folder's fixed copy of the grading copy `graded`.
-    let graded = root;
-    let target = crate::workspace::target_dir(graded, target_dir);
-    let lock = take_build_lock(&target)?;
-    let root = &if sandboxed {
-        let copy = build_copy(&target);
-        mirror(graded, &copy)?;
-        copy
-    } else {
-        graded.to_path_buf()
-    };
-    decide_by_content(root, &target, lessons, solutions, sandboxed)?;
     let mut cmd = if let Some(limit) = sandbox {
-        let (cmd, scratch) = sandboxed_cargo(root, &target, &args, limit)?;
+        let (cmd, scratch) = sandboxed_cargo(root, target, &args, limit)?;
         build_home = Some(scratch);
         cmd
     } else {
@@ -344,18 +418,7 @@ pub fn build(
         };
         result.insert(lesson.id.clone(), built);
     }
-    let private = if sandboxed {
-        Some(std::sync::Arc::new(keep_executables(&mut result)?))
-    } else {
-        link_executables(&mut result, &target, graded, solutions);
-        None
-    };
-    drop(lock);
-    Ok(BuildOutput {
-        lessons: result,
-        warnings,
-        private,
-    })
+    Ok((result, warnings))
 }
 
 /// Copies every check executable of `built` into a private folder (still under the build lock)
@@ -488,7 +551,8 @@ fn prune_checks_dirs(xtask_dir: &Path, keep: &Path) {
 pub fn claim_exercise(root: &Path, lesson: &Lesson) -> Result<std::fs::File> {
     let target = crate::workspace::target_dir(root, None);
     let lock = take_build_lock(&target)?;
-    decide_by_content(root, &target, &[lesson], false, false)?;
+    let inputs = Inputs::read(root, lesson, false);
+    decide_by_content(root, &target, &[&inputs], false, false)?;
     Ok(lock)
 }
 
@@ -534,7 +598,7 @@ fn take_build_lock(target: &Path) -> Result<std::fs::File> {
 fn decide_by_content(
     root: &Path,
     target: &Path,
-    lessons: &[&Lesson],
+    lessons: &[&Inputs],
     solutions: bool,
     submission: bool,
 ) -> Result<()> {
@@ -550,9 +614,12 @@ fn decide_by_content(
             .collect();
     // The course's path as cargo records it (see `dep_info.rs`).
     let here = std::fs::canonicalize(root).ok();
-    for lesson in lessons {
-        let files = lesson_inputs(root, lesson, solutions);
-        let digest = crate::manifest::sources_digest(&files);
+    for &Inputs {
+        lesson,
+        files,
+        digest,
+    } in lessons
+    {
         let package = lesson.package(solutions);
         let record = recorded.join(&package);
         let same = std::fs::read_to_string(&record).ok().as_deref() == Some(digest.as_str());
@@ -582,7 +649,7 @@ fn decide_by_content(
         }
         if same {
             let old = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1);
-            for (rel, _) in &files {
+            for (rel, _) in files {
                 let _ = std::fs::File::options()
                     .write(true)
                     .open(root.join(rel))
@@ -593,10 +660,30 @@ fn decide_by_content(
         for (_, dir) in own {
             let _ = std::fs::remove_dir_all(dir);
         }
-        std::fs::write(&record, &digest)
+        std::fs::write(&record, digest)
             .with_context(|| format!("cannot write {}", record.display()))?;
     }
     Ok(())
+}
+
+/// What the build of one of a lesson's crates reads from the lesson's two crates.
+struct Inputs<'l> {
+    lesson: &'l Lesson,
+    /// Each file's path in the course and its bytes (see [`lesson_inputs`]).
+    files: Vec<(String, Vec<u8>)>,
+    /// Their digest ([`crate::manifest::sources_digest`]).
+    digest: String,
+}
+
+impl<'l> Inputs<'l> {
+    fn read(root: &Path, lesson: &'l Lesson, solutions: bool) -> Self {
+        let files = lesson_inputs(root, lesson, solutions);
+        Inputs {
+            lesson,
+            digest: crate::manifest::sources_digest(&files),
+            files,
+        }
+    }
 }
 
 /// Every file the build of one of `lesson`'s crates can read from the lesson's two crates in the

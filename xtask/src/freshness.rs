@@ -49,6 +49,40 @@ pub fn identity(path: &Path) -> Option<(u64, u128)> {
     Some((meta.len(), mtime.as_nanos()))
 }
 
+/// The environment that changes what cargo builds, or where, sorted.
+fn build_env() -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = std::env::vars()
+        .filter(|(k, _)| {
+            k == "CARGO"
+                || k == "CARGO_TARGET_DIR"
+                || k == "RUSTUP_TOOLCHAIN"
+                || k.starts_with("CARGO_PROFILE_")
+                || k.starts_with("CARGO_BUILD_")
+                || k.starts_with("RUSTC")
+                || k == "CARGO_ENCODED_RUSTFLAGS"
+        })
+        .collect();
+    env.sort();
+    env
+}
+
+/// Adds to `hasher` what every build of the course at `root` reads besides the lessons' crates:
+/// the environment of [`build_env`], the workspace's manifest and lockfile, the toolchain file,
+/// `.cargo/` and everything under `crates/`.
+pub fn hash_workspace(root: &Path, hasher: &mut Sha256) {
+    hasher.update(format!("{:?}", build_env()).as_bytes());
+    for file in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "rust-toolchain.toml",
+        "rust-toolchain",
+    ] {
+        hash_file(root, &root.join(file), hasher);
+    }
+    hash_tree(root, &root.join(".cargo"), hasher);
+    hash_tree(root, &root.join("crates"), hasher);
+}
+
 /// Adds every file under `dir` (not following symbolic links, skipping `target` and dot folders)
 /// to `hasher`, in a stable order.
 fn hash_tree(root: &Path, dir: &Path, hasher: &mut Sha256) {
@@ -73,7 +107,7 @@ fn hash_tree(root: &Path, dir: &Path, hasher: &mut Sha256) {
     }
 }
 
-fn hash_file(root: &Path, path: &Path, hasher: &mut Sha256) {
+pub fn hash_file(root: &Path, path: &Path, hasher: &mut Sha256) {
     if let Ok(bytes) = std::fs::read(path) {
         let rel = path.strip_prefix(root).unwrap_or(path);
         hasher.update(rel.to_string_lossy().as_bytes());
@@ -100,31 +134,9 @@ impl Stamp {
             key.update([0]);
         }
         let key = hex(&key.finalize()[..8]);
-        // The environment that changes what cargo builds, or where.
-        let mut env: Vec<(String, String)> = std::env::vars()
-            .filter(|(k, _)| {
-                k == "CARGO"
-                    || k == "CARGO_TARGET_DIR"
-                    || k == "RUSTUP_TOOLCHAIN"
-                    || k.starts_with("CARGO_PROFILE_")
-                    || k.starts_with("CARGO_BUILD_")
-                    || k.starts_with("RUSTC")
-                    || k == "CARGO_ENCODED_RUSTFLAGS"
-            })
-            .collect();
-        env.sort();
         let mut inputs = Sha256::new();
-        inputs.update(format!("{env:?}").as_bytes());
-        for file in [
-            "Cargo.toml",
-            "Cargo.lock",
-            "rust-toolchain.toml",
-            "rust-toolchain",
-        ] {
-            hash_file(root, &root.join(file), &mut inputs);
-        }
-        hash_tree(root, &root.join(".cargo"), &mut inputs);
-        for dir in ["crates", "exercises", "solutions"] {
+        hash_workspace(root, &mut inputs);
+        for dir in ["exercises", "solutions"] {
             hash_tree(root, &root.join(dir), &mut inputs);
         }
         // Kept in the folder cargo builds in, never in the course tree.

@@ -39,6 +39,7 @@ mod grade;
 mod grouped;
 mod hint;
 mod judge;
+mod kept_builds;
 mod manifest;
 mod misconception;
 mod plan;

@@ -243,10 +243,14 @@ fn a_scaffolded_lesson_passes_check() {
         .stderr(predicate::str::contains("panicked").not());
 
     // Another copy of this course, graded once this one is gone, reuses its build of the new
-    // lesson: cargo recorded the exercises' files the solutions include by this copy's absolute
-    // paths, and the grader points those records at the other copy's same files (found the same
-    // by content). No other test builds this lesson, so its executables change only if rebuilt.
+    // lesson. Its kept build aside (see below), cargo recorded the exercises' files the solutions
+    // include by this copy's absolute paths, and the grader points those records at the other
+    // copy's same files (found the same by content). No other test builds this lesson, so its
+    // executables change only if rebuilt.
     let later = s.copy("new-later");
+    let kept = support::shared_target().join(format!("xtask/kept/{id}-solution"));
+    assert!(kept.is_dir(), "no kept build in {}", kept.display());
+    std::fs::remove_dir_all(&kept).unwrap();
     let built = || -> Vec<(String, std::time::SystemTime)> {
         let deps = support::shared_target().join("debug/deps");
         let mut files: Vec<_> = std::fs::read_dir(&deps)
@@ -277,6 +281,24 @@ fn a_scaffolded_lesson_passes_check() {
         .assert()
         .success();
     assert_eq!(built(), before, "the solutions of {id} were built again");
+
+    // An edit undone takes the build kept before the edit, not a third build.
+    let lib = format!("solutions/{dir}/src/lib.rs");
+    let original = later.read(&lib);
+    later.write(&lib, &format!("{original}\n// An edit.\n"));
+    let grade = || {
+        later
+            .xtask(&["grade", "--solutions", &id])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("placeholder"));
+    };
+    grade();
+    let edited = built();
+    assert_ne!(edited, before, "an edited solution was not built");
+    later.write(&lib, &original);
+    grade();
+    assert_eq!(built(), edited, "the undone edit of {id} was built again");
 }
 
 #[test]
