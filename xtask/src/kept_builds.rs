@@ -284,17 +284,37 @@ mod tests {
         assert_eq!(key(b.path(), false, l1, "d1"), base);
     }
 
+    /// A course, a target folder and a folder of built executables, each temporary.
+    struct Fixture {
+        root: tempfile::TempDir,
+        target: tempfile::TempDir,
+        built: tempfile::TempDir,
+        course: crate::course::Course,
+    }
+
+    impl Fixture {
+        fn new() -> Self {
+            let fixture = Fixture {
+                root: tempfile::tempdir().unwrap(),
+                target: tempfile::tempdir().unwrap(),
+                built: tempfile::tempdir().unwrap(),
+                course: course(),
+            };
+            write_course(fixture.root.path());
+            fixture
+        }
+
+        fn kept(&self) -> KeptBuilds {
+            KeptBuilds::new(self.target.path(), self.root.path(), false)
+        }
+    }
+
     #[test]
     fn a_kept_build_is_taken_while_its_executables_are_unchanged() {
-        let (root, target, built) = (
-            tempfile::tempdir().unwrap(),
-            tempfile::tempdir().unwrap(),
-            tempfile::tempdir().unwrap(),
-        );
-        write_course(root.path());
-        let course = course();
-        let lesson = &course.lessons[0];
-        let kept = KeptBuilds::new(target.path(), root.path(), false);
+        let fixture = Fixture::new();
+        let (target, built) = (&fixture.target, &fixture.built);
+        let lesson = &fixture.course.lessons[0];
+        let kept = fixture.kept();
         let key = kept.key(lesson, "d1");
         assert!(kept.take(lesson, &key).is_none());
         let bins = [
@@ -322,15 +342,10 @@ mod tests {
 
     #[test]
     fn at_most_keep_builds_per_package_the_least_recently_used_go() {
-        let (root, target, built) = (
-            tempfile::tempdir().unwrap(),
-            tempfile::tempdir().unwrap(),
-            tempfile::tempdir().unwrap(),
-        );
-        write_course(root.path());
-        let course = course();
-        let (l1, l2) = (&course.lessons[0], &course.lessons[1]);
-        let kept = KeptBuilds::new(target.path(), root.path(), false);
+        let fixture = Fixture::new();
+        let built = &fixture.built;
+        let (l1, l2) = (&fixture.course.lessons[0], &fixture.course.lessons[1]);
+        let kept = fixture.kept();
         let keys: Vec<String> = (0..=KEEP).map(|i| kept.key(l1, &format!("d{i}"))).collect();
         let other = kept.key(l2, "d0");
         kept.keep(
