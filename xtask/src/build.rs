@@ -776,7 +776,7 @@ fn sandboxed_cargo(
 }
 
 /// `$CARGO_HOME` and `$RUSTUP_HOME`, or their defaults under `$HOME`.
-fn toolchain_homes() -> (PathBuf, PathBuf) {
+pub fn toolchain_homes() -> (PathBuf, PathBuf) {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .unwrap_or_default();

@@ -3,8 +3,9 @@
 //! Cargo's own no-op build costs about 0.2 s, a large part of a warm grade. Before building, the
 //! grader hashes the contents of every file a lesson build reads (the workspace manifests and
 //! lockfile, the toolchain file, `.cargo/`, and everything under `crates/`, `exercises/` and
-//! `solutions/` except `target` folders), together with the build's arguments and the environment
-//! that changes cargo's output. After a build in which every lesson compiled, it keeps that hash
+//! `solutions/` except `target` folders; cargo's configuration in the folders above the course
+//! and in `$CARGO_HOME`, and a toolchain file above it), together with the build's arguments and
+//! the environment that changes cargo's output. After a build in which every lesson compiled, it keeps that hash
 //! with the check executables (their sizes and modification times right after the build, under
 //! the build lock) and their test lists in `<target>/xtask/fresh-<course>-<key>.json` (the course
 //! hash of [`crate::workspace::course_hash`], then a hash of the course's path and the build's
@@ -68,7 +69,8 @@ fn build_env() -> Vec<(String, String)> {
 
 /// Adds to `hasher` what every build of the course at `root` reads besides the lessons' crates:
 /// the environment of [`build_env`], the workspace's manifest and lockfile, the toolchain file,
-/// `.cargo/` and everything under `crates/`.
+/// `.cargo/`, everything under `crates/`, and the configuration cargo and rustup read outside the
+/// course (see [`hash_outside_config`]).
 pub fn hash_workspace(root: &Path, hasher: &mut Sha256) {
     hasher.update(format!("{:?}", build_env()).as_bytes());
     for file in [
@@ -81,6 +83,29 @@ pub fn hash_workspace(root: &Path, hasher: &mut Sha256) {
     }
     hash_tree(root, &root.join(".cargo"), hasher);
     hash_tree(root, &root.join("crates"), hasher);
+    hash_outside_config(root, hasher);
+}
+
+/// Adds the files outside the course at `root` that change what cargo builds: the
+/// `.cargo/config.toml` (or `.cargo/config`) of every folder above it and of `$CARGO_HOME`
+/// (profiles, `rustflags`), and a toolchain file above it (rustup's choice of compiler). Each
+/// under its absolute path; the files that do not exist add nothing.
+fn hash_outside_config(root: &Path, hasher: &mut Sha256) {
+    let absolute = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    for dir in absolute.ancestors().skip(1) {
+        for file in [
+            ".cargo/config.toml",
+            ".cargo/config",
+            "rust-toolchain.toml",
+            "rust-toolchain",
+        ] {
+            hash_file(root, &dir.join(file), hasher);
+        }
+    }
+    let (cargo_home, _) = crate::build::toolchain_homes();
+    for file in ["config.toml", "config"] {
+        hash_file(root, &cargo_home.join(file), hasher);
+    }
 }
 
 /// Adds every file under `dir` (not following symbolic links, skipping `target` and dot folders)
@@ -237,6 +262,31 @@ fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cargo_configuration_above_the_course_is_an_input() {
+        let outer = tempfile::tempdir().unwrap();
+        let root = outer.path().join("course");
+        std::fs::create_dir_all(root.join("crates")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[workspace]").unwrap();
+        let inputs = || {
+            let mut hasher = Sha256::new();
+            hash_workspace(&root, &mut hasher);
+            hex(&hasher.finalize())
+        };
+        let before = inputs();
+        assert_eq!(inputs(), before);
+        std::fs::create_dir_all(outer.path().join(".cargo")).unwrap();
+        let config = outer.path().join(".cargo/config.toml");
+        std::fs::write(&config, "[profile.dev]\noverflow-checks = false\n").unwrap();
+        let configured = inputs();
+        assert_ne!(configured, before);
+        std::fs::write(&config, "[profile.dev]\noverflow-checks = true\n").unwrap();
+        assert_ne!(inputs(), configured);
+        std::fs::remove_file(&config).unwrap();
+        std::fs::write(outer.path().join("rust-toolchain.toml"), "[toolchain]").unwrap();
+        assert_ne!(inputs(), before);
+    }
 
     #[test]
     fn a_kept_build_is_reused_only_while_inputs_and_executables_are_unchanged() {

@@ -12,8 +12,9 @@
 //! - the digest of the files the crate compiles from the lesson's two crates (see
 //!   `build::lesson_inputs`: a lesson's setup, checks and hidden checks included);
 //! - everything else the build can read: the environment that changes cargo's output, the
-//!   workspace's manifest and lockfile, the toolchain file, `.cargo/`, everything under `crates/`
-//!   (see [`crate::freshness::hash_workspace`]) and every lesson's manifest.
+//!   workspace's manifest and lockfile, the toolchain file, `.cargo/`, everything under `crates/`,
+//!   cargo's and rustup's configuration above the course (see
+//!   [`crate::freshness::hash_workspace`]) and every lesson's manifest.
 //!
 //! A later local build of a lesson whose key is kept runs those executables and leaves the lesson
 //! out of `cargo build`. The course's path is not part of the key: what a check reports does not
