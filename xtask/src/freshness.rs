@@ -212,6 +212,23 @@ impl Stamp {
         Some((output, tests))
     }
 
+    /// The tests of each executable of the kept record that is as it was when its tests were
+    /// listed, whatever the inputs are now: a build that rebuilt some lessons lists only theirs
+    /// again (an executable rebuilt, or replaced by a link to another build, has another
+    /// modification time).
+    pub fn listed(&self) -> HashMap<PathBuf, Vec<String>> {
+        let record = std::fs::read_to_string(&self.file)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Record>(&text).ok());
+        record
+            .map(|record| record.executables)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(exe, (len, mtime, _))| identity(exe) == Some((*len, *mtime)))
+            .map(|(exe, (_, _, names))| (exe, names))
+            .collect()
+    }
+
     /// Keeps a build in which every lesson compiled, with each executable's tests; anything else
     /// (and any failure to write) just leaves no record.
     pub fn keep(&self, output: &BuildOutput, tests: &HashMap<PathBuf, Vec<String>>) {
@@ -319,18 +336,21 @@ mod tests {
         let (again, listed) = stamp().load().expect("nothing changed");
         assert!(matches!(&again.lessons["lesson01"], Built::Ok(b) if b[0].exe == exe));
         assert_eq!(listed[&exe], ["checks::a"]);
-        // A changed source: rebuild.
+        // A changed source: rebuild; the executable's tests are still known while it is the
+        // same file.
         std::fs::write(root.join("exercises/l/src/lib.rs"), "pub fn g() {}").unwrap();
         assert!(stamp().load().is_none());
+        assert_eq!(stamp().listed()[&exe], ["checks::a"]);
         stamp().keep(&output, &tests);
         assert!(stamp().load().is_some());
         // A target folder is not an input.
         std::fs::create_dir_all(root.join("exercises/l/target")).unwrap();
         std::fs::write(root.join("exercises/l/target/x"), "x").unwrap();
         assert!(stamp().load().is_some());
-        // A rebuilt or removed executable: rebuild.
+        // A rebuilt or removed executable: rebuild, and list it again.
         std::fs::write(&exe, "other binary").unwrap();
         assert!(stamp().load().is_none());
+        assert!(stamp().listed().is_empty());
         // An executable rebuilt after the build (by another copy of the course sharing the
         // target folder) is not kept either.
         stamp().keep(&output, &tests);
