@@ -67,18 +67,16 @@ fn build_env() -> Vec<(String, String)> {
     env
 }
 
+/// The files that choose rustup's toolchain, in a course or a folder above it.
+const TOOLCHAIN_FILES: [&str; 2] = ["rust-toolchain.toml", "rust-toolchain"];
+
 /// Adds to `hasher` what every build of the course at `root` reads besides the lessons' crates:
 /// the environment of [`build_env`], the workspace's manifest and lockfile, the toolchain file,
 /// `.cargo/`, everything under `crates/`, and the configuration cargo and rustup read outside the
 /// course (see [`hash_outside_config`]).
 pub fn hash_workspace(root: &Path, hasher: &mut Sha256) {
     hasher.update(format!("{:?}", build_env()).as_bytes());
-    for file in [
-        "Cargo.toml",
-        "Cargo.lock",
-        "rust-toolchain.toml",
-        "rust-toolchain",
-    ] {
+    for file in ["Cargo.toml", "Cargo.lock"].iter().chain(&TOOLCHAIN_FILES) {
         hash_file(root, &root.join(file), hasher);
     }
     hash_tree(root, &root.join(".cargo"), hasher);
@@ -93,12 +91,8 @@ pub fn hash_workspace(root: &Path, hasher: &mut Sha256) {
 fn hash_outside_config(root: &Path, hasher: &mut Sha256) {
     let absolute = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     for dir in absolute.ancestors().skip(1) {
-        for file in [
-            ".cargo/config.toml",
-            ".cargo/config",
-            "rust-toolchain.toml",
-            "rust-toolchain",
-        ] {
+        let config = [".cargo/config.toml", ".cargo/config"];
+        for file in config.iter().chain(&TOOLCHAIN_FILES) {
             hash_file(root, &dir.join(file), hasher);
         }
     }
