@@ -943,41 +943,37 @@ mod tests {
                 .collect()
         };
         let d = &lesson.dir;
-        // The exercises' crate: its own files and the hidden checks, none of the solutions' own.
-        assert_eq!(
-            listed(false),
-            [
-                format!("exercises/{d}/src/.stubs/code.rs"),
-                format!("exercises/{d}/src/exercises.rs"),
-                format!("exercises/{d}/src/snapshots/code.rs"),
-                format!("exercises/{d}/tests/checks.rs"),
-                format!("solutions/{d}/tests/hidden/checks.rs"),
-            ]
+        let paths = |side: &str, files: &[&str]| -> Vec<String> {
+            files.iter().map(|f| format!("{side}/{d}/{f}")).collect()
+        };
+        let exercises_own = paths(
+            "exercises",
+            &[
+                "src/.stubs/code.rs",
+                "src/exercises.rs",
+                "src/snapshots/code.rs",
+                "tests/checks.rs",
+            ],
         );
+        // The exercises' crate: its own files and the hidden checks, none of the solutions' own.
+        let hidden = paths("solutions", &["tests/hidden/checks.rs"]);
+        assert_eq!(listed(false), [exercises_own.clone(), hidden].concat());
         // The solutions' crate: both crates.
+        let solutions_own = paths(
+            "solutions",
+            &[
+                "src/exercises.rs",
+                "tests/hidden/checks.rs",
+                "tests/lesson01.rs",
+            ],
+        );
         assert_eq!(
             listed(true),
-            [
-                format!("exercises/{d}/src/.stubs/code.rs"),
-                format!("exercises/{d}/src/exercises.rs"),
-                format!("exercises/{d}/src/snapshots/code.rs"),
-                format!("exercises/{d}/tests/checks.rs"),
-                format!("solutions/{d}/src/exercises.rs"),
-                format!("solutions/{d}/tests/hidden/checks.rs"),
-                format!("solutions/{d}/tests/lesson01.rs"),
-            ]
+            [exercises_own.clone(), solutions_own].concat()
         );
         // Without `solutions/` (a handout), the exercises' inputs are their own files.
         std::fs::remove_dir_all(lesson.crate_dir(root.path(), true)).unwrap();
-        assert_eq!(
-            listed(false),
-            [
-                format!("exercises/{d}/src/.stubs/code.rs"),
-                format!("exercises/{d}/src/exercises.rs"),
-                format!("exercises/{d}/src/snapshots/code.rs"),
-                format!("exercises/{d}/tests/checks.rs"),
-            ]
-        );
+        assert_eq!(listed(false), exercises_own);
     }
 
     #[test]

@@ -16,6 +16,7 @@
 
 use crate::build::{BuildOutput, Built, CheckBinary};
 use crate::course::Lesson;
+use crate::manifest::hex;
 use hmac_sha256::Hash as Sha256;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -42,6 +43,34 @@ struct Record {
 
 /// What a fresh build gives back: the build's output and each executable's tests.
 pub type Fresh = (BuildOutput, HashMap<PathBuf, Vec<String>>);
+
+/// What the kept record says of a build.
+pub enum Recorded {
+    /// Its inputs are these and its executables untouched: the kept build, nothing to build.
+    Fresh(Fresh),
+    /// Something changed (or nothing is kept): build, then take the tests that are still known
+    /// ([`Listed::unchanged`]).
+    Stale(Listed),
+}
+
+/// The kept record's executables with their tests, each with its size and modification time when
+/// listed.
+#[derive(Debug, Default)]
+pub struct Listed(BTreeMap<PathBuf, (u64, u128, Vec<String>)>);
+
+impl Listed {
+    /// The tests of each executable that is still the file they were listed from. Called after
+    /// the build, so that a build that rebuilt some lessons lists only theirs again: an executable
+    /// rebuilt, or replaced by a link to another build under the same name, has another
+    /// modification time.
+    pub fn unchanged(self) -> HashMap<PathBuf, Vec<String>> {
+        self.0
+            .into_iter()
+            .filter(|(exe, (len, mtime, _))| identity(exe) == Some((*len, *mtime)))
+            .map(|(exe, (_, _, names))| (exe, names))
+            .collect()
+    }
+}
 
 /// A file's size and modification time (ns).
 pub fn identity(path: &Path) -> Option<(u64, u128)> {
@@ -169,20 +198,26 @@ impl Stamp {
         }
     }
 
-    /// The kept build, when its inputs are these and its executables are untouched.
-    pub fn load(&self) -> Option<Fresh> {
-        let text = std::fs::read_to_string(&self.file).ok()?;
-        let record: Record = serde_json::from_str(&text).ok()?;
-        if record.inputs != self.inputs {
-            return None;
+    /// What the kept record says of a build with these inputs.
+    pub fn load(&self) -> Recorded {
+        let record = std::fs::read_to_string(&self.file)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Record>(&text).ok());
+        let Some(record) = record else {
+            return Recorded::Stale(Listed::default());
+        };
+        let untouched = record
+            .executables
+            .iter()
+            .all(|(exe, (len, mtime, _))| identity(exe) == Some((*len, *mtime)));
+        if record.inputs != self.inputs || !untouched {
+            return Recorded::Stale(Listed(record.executables));
         }
-        let mut tests = HashMap::new();
-        for (exe, (len, mtime, names)) in record.executables {
-            if identity(&exe)? != (len, mtime) {
-                return None;
-            }
-            tests.insert(exe, names);
-        }
+        let tests = record
+            .executables
+            .into_iter()
+            .map(|(exe, (_, _, names))| (exe, names))
+            .collect();
         let lessons = record
             .lessons
             .into_iter()
@@ -203,24 +238,7 @@ impl Stamp {
             warnings: record.warnings.into_iter().collect(),
             private: None,
         };
-        Some((output, tests))
-    }
-
-    /// The tests of each executable of the kept record that is as it was when its tests were
-    /// listed, whatever the inputs are now: a build that rebuilt some lessons lists only theirs
-    /// again (an executable rebuilt, or replaced by a link to another build, has another
-    /// modification time).
-    pub fn listed(&self) -> HashMap<PathBuf, Vec<String>> {
-        let record = std::fs::read_to_string(&self.file)
-            .ok()
-            .and_then(|text| serde_json::from_str::<Record>(&text).ok());
-        record
-            .map(|record| record.executables)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|(exe, (len, mtime, _))| identity(exe) == Some((*len, *mtime)))
-            .map(|(exe, (_, _, names))| (exe, names))
-            .collect()
+        Recorded::Fresh((output, tests))
     }
 
     /// Keeps a build in which every lesson compiled, with each executable's tests; anything else
@@ -264,10 +282,6 @@ impl Stamp {
             let _ = std::fs::write(&self.file, text);
         }
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
@@ -314,46 +328,63 @@ mod tests {
         .unwrap();
         let lessons: Vec<&Lesson> = course.lessons.iter().collect();
         let stamp = || Stamp::new(root, &lessons, false, None);
-        let mut output = BuildOutput::default();
-        output.lessons.insert(
-            "lesson01".into(),
+        // The executable as built now.
+        let built = || {
             Built::Ok(vec![CheckBinary {
                 exe: exe.clone(),
                 hidden: false,
                 identity: identity(&exe),
-            }]),
-        );
+            }])
+        };
+        let mut output = BuildOutput::default();
+        output.lessons.insert("lesson01".into(), built());
         let tests: HashMap<PathBuf, Vec<String>> =
             [(exe.clone(), vec!["checks::a".to_owned()])].into();
-        assert!(stamp().load().is_none());
+        let fresh = || match stamp().load() {
+            Recorded::Fresh(fresh) => Some(fresh),
+            Recorded::Stale(_) => None,
+        };
+        let still_listed = || match stamp().load() {
+            Recorded::Fresh(_) => panic!("fresh"),
+            Recorded::Stale(listed) => listed.unchanged(),
+        };
+        assert!(fresh().is_none());
         stamp().keep(&output, &tests);
-        let (again, listed) = stamp().load().expect("nothing changed");
+        let (again, listed) = fresh().expect("nothing changed");
         assert!(matches!(&again.lessons["lesson01"], Built::Ok(b) if b[0].exe == exe));
         assert_eq!(listed[&exe], ["checks::a"]);
         // A changed source: rebuild; the executable's tests are still known while it is the
-        // same file.
+        // same file, judged after the build, which may replace it under the same name.
         std::fs::write(root.join("exercises/l/src/lib.rs"), "pub fn g() {}").unwrap();
-        assert!(stamp().load().is_none());
-        assert_eq!(stamp().listed()[&exe], ["checks::a"]);
+        assert!(fresh().is_none());
+        assert_eq!(still_listed()[&exe], ["checks::a"]);
+        let Recorded::Stale(before_build) = stamp().load() else {
+            panic!("fresh")
+        };
+        std::fs::remove_file(&exe).unwrap();
+        std::fs::write(&exe, "rebuilt binary").unwrap();
+        assert!(before_build.unchanged().is_empty());
+        std::fs::write(&exe, "binary").unwrap();
+        output.lessons.insert("lesson01".into(), built());
         stamp().keep(&output, &tests);
-        assert!(stamp().load().is_some());
+        assert!(fresh().is_some());
         // A target folder is not an input.
         std::fs::create_dir_all(root.join("exercises/l/target")).unwrap();
         std::fs::write(root.join("exercises/l/target/x"), "x").unwrap();
-        assert!(stamp().load().is_some());
+        assert!(fresh().is_some());
         // A rebuilt or removed executable: rebuild, and list it again.
         std::fs::write(&exe, "other binary").unwrap();
-        assert!(stamp().load().is_none());
-        assert!(stamp().listed().is_empty());
+        assert!(fresh().is_none());
+        assert!(still_listed().is_empty());
         // An executable rebuilt after the build (by another copy of the course sharing the
         // target folder) is not kept either.
         stamp().keep(&output, &tests);
-        assert!(stamp().load().is_none());
+        assert!(fresh().is_none());
         // A build where a lesson failed is not kept.
         output
             .lessons
             .insert("lesson01".into(), Built::Failed("error".into()));
         stamp().keep(&output, &tests);
-        assert!(stamp().load().is_none());
+        assert!(fresh().is_none());
     }
 }

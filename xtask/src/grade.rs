@@ -5,7 +5,7 @@
 
 use crate::build::{Built, build};
 use crate::course::{Course, Lesson};
-use crate::freshness::Stamp;
+use crate::freshness::{Listed, Recorded, Stamp};
 use crate::judge::{Context, judge};
 use crate::plan::{LessonPlan, Selection, plan};
 use crate::report::{Build, CheckReport, ExerciseReport, Graded as What, LessonReport, Report};
@@ -358,11 +358,14 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     let build_limit = opts
         .build_timeout
         .unwrap_or(crate::build::SUBMISSION_BUILD_TIMEOUT);
-    let (output, listed) = match stamp.as_ref().and_then(Stamp::load) {
-        // A kept record means every lesson built and nothing it read changed since, so none of
+    let recorded = stamp
+        .as_ref()
+        .map_or_else(|| Recorded::Stale(Listed::default()), Stamp::load);
+    let (output, listed) = match recorded {
+        // A fresh record means every lesson built and nothing it read changed since, so none of
         // its sources was refused then or now (below).
-        Some(fresh) => fresh,
-        None => {
+        Recorded::Fresh(fresh) => fresh,
+        Recorded::Stale(listed) => {
             let mut output = match &opts.build_cache {
                 Some(cache) if opts.sandboxed_build && sandboxed && !opts.solutions => {
                     crate::build_cache::build(
@@ -395,8 +398,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                 }
             }
             // The tests of the executables this build left as they were are known.
-            let listed = stamp.as_ref().map(Stamp::listed).unwrap_or_default();
-            (output, listed)
+            (output, listed.unchanged())
         }
     };
     let mut runner = Runner::new(sandboxed, opts.require_sandbox)?;

@@ -78,22 +78,20 @@ impl KeptBuilds {
         Self {
             dir: target.join("xtask").join("kept"),
             solutions,
-            workspace: hex(&hasher.finalize()),
+            workspace: crate::manifest::hex(&hasher.finalize()),
         }
     }
 
     /// The key of `lesson`'s build from files whose digest is `inputs` (see
     /// `build::lesson_inputs`).
     pub fn key(&self, lesson: &Lesson, inputs: &str) -> String {
-        let mut hasher = Sha256::new();
         let text = format!(
             "{}\n{}\n{inputs}\n{}\n",
             lesson.package(self.solutions),
             lesson.id,
             self.workspace
         );
-        hasher.update(text.as_bytes());
-        hex(&hasher.finalize()[..16])
+        crate::manifest::sha256_hex(text.as_bytes())[..32].to_owned()
     }
 
     fn entry(&self, lesson: &Lesson, key: &str) -> PathBuf {
@@ -205,10 +203,6 @@ fn evict(package: &Path, keep: usize) {
     for (_, path) in builds.into_iter().skip(keep) {
         let _ = std::fs::remove_dir_all(path);
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

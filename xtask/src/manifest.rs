@@ -58,10 +58,12 @@ fn digest(path: &Path) -> Option<String> {
 
 /// The SHA-256 of `bytes` in lower-case hex, as `sha256sum` prints it.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    hmac_sha256::Hash::hash(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(&hmac_sha256::Hash::hash(bytes))
+}
+
+/// `bytes` in lower-case hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The manifest text for the current tree.
