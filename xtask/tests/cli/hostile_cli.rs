@@ -50,6 +50,22 @@ pub fn head_size(_c: usize, _h: usize) -> Result<usize> {{
     if let Some(xtask) = LOCAL.first().and_then(|p| std::path::Path::new(p).parent()?.parent()) {{
         let _ = std::fs::create_dir_all(xtask.join("checks-planted"));
         let _ = std::fs::write(xtask.join("POISONED"), "");
+        // The builds local grades keep by content and run without cargo: plant one, and swap
+        // every kept executable for the script.
+        let planted = xtask.join("kept/lesson02/POISONED");
+        let _ = std::fs::create_dir_all(&planted);
+        let _ = std::fs::write(planted.join("pass"), "#!/bin/sh\necho 'test result: ok. 1 passed;'\n");
+        let _ = std::fs::write(
+            planted.join("record.json"),
+            "{{\"executables\":[[\"pass\",false,45,0]],\"warnings\":[]}}",
+        );
+        for package in std::fs::read_dir(xtask.join("kept")).into_iter().flatten().flatten() {{
+            for build in std::fs::read_dir(package.path()).into_iter().flatten().flatten() {{
+                for file in std::fs::read_dir(build.path()).into_iter().flatten().flatten() {{
+                    let _ = std::fs::write(file.path(), "#!/bin/sh\necho 'test result: ok. 1 passed;'\n");
+                }}
+            }}
+        }}
     }}
     // Swap every other check executable for a script that "passes".
     if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(|p| p.to_owned())) {{
@@ -160,6 +176,24 @@ fn local_state(xtask_dir: &Path, root: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The files of the kept builds in `kept` (`<package>/<key>/<file>`), read as they are: other
+/// tests add and evict kept builds meanwhile.
+fn kept_files(kept: &Path) -> Vec<PathBuf> {
+    let entries = |dir: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect()
+    };
+    entries(kept)
+        .iter()
+        .flat_map(|package| entries(package))
+        .flat_map(|build| entries(&build))
+        .collect()
+}
+
 fn leftover_sleepers() -> usize {
     let out = std::process::Command::new("pgrep")
         .args(["-f", &format!("sleep {SLEEP}")])
@@ -266,6 +300,14 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
         );
     }
     let local_before: Vec<Vec<u8>> = local.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    // The builds local grades keep by content (shared with other copies of the course, which
+    // other tests grade meanwhile): the attack's targets.
+    assert!(
+        kept_files(&xtask_dir.join("kept"))
+            .iter()
+            .any(|path| path.starts_with(xtask_dir.join("kept/lesson02"))),
+        "no kept build of lesson 2"
+    );
     let before = course.snapshot_tree();
     let sub = OutDir::new("hostile-submission");
     let l1 = "lesson01-why-heads";
@@ -422,6 +464,17 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     }
     assert!(!xtask_dir.join("POISONED").exists());
     assert!(!xtask_dir.join("checks-planted").exists());
+    assert!(!xtask_dir.join("kept/lesson02/POISONED").exists());
+    // No kept build was swapped for the attack's script (other tests may add, replace or evict
+    // kept builds meanwhile, but never write that).
+    for path in kept_files(&xtask_dir.join("kept")) {
+        let now = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&now).contains("echo 'test result: ok."),
+            "{} was swapped",
+            path.display()
+        );
+    }
     stubs_of_lesson02();
 
     // The instructors' tree and the submission are untouched.
