@@ -5,9 +5,10 @@
 //! lockfile, the toolchain file, `.cargo/`, and everything under `crates/`, `exercises/` and
 //! `solutions/` except `target` folders; cargo's configuration in the folders above the course
 //! and in `$CARGO_HOME`, and a toolchain file above it), together with the build's arguments and
-//! the environment that changes cargo's output. After a build in which every lesson compiled, it keeps that hash
-//! with the check executables (their sizes and modification times right after the build, under
-//! the build lock) and their test lists in `<target>/xtask/fresh-<course>-<key>.json` (the course
+//! the environment that changes cargo's output. After a build, it keeps that hash (when every
+//! lesson compiled) with the check executables (their sizes and modification times right after
+//! the build, under the build lock) and their test lists, and the test lists of the files each
+//! executable was in the last builds, in `<target>/xtask/fresh-<course>-<key>.json` (the course
 //! hash of [`crate::workspace::course_hash`], then a hash of the course's path and the build's
 //! arguments; a course copy that is gone loses its records with its checks' links, see
 //! `build.rs`). The next grade with the same hash and untouched executables
@@ -38,8 +39,20 @@ struct Record {
     lessons: BTreeMap<String, Vec<(PathBuf, bool)>>,
     warnings: BTreeMap<String, Vec<String>>,
     /// Per executable: its size, its modification time (ns) and its test names.
-    executables: BTreeMap<PathBuf, (u64, u128, Vec<String>)>,
+    executables: BTreeMap<PathBuf, Listing>,
+    /// Per executable: the files it was before, most recent first (at most
+    /// [`EARLIER_LISTINGS`]), with their tests. An edit undone takes back a kept build (see
+    /// `kept_builds`), whose executables are the files listed two grades ago.
+    #[serde(default)]
+    earlier: BTreeMap<PathBuf, Vec<Listing>>,
 }
+
+/// An executable's size and modification time (ns) when it was listed, and its test names.
+type Listing = (u64, u128, Vec<String>);
+
+/// How many earlier files of each executable a record remembers the tests of: as many as the
+/// other builds kept of each lesson.
+const EARLIER_LISTINGS: usize = crate::kept_builds::KEEP - 1;
 
 /// What a fresh build gives back: the build's output and each executable's tests.
 pub type Fresh = (BuildOutput, HashMap<PathBuf, Vec<String>>);
@@ -53,21 +66,38 @@ pub enum Recorded {
     Stale(Listed),
 }
 
-/// The kept record's executables with their tests, each with its size and modification time when
-/// listed.
+/// The kept record's executables with their tests: per executable, the files it was (the last
+/// one first), each with its size and modification time when listed.
 #[derive(Debug, Default)]
-pub struct Listed(BTreeMap<PathBuf, (u64, u128, Vec<String>)>);
+pub struct Listed(BTreeMap<PathBuf, Vec<Listing>>);
 
 impl Listed {
-    /// The tests of each executable that is still the file they were listed from. Called after
+    /// The executables and earlier files of `record`.
+    fn of(record: Record) -> Self {
+        let mut listed: BTreeMap<PathBuf, Vec<Listing>> = BTreeMap::new();
+        for (exe, listing) in record.executables {
+            listed.entry(exe).or_default().push(listing);
+        }
+        for (exe, earlier) in record.earlier {
+            listed.entry(exe).or_default().extend(earlier);
+        }
+        Self(listed)
+    }
+
+    /// The tests of each executable that is one of the files they were listed from. Called after
     /// the build, so that a build that rebuilt some lessons lists only theirs again: an executable
     /// rebuilt, or replaced by a link to another build under the same name, has another
-    /// modification time.
+    /// modification time, unless that build is one listed before (an edit undone).
     pub fn unchanged(self) -> HashMap<PathBuf, Vec<String>> {
         self.0
             .into_iter()
-            .filter(|(exe, (len, mtime, _))| identity(exe) == Some((*len, *mtime)))
-            .map(|(exe, (_, _, names))| (exe, names))
+            .filter_map(|(exe, listings)| {
+                let now = identity(&exe)?;
+                let (_, _, names) = listings
+                    .into_iter()
+                    .find(|(len, mtime, _)| (*len, *mtime) == now)?;
+                Some((exe, names))
+            })
             .collect()
     }
 }
@@ -200,10 +230,7 @@ impl Stamp {
 
     /// What the kept record says of a build with these inputs.
     pub fn load(&self) -> Recorded {
-        let record = std::fs::read_to_string(&self.file)
-            .ok()
-            .and_then(|text| serde_json::from_str::<Record>(&text).ok());
-        let Some(record) = record else {
+        let Some(record) = self.read() else {
             return Recorded::Stale(Listed::default());
         };
         let untouched = record
@@ -211,7 +238,7 @@ impl Stamp {
             .iter()
             .all(|(exe, (len, mtime, _))| identity(exe) == Some((*len, *mtime)));
         if record.inputs != self.inputs || !untouched {
-            return Recorded::Stale(Listed(record.executables));
+            return Recorded::Stale(Listed::of(record));
         }
         let tests = record
             .executables
@@ -241,9 +268,18 @@ impl Stamp {
         Recorded::Fresh((output, tests))
     }
 
-    /// Keeps a build in which every lesson compiled, with each executable's tests; anything else
-    /// (and any failure to write) just leaves no record.
+    /// The kept record, if any.
+    fn read(&self) -> Option<Record> {
+        let text = std::fs::read_to_string(&self.file).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Keeps a build with each executable's tests, to be reused when every lesson compiled; a
+    /// build in which one did not is kept as never fresh, for the tests of the executables it
+    /// still knows. Each executable's earlier files (from the record this one replaces) are
+    /// remembered with their tests. Any failure to write just leaves no record.
     pub fn keep(&self, output: &BuildOutput, tests: &HashMap<PathBuf, Vec<String>>) {
+        let before = self.read().map(Listed::of).unwrap_or_default();
         let mut record = Record {
             inputs: self.inputs.clone(),
             lessons: BTreeMap::new(),
@@ -253,18 +289,20 @@ impl Stamp {
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
             executables: BTreeMap::new(),
+            earlier: BTreeMap::new(),
         };
         for (id, built) in &output.lessons {
             let Built::Ok(bins) = built else {
-                let _ = std::fs::remove_file(&self.file);
-                return;
+                // Never fresh (no digest is empty).
+                record.inputs.clear();
+                continue;
             };
             for bin in bins {
                 // The identity taken under the build lock: a build of another copy of the course
                 // into the same folder since then changes it, and the record is not reused.
                 let (Some(id), Some(names)) = (bin.identity, tests.get(&bin.exe)) else {
-                    let _ = std::fs::remove_file(&self.file);
-                    return;
+                    record.inputs.clear();
+                    continue;
                 };
                 record
                     .executables
@@ -274,6 +312,26 @@ impl Stamp {
                 id.clone(),
                 bins.iter().map(|b| (b.exe.clone(), b.hidden)).collect(),
             );
+        }
+        // What each executable was before: the files of the record before this one, other than
+        // the one it is now (a lesson that failed to compile keeps all of them); an executable
+        // that is gone is forgotten.
+        for (exe, listings) in before.0 {
+            if identity(&exe).is_none() {
+                continue;
+            }
+            let now = record
+                .executables
+                .get(&exe)
+                .map(|(len, mtime, _)| (*len, *mtime));
+            let earlier: Vec<Listing> = listings
+                .into_iter()
+                .filter(|(len, mtime, _)| Some((*len, *mtime)) != now)
+                .take(EARLIER_LISTINGS)
+                .collect();
+            if !earlier.is_empty() {
+                record.earlier.insert(exe, earlier);
+            }
         }
         if let Some(dir) = self.file.parent()
             && std::fs::create_dir_all(dir).is_ok()
@@ -313,19 +371,24 @@ mod tests {
         assert_ne!(inputs(), before);
     }
 
+    /// A course of one lesson (`lesson01`, in `exercises/l`) at `root`, with one source file.
+    fn one_lesson_course(root: &Path) -> crate::course::Course {
+        std::fs::create_dir_all(root.join("exercises/l/src")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[workspace]").unwrap();
+        std::fs::write(root.join("exercises/l/src/lib.rs"), "pub fn f() {}").unwrap();
+        toml::from_str(
+            "[course]\ntitle = \"t\"\n[[lessons]]\nid = \"lesson01\"\ndir = \"l\"\ntitle = \"t\"\n",
+        )
+        .unwrap()
+    }
+
     #[test]
     fn a_kept_build_is_reused_only_while_inputs_and_executables_are_unchanged() {
         let root = tempfile::tempdir().unwrap();
         let root = root.path();
-        std::fs::create_dir_all(root.join("exercises/l/src")).unwrap();
-        std::fs::write(root.join("Cargo.toml"), "[workspace]").unwrap();
-        std::fs::write(root.join("exercises/l/src/lib.rs"), "pub fn f() {}").unwrap();
+        let course = one_lesson_course(root);
         let exe = root.join("check-bin");
         std::fs::write(&exe, "binary").unwrap();
-        let course: crate::course::Course = toml::from_str(
-            "[course]\ntitle = \"t\"\n[[lessons]]\nid = \"lesson01\"\ndir = \"l\"\ntitle = \"t\"\n",
-        )
-        .unwrap();
         let lessons: Vec<&Lesson> = course.lessons.iter().collect();
         let stamp = || Stamp::new(root, &lessons, false, None);
         // The executable as built now.
@@ -386,5 +449,64 @@ mod tests {
             .insert("lesson01".into(), Built::Failed("error".into()));
         stamp().keep(&output, &tests);
         assert!(fresh().is_none());
+    }
+
+    /// An edit undone: the lesson's executable is again the file listed two builds ago (a kept
+    /// build, linked back under the same name), whose tests the record still knows, also after a
+    /// build that failed in between; a file older than the last [`EARLIER_LISTINGS`] builds is
+    /// listed again.
+    #[test]
+    fn the_files_an_executable_was_in_the_last_builds_keep_their_tests() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path();
+        let course = one_lesson_course(root);
+        let lessons: Vec<&Lesson> = course.lessons.iter().collect();
+        let stamp = || Stamp::new(root, &lessons, false, None);
+        let (exe, kept) = (root.join("check-bin"), root.join("kept"));
+        std::fs::create_dir_all(&kept).unwrap();
+        // Builds the executable anew with `bytes` (keeping a link to it as `kept/<bytes>`) and
+        // records the build with `names` as its tests.
+        let build = |bytes: &str, names: &[&str]| {
+            let _ = std::fs::remove_file(&exe);
+            std::fs::write(&exe, bytes).unwrap();
+            std::fs::hard_link(&exe, kept.join(bytes)).unwrap();
+            let mut output = BuildOutput::default();
+            let bin = CheckBinary {
+                exe: exe.clone(),
+                hidden: false,
+                identity: identity(&exe),
+            };
+            output
+                .lessons
+                .insert("lesson01".into(), Built::Ok(vec![bin]));
+            let names = names.iter().map(|n| n.to_string()).collect();
+            stamp().keep(&output, &[(exe.clone(), names)].into());
+        };
+        // Takes back the kept build `bytes`: the tests known of the executable then.
+        let take_back = |bytes: &str| {
+            std::fs::remove_file(&exe).unwrap();
+            std::fs::hard_link(kept.join(bytes), &exe).unwrap();
+            match stamp().load() {
+                Recorded::Fresh((_, mut tests)) => tests.remove(&exe),
+                Recorded::Stale(listed) => listed.unchanged().remove(&exe),
+            }
+        };
+        build("first", &["checks::a"]);
+        build("edited", &["checks::a", "checks::b"]);
+        assert_eq!(take_back("first").unwrap(), ["checks::a"]);
+        // (The file of the last build: a fresh record.)
+        assert_eq!(take_back("edited").unwrap(), ["checks::a", "checks::b"]);
+        // A build that failed keeps what the executable was.
+        let mut failed = BuildOutput::default();
+        failed
+            .lessons
+            .insert("lesson01".into(), Built::Failed("error".into()));
+        stamp().keep(&failed, &HashMap::new());
+        assert_eq!(take_back("first").unwrap(), ["checks::a"]);
+        // Two more builds: "first" is no longer remembered.
+        build("second", &["checks::c"]);
+        build("third", &["checks::d"]);
+        assert_eq!(take_back("second").unwrap(), ["checks::c"]);
+        assert_eq!(take_back("first"), None);
     }
 }
