@@ -149,8 +149,8 @@ pub fn trim_error(rendered: &str, max_lines: usize) -> String {
 /// How long a submission's sandboxed `cargo build` may take when `grade --build-timeout` does not
 /// say: the first one of a target folder compiles the registry crates too (about a minute on the
 /// development machine), and the lessons alone take seconds. Code that makes the compiler work
-/// without end (a constant whose evaluation never ends, with `long_running_const_eval` allowed)
-/// is stopped there.
+/// without end (a macro that expands exponentially; a constant whose evaluation never ends needs
+/// `long_running_const_eval` turned off, which `crate::refused` refuses) is stopped there.
 pub const SUBMISSION_BUILD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// Builds the check binaries of `lessons` with one `cargo build --test ... --keep-going`, in

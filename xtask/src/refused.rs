@@ -6,11 +6,13 @@ use crate::course::Lesson;
 use std::path::Path;
 
 /// What student sources may not use, and why: `unsafe` (a static constructor could run
-/// before any check, raw memory could reach the grader's state), and the macros that read files
+/// before any check, raw memory could reach the grader's state), the macros that read files
 /// at compile time (the sandboxed build can read the hidden checks' sources, which a panic
-/// message would then show in the report). Each is an identifier no other spelling reaches:
-/// macros cannot build an identifier from parts, and `r#include_str!` is caught as
-/// `include_str`.
+/// message would then show in the report), and the lint that stops a constant's evaluation after
+/// a while (allowed, a constant that never ends keeps `rustc` going until the build's time limit,
+/// and in a class run every later submission waits that long). Each is an identifier no other
+/// spelling reaches: macros cannot build an identifier from parts, and `r#include_str!` is
+/// caught as `include_str`.
 const REFUSED: &[(&str, &str)] = &[
     ("unsafe", "`unsafe`"),
     ("unsafe_code", "`unsafe`"),
@@ -21,6 +23,11 @@ const REFUSED: &[(&str, &str)] = &[
     (
         "include_bytes",
         "`include_bytes!` (it reads files at compile time)",
+    ),
+    (
+        "long_running_const_eval",
+        "the lint `long_running_const_eval` (turned off, it lets a constant keep the compiler busy \
+         without end)",
     ),
 ];
 
@@ -87,6 +94,14 @@ mod tests {
         assert!(!reads(
             "// include_str!(\"x\")\nfn include_strs() -> &'static str { \"include_str!\" }"
         ));
+        // Turning off the lint that ends a constant's evaluation, however it is written.
+        let spins = |text: &str| construct(text).is_some_and(|w| w.contains("without end"));
+        assert!(spins("#[allow(long_running_const_eval)] const X: u8 = 1;"));
+        assert!(spins("#![allow(unused, long_running_const_eval)]"));
+        assert!(spins(
+            "#[expect(r#long_running_const_eval)] const X: u8 = 1;"
+        ));
+        assert!(!spins("// long_running_const_eval\nconst X: u8 = 1;"));
         assert_eq!(construct("fn f() -> u8 { 1 }"), None);
         assert_eq!(construct("fn f( {"), None);
     }

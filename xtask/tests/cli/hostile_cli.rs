@@ -202,6 +202,18 @@ fn leftover_sleepers() -> usize {
     String::from_utf8_lossy(&out.stdout).lines().count()
 }
 
+/// A macro that expands to two copies of itself forty times over: 2^40 expansions, which keep
+/// `rustc` busy (and growing) until the build's time limit.
+const EXPANDING_MACRO: &str = "macro_rules! twice {
+    () => {};
+    (x $($rest:tt)*) => { twice!($($rest)*); twice!($($rest)*); };
+}
+pub fn expand() -> u64 {
+    twice!(x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x);
+    0
+}
+";
+
 /// A constant that `rustc` would evaluate for 2^64 steps, with the lint that stops long
 /// evaluations allowed.
 const SPINNING_CONSTANT: &str = "#[allow(long_running_const_eval)]
@@ -488,25 +500,37 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
         "grading changed the submission"
     );
 
-    // A constant whose evaluation never ends (the lint that stops it allowed) is stopped with the
-    // build, at its time limit, and said so (2 s: it spins a core until then).
-    let spinning = OutDir::new("spinning-submission");
+    // Code that keeps the compiler busy without end is stopped with the build, at its time limit,
+    // and said so (2 s: it spins a core until then).
     let l6 = "lesson06-grouped-query";
-    submission(&course.root, &spinning, &[l6]);
-    append_to_exercises(&spinning.path, l6, SPINNING_CONSTANT);
-    let started = Instant::now();
-    let report = graded_submission(&course, &spinning, &["6", "--build-timeout", "2"], 300);
-    assert!(
-        started.elapsed() < Duration::from_secs(120),
-        "took {:?}",
-        started.elapsed()
-    );
-    assert_eq!(report["score"], 0, "{report:#}");
-    let l6 = &report["lessons"][0];
-    assert_eq!(l6["build"], "compile_error", "{report:#}");
-    let output = l6["compiler_output"].as_str().unwrap();
+    let compile_error_of = |name: &str, code: &str| {
+        let dir = OutDir::new(name);
+        submission(&course.root, &dir, &[l6]);
+        append_to_exercises(&dir.path, l6, code);
+        let started = Instant::now();
+        let report = graded_submission(&course, &dir, &["6", "--build-timeout", "2"], 300);
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "took {:?}",
+            started.elapsed()
+        );
+        assert_eq!(report["score"], 0, "{report:#}");
+        let l6 = &report["lessons"][0];
+        assert_eq!(l6["build"], "compile_error", "{report:#}");
+        l6["compiler_output"].as_str().unwrap().to_owned()
+    };
+    let output = compile_error_of("expanding-submission", EXPANDING_MACRO);
     assert!(
         output.contains("the build did not finish within 2 s"),
+        "{output}"
+    );
+    // A constant whose evaluation never ends needs the lint that stops it turned off: such a
+    // lesson is refused before any build, which would otherwise hold up every later build of the
+    // target folder (a class run's) until the time limit.
+    let output = compile_error_of("spinning-submission", SPINNING_CONSTANT);
+    assert!(
+        output.contains("uses the lint `long_running_const_eval`")
+            && !output.contains("did not finish"),
         "{output}"
     );
 
