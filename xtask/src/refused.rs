@@ -26,8 +26,8 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     (
         "long_running_const_eval",
-        "the lint `long_running_const_eval` (turned off, it lets a constant keep the compiler busy \
-         without end)",
+        "the lint `long_running_const_eval` (turning it off lets a constant keep the compiler \
+         busy without end)",
     ),
 ];
 
