@@ -240,11 +240,7 @@ impl Stamp {
         if record.inputs != self.inputs || !untouched {
             return Recorded::Stale(Listed::of(record));
         }
-        let tests = record
-            .executables
-            .into_iter()
-            .map(|(exe, (_, _, names))| (exe, names))
-            .collect();
+        // Every executable is as recorded (just checked): its identity is the recorded one.
         let lessons = record
             .lessons
             .into_iter()
@@ -252,13 +248,21 @@ impl Stamp {
                 let bins = bins
                     .into_iter()
                     .map(|(exe, hidden)| CheckBinary {
-                        identity: identity(&exe),
+                        identity: record
+                            .executables
+                            .get(&exe)
+                            .map(|(len, mtime, _)| (*len, *mtime)),
                         exe,
                         hidden,
                     })
                     .collect();
                 (id, Built::Ok(bins))
             })
+            .collect();
+        let tests = record
+            .executables
+            .into_iter()
+            .map(|(exe, (_, _, names))| (exe, names))
             .collect();
         let output = BuildOutput {
             lessons,

@@ -361,6 +361,8 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     let recorded = stamp
         .as_ref()
         .map_or_else(|| Recorded::Stale(Listed::default()), Stamp::load);
+    // A fresh record is kept as it is: nothing a grade lists from its build is new.
+    let fresh = matches!(recorded, Recorded::Fresh(_));
     let (output, listed) = match recorded {
         // A fresh record means every lesson built and nothing it read changed since, so none of
         // its sources was refused then or now (below).
@@ -387,7 +389,8 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
             };
             // Official grading refuses a lesson whose sources use `unsafe` or read files at
             // compile time; local grading of the exercises reports the same compile error
-            // (`crate::refused`), and then keeps no record, so the next grade looks again.
+            // (`crate::refused`), and then keeps a record that is never fresh, so the next grade
+            // looks again.
             if !opts.solutions && !opts.sandboxed_build {
                 for lesson in &lessons {
                     if let Some(error) = crate::refused::in_lesson(root, lesson) {
@@ -415,7 +418,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
         &mut tests,
         &mut jobs,
     )?;
-    if let Some(stamp) = &stamp {
+    if let Some(stamp) = stamp.as_ref().filter(|_| !fresh) {
         stamp.keep(&output, &listed);
     }
 
