@@ -81,21 +81,43 @@ pub fn record(obs: &Observation) {
 }
 
 /// Records an assertion's outcome and panics with `message` when it failed (both modes).
+///
+/// Generic only in its message: every assertion of every check is a copy of this function, so
+/// the work is done by [`held`] and [`failed`], compiled once (with the body here, the copies
+/// were 7–8% of a check executable's LLVM IR).
 #[track_caller]
+#[inline]
 pub fn assertion(label: &str, passed: bool, message: impl FnOnce() -> String) {
+    if passed {
+        held(label);
+    } else {
+        failed(label, message());
+    }
+}
+
+/// An assertion that held: recorded in grader mode.
+fn held(label: &str) {
     if observing() {
-        let message = if passed { String::new() } else { message() };
         record(&Observation::Assert {
             label: label.to_owned(),
-            passed,
+            passed: true,
+            message: String::new(),
+        });
+    }
+}
+
+/// An assertion that failed: recorded in grader mode, then a panic with `message` at the
+/// caller's location (the check's line).
+#[track_caller]
+fn failed(label: &str, message: String) -> ! {
+    if observing() {
+        record(&Observation::Assert {
+            label: label.to_owned(),
+            passed: false,
             message: message.clone(),
         });
-        if !passed {
-            panic!("{message}");
-        }
-    } else if !passed {
-        panic!("{}", message());
     }
+    panic!("{message}");
 }
 
 /// The message of a failed `left OP right` comparison, worded like std's `assert_eq!`.
@@ -159,6 +181,28 @@ mod tests {
             comparison_failed("!=", Some("h = 3".into()), &"a", &"a"),
             "assertion `left != right` failed: h = 3\n  left: \"a\"\n right: \"a\""
         );
+    }
+
+    #[test]
+    fn a_failed_assertion_panics_with_its_message_at_the_checks_line() {
+        static SEEN: Mutex<Option<(String, u32)>> = Mutex::new(None);
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|info| {
+            let at = info.location().expect("panics have a location");
+            *SEEN.lock().unwrap() = Some((at.file().to_owned(), at.line()));
+        }));
+        let line = line!() + 1;
+        let caught = std::panic::catch_unwind(|| assertion("1 == 2", false, || "no".to_owned()));
+        std::panic::set_hook(previous);
+        let payload = caught.expect_err("a failed assertion panics");
+        assert_eq!(
+            payload.downcast_ref::<String>().map(String::as_str),
+            Some("no")
+        );
+        assert_eq!(*SEEN.lock().unwrap(), Some((file!().to_owned(), line)));
+        assertion("1 == 1", true, || {
+            unreachable!("the message of a held assertion is not made")
+        });
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use check_protocol::{TOLERANCE, explain_difference};
 use insta::internals::SnapshotContents;
 use insta::{Comparator, Snapshot};
-use ndarray::{AsArray, Dimension};
+use ndarray::{ArrayViewD, AsArray, Dimension};
 
 /// The largest `|a - b|` over two arrays (owned, views or references), for checks that compare
 /// two computations. Panics, naming both shapes, when the shapes differ.
@@ -21,6 +21,11 @@ pub fn max_abs_diff<'a, 'b, D: Dimension>(
 ) -> f64 {
     let (a, b) = (a.into(), b.into());
     assert_eq!(a.shape(), b.shape(), "the two arrays have different shapes");
+    largest_difference(a.into_dyn(), b.into_dyn())
+}
+
+/// The work of [`max_abs_diff`], compiled once rather than once per array type.
+fn largest_difference(a: ArrayViewD<'_, f64>, b: ArrayViewD<'_, f64>) -> f64 {
     a.iter()
         .zip(b.iter())
         .map(|(x, y)| (x - y).abs())

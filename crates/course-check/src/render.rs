@@ -1,7 +1,7 @@
 //! Turning tensors into snapshot text.
 
 use check_protocol::Encoding;
-use ndarray::{ArrayBase, Axis, Data, Dimension};
+use ndarray::{ArrayBase, ArrayViewD, Axis, Data, Dimension};
 use std::fmt::Write;
 
 /// How numbers are written in a snapshot.
@@ -90,14 +90,19 @@ fn number(v: f64, how: Rendering) -> String {
     }
 }
 
+/// Generic only in the array's type: each rendered array type of a check executable is a copy
+/// of this, so the work is in [`render_view`], compiled once.
 fn render_with<S, D>(a: &ArrayBase<S, D>, how: Rendering) -> String
 where
     S: Data<Elem = f64>,
     D: Dimension,
 {
+    render_view(a.view().into_dyn(), how)
+}
+
+fn render_view(a: ArrayViewD<'_, f64>, how: Rendering) -> String {
     let shape = a.shape();
     let mut out = format!("shape {}\n", attention::error::shape_string(shape));
-    let a = a.view().into_dyn();
     if a.ndim() == 0 {
         let _ = writeln!(out, "{}", number(a[[]], how));
         return out;
