@@ -30,6 +30,16 @@ fn fastest_ms(runs: usize, mut f: impl FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// The benchmark's weights (`bench_mha`'s): `w_qkv = randn(D, 3D) / √D`, `w_o = randn(D, D) /
+/// √D`, drawn from `rs` in that order. Unscaled, the scores would be `√D` times larger and the
+/// softmax rows nearly one-hot, unlike the benchmark's.
+fn benchmark_weights(rs: &mut RandomState, d: usize) -> (Array2<f64>, Array2<f64>) {
+    let scale = 1.0 / (d as f64).sqrt();
+    let w_qkv: Array2<f64> = rs.randn((d, 3 * d)) * scale;
+    let w_o: Array2<f64> = rs.randn((d, d)) * scale;
+    (w_qkv, w_o)
+}
+
 #[test]
 #[ignore = "timings, not a check"]
 fn profile() {
@@ -37,8 +47,7 @@ fn profile() {
     let hs = d / heads;
     let mut rs = RandomState::new(0);
     let x: Array2<f64> = rs.randn((t, d));
-    let w_qkv: Array2<f64> = rs.randn((d, 3 * d));
-    let w_o: Array2<f64> = rs.randn((d, d));
+    let (w_qkv, w_o) = benchmark_weights(&mut rs, d);
     for kernel in Kernel::ALL {
         let isa = Isa::new(kernel);
         if isa.kernel() != kernel {
@@ -104,9 +113,7 @@ fn profile_forward_phases() {
     let (b, t, d, heads, calls) = (4, T, D, HEADS, 10);
     let mut rs = RandomState::new(0);
     let x: Array3<f64> = rs.randn((b, t, d));
-    let scale = 1.0 / (d as f64).sqrt();
-    let w_qkv: Array2<f64> = rs.randn((d, 3 * d)) * scale;
-    let w_o: Array2<f64> = rs.randn((d, d)) * scale;
+    let (w_qkv, w_o) = benchmark_weights(&mut rs, d);
     for kernel in Kernel::ALL {
         let isa = Isa::new(kernel);
         if isa.kernel() != kernel {
@@ -170,8 +177,7 @@ fn profile_forward_overheads() {
     let (b, t, d, heads) = (8, T, D, HEADS);
     let mut rs = RandomState::new(0);
     let x: Array3<f64> = rs.randn((b, t, d));
-    let w_qkv: Array2<f64> = rs.randn((d, 3 * d));
-    let w_o: Array2<f64> = rs.randn((d, d));
+    let (w_qkv, w_o) = benchmark_weights(&mut rs, d);
     for kernel in [Kernel::Avx512, Kernel::Avx2] {
         let config = super::MhaConfig::new(heads)
             .with_causal(true)
