@@ -86,7 +86,6 @@ pub fn record(obs: &Observation) {
 /// the work is done by [`held`] and [`failed`], compiled once (with the body here, the copies
 /// were 7–8% of a check executable's LLVM IR).
 #[track_caller]
-#[inline]
 pub fn assertion(label: &str, passed: bool, message: impl FnOnce() -> String) {
     if passed {
         held(label);
