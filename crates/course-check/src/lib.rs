@@ -24,6 +24,8 @@
 mod compare;
 mod proof;
 mod render;
+#[doc(hidden)]
+pub mod shared_generics;
 
 pub use check_protocol::observe;
 pub use check_protocol::{
