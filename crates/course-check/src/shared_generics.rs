@@ -16,7 +16,7 @@
 use ndarray::{Array, ArrayView, Axis, Dimension, Ix1, Ix2, Ix3, Ix4, RemoveAxis};
 
 /// Equality, clones, owned views, element-wise arithmetic with arrays and scalars, sums, means
-/// and folds of `(…)` `f64` arrays of `D` axes, owned and viewed, and their `Debug` text.
+/// and folds of `f64` arrays of `D` axes, owned and viewed, and their `Debug` text.
 fn elementwise<D: Dimension>(a: &Array<f64, D>, b: ArrayView<'_, f64, D>, out: &mut Vec<String>) {
     let c = a.clone();
     let d = b.to_owned();
