@@ -100,6 +100,8 @@ where
     render_view(a.view().into_dyn(), how)
 }
 
+/// The snapshot text of `a`: its `shape` line, then one line per last-axis row, labelled with
+/// the row's leading indices.
 fn render_view(a: ArrayViewD<'_, f64>, how: Rendering) -> String {
     let shape = a.shape();
     let mut out = format!("shape {}\n", attention::error::shape_string(shape));
