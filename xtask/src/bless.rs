@@ -68,7 +68,7 @@ pub struct LessonPlan {
     pub unchanged: usize,
     /// Why the lesson cannot be blessed (its solution fails a check, does not build, ...).
     pub refused: Option<String>,
-    /// The lesson's manifest prefixes (its tests and hidden checks).
+    /// The lesson's manifest prefixes (its tests, hidden checks and `Cargo.toml`).
     pub prefixes: Vec<String>,
     /// How each of its misconceptions fared when planted.
     pub misconceptions: Vec<misconception::Outcome>,

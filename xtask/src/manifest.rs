@@ -1,7 +1,12 @@
 //! The checks manifest: SHA-256 of every instructor-owned file a student could edit to change a
 //! grade (the course file, the snapshot helpers, each lesson's checks and snapshots, and in the
-//! instructors' workspace the hidden checks in `solutions/<dir>/tests/hidden/`), in `sha256sum`
-//! format so `sha256sum -c checks.sha256` verifies it too.
+//! instructors' workspace the hidden checks in `solutions/<dir>/tests/hidden/`), and of what else
+//! official grading takes from the instructors' tree to build a lesson (each lesson's
+//! `Cargo.toml`, the core's sources, the workspace's manifests and settings: [`BUILD_FILES`]), in
+//! `sha256sum` format so `sha256sum -c checks.sha256` verifies it too. A local grade that finds
+//! one of them changed is unofficial: official grading would build without the change (a
+//! dependency added to a lesson, a function added to the core) and could fail where the local
+//! build passed.
 
 use crate::course::Course;
 use crate::workspace::relative;
@@ -33,13 +38,42 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 /// The sources every check runs with: the protocol the grader reads and the checks' own support.
 pub const CHECK_SUPPORT: &[&str] = &["crates/check-protocol/src", "crates/course-check/src"];
 
+/// What else a lesson's build reads from the instructors' tree in official grading, which takes
+/// only `exercises/*/src/**` from a submission: the workspace's manifest and build settings, the
+/// core's sources, and the manifests of the crates the checks build on (files, or folders whose
+/// files all count; each lesson's own `Cargo.toml` is added per lesson; a missing one is left
+/// out). Not among them: `Cargo.lock` (adding a lesson rewrites it, and a dependency added to a
+/// lesson shows in the lesson's `Cargo.toml`) and `rust-toolchain.toml` (which toolchain a
+/// student's machine runs is rustup's choice there; official grading uses the instructors' file).
+pub const BUILD_FILES: &[&str] = &[
+    "Cargo.toml",
+    ".cargo/config.toml",
+    "crates/attention/Cargo.toml",
+    "crates/attention/src",
+    "crates/check-protocol/Cargo.toml",
+    "crates/course-check/Cargo.toml",
+    "crates/workspace-hack/Cargo.toml",
+];
+
 /// The instructor-owned files, relative to `root`, sorted.
 pub fn tracked_files(root: &Path, course: &Course) -> Vec<String> {
     let mut files = vec![root.join("course.toml")];
     for dir in CHECK_SUPPORT {
         walk(&root.join(dir), &mut files);
     }
+    for item in BUILD_FILES {
+        let path = root.join(item);
+        if path.is_dir() {
+            walk(&path, &mut files);
+        } else if path.is_file() {
+            files.push(path);
+        }
+    }
     for lesson in &course.lessons {
+        let manifest = lesson.crate_dir(root, false).join("Cargo.toml");
+        if manifest.is_file() {
+            files.push(manifest);
+        }
         walk(&lesson.crate_dir(root, false).join("tests"), &mut files);
         walk(&lesson.hidden_dir(root), &mut files);
     }
@@ -78,8 +112,9 @@ pub fn generate(root: &Path, course: &Course) -> String {
 }
 
 /// Rewrites the entries of the manifest at `root` for the files under `prefixes` (paths relative
-/// to `root`, e.g. `exercises/lesson02-split-heads/tests`) and for `course.toml`, keeping every
-/// other entry as it was. Writes the whole manifest when there is none yet.
+/// to `root` of folders, e.g. `exercises/lesson02-split-heads/tests`, or of files), and for
+/// `course.toml`, keeping every other entry as it was. Writes the whole manifest when there is
+/// none yet.
 pub fn refresh(root: &Path, course: &Course, prefixes: &[String]) -> Result<()> {
     let path = root.join(FILE);
     let text = match std::fs::read_to_string(&path) {
@@ -93,7 +128,7 @@ pub fn refresh(root: &Path, course: &Course, prefixes: &[String]) -> Result<()> 
         f == "course.toml"
             || prefixes.iter().any(|p| {
                 f.strip_prefix(p.as_str())
-                    .is_some_and(|r| r.starts_with('/'))
+                    .is_some_and(|r| r.is_empty() || r.starts_with('/'))
             })
     };
     let mut entries = parse(&text);
@@ -107,11 +142,13 @@ pub fn refresh(root: &Path, course: &Course, prefixes: &[String]) -> Result<()> 
     std::fs::write(&path, out).with_context(|| format!("cannot write {FILE}"))
 }
 
-/// The manifest prefixes of one lesson: its visible checks and its hidden checks.
+/// The manifest prefixes of one lesson: its visible checks, its hidden checks and its exercise
+/// crate's `Cargo.toml`.
 pub fn lesson_prefixes(root: &Path, lesson: &crate::course::Lesson) -> Vec<String> {
     vec![
         relative(root, &lesson.crate_dir(root, false).join("tests")),
         relative(root, &lesson.hidden_dir(root)),
+        relative(root, &lesson.crate_dir(root, false).join("Cargo.toml")),
     ]
 }
 
@@ -270,5 +307,74 @@ mod tests {
             ]
         );
         assert_eq!(generate(root, &course).lines().count(), 6);
+    }
+
+    /// What official grading takes from the instructors' tree to build a lesson is tracked too:
+    /// a lesson's `Cargo.toml` (a dependency added there), the core's sources (a function added
+    /// to it), the workspace's manifest and settings; a refresh of a lesson takes its `Cargo.toml`
+    /// and no other lesson's.
+    #[test]
+    fn what_a_lessons_build_reads_is_tracked() {
+        let (dir, course) = two_lessons();
+        let root = dir.path();
+        for file in [
+            "Cargo.toml",
+            ".cargo/config.toml",
+            "crates/attention/Cargo.toml",
+            "crates/attention/src/lib.rs",
+            "crates/attention/src/fast/gemm.rs",
+            "exercises/lesson01-a/Cargo.toml",
+            "exercises/lesson02-b/Cargo.toml",
+        ] {
+            std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+            std::fs::write(root.join(file), file).unwrap();
+        }
+        // Neither the students' sources nor the core's benchmarks.
+        for file in [
+            "exercises/lesson01-a/src/exercises.rs",
+            "crates/attention/benches/bench.rs",
+        ] {
+            std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+            std::fs::write(root.join(file), "x").unwrap();
+        }
+        let tracked = tracked_files(root, &course);
+        for file in [
+            "Cargo.toml",
+            ".cargo/config.toml",
+            "crates/attention/src/fast/gemm.rs",
+            "exercises/lesson02-b/Cargo.toml",
+        ] {
+            assert!(tracked.iter().any(|f| f == file), "{file} in {tracked:?}");
+        }
+        assert_eq!(tracked.len(), 5 + 7, "{tracked:?}");
+        std::fs::write(root.join(FILE), generate(root, &course)).unwrap();
+
+        let (l1, l2) = (
+            "exercises/lesson01-a/Cargo.toml",
+            "exercises/lesson02-b/Cargo.toml",
+        );
+        std::fs::write(root.join(l1), "[dependencies]\nrayon = \"1\"\n").unwrap();
+        std::fs::write(root.join(l2), "edited").unwrap();
+        std::fs::write(root.join("crates/attention/src/lib.rs"), "pub fn mine() {}").unwrap();
+        let mut found = differences(root, &course);
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                "crates/attention/src/lib.rs (changed)".to_owned(),
+                format!("{l1} (changed)"),
+                format!("{l2} (changed)"),
+            ]
+        );
+        refresh(root, &course, &lesson_prefixes(root, &course.lessons[0])).unwrap();
+        let mut left = differences(root, &course);
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                "crates/attention/src/lib.rs (changed)".to_owned(),
+                format!("{l2} (changed)"),
+            ]
+        );
     }
 }

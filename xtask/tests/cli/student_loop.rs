@@ -391,6 +391,26 @@ fn an_unofficial_grade_is_never_full_marks() {
         .stdout(predicate::str::contains("Unofficial:"))
         .stdout(predicate::str::contains("Full marks.").not())
         .stdout(predicate::str::contains("not full marks"));
+
+    // The snapshot restored, a dependency added to the lesson's crate: official grading builds
+    // the lesson with the instructors' `Cargo.toml`, where code using it would not compile.
+    s.write(snap, &text);
+    let manifest = "exercises/lesson01-why-heads/Cargo.toml";
+    let cargo_toml = s.read(manifest);
+    s.write(
+        manifest,
+        &cargo_toml.replacen(
+            "[dependencies]\n",
+            "[dependencies]\nserde_json.workspace = true\n",
+            1,
+        ),
+    );
+    s.xtask(&["grade", "--solutions", "1"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("Unofficial:"))
+        .stdout(predicate::str::contains(format!("{manifest} (changed)")))
+        .stdout(predicate::str::contains("Full marks.").not());
 }
 
 /// `hint` shows one more level per call and remembers it outside the tree, for each copy of the
