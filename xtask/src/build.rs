@@ -12,6 +12,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// The version of what the build stage decides from a lesson's sources (which lessons count as
+/// compiled: today also [`crate::outside_sources`]). Kept builds ([`crate::kept_builds`]) and
+/// freshness records ([`crate::freshness`]) carry the decision of the grader that made them, so
+/// this is part of their keys: a grader that decides otherwise never reuses them.
+pub const DECISIONS: u32 = 2;
+
 /// One check executable of a lesson: the visible checks' target (`lessonNN`) or the hidden
 /// checks' (`lessonNN_hidden`).
 #[derive(Debug, Clone)]
@@ -87,6 +93,8 @@ struct Message {
     target: Option<Target>,
     #[serde(default)]
     executable: Option<PathBuf>,
+    #[serde(default)]
+    filenames: Vec<PathBuf>,
     #[serde(default)]
     message: Option<Diagnostic>,
 }
@@ -315,6 +323,10 @@ fn cargo_build(
     let mut errors: HashMap<String, String> = HashMap::new();
     let mut warnings: HashMap<String, Vec<String>> = HashMap::new();
     let mut first_dependency_error: Option<String> = None;
+    // Per lesson id: the files its crate compiled from outside the students' sources, which a
+    // submission's build would not have (local builds of the exercises only: see
+    // `crate::outside_sources`).
+    let mut outside: HashMap<String, Vec<String>> = HashMap::new();
     for line in stdout.lines() {
         let Ok(msg) = serde_json::from_str::<Message>(line) else {
             continue;
@@ -324,6 +336,22 @@ fn cargo_build(
                 let Some(target) = msg.target.as_ref() else {
                     continue;
                 };
+                if !solutions
+                    && !sandboxed
+                    && target.kind.iter().any(|k| k == "lib")
+                    && let Some(lesson) = lesson_for(&msg.manifest_path)
+                {
+                    let files = msg
+                        .filenames
+                        .first()
+                        .and_then(|lib| crate::outside_sources::dep_info_of(lib))
+                        .and_then(|d| std::fs::read_to_string(d).ok())
+                        .map(|text| crate::outside_sources::outside(root, &text))
+                        .unwrap_or_default();
+                    if !files.is_empty() {
+                        outside.insert(lesson.id.clone(), files);
+                    }
+                }
                 if !target.kind.iter().any(|k| k == "test") {
                     continue;
                 }
@@ -393,7 +421,9 @@ fn cargo_build(
         bins.dedup_by(|a, b| a.hidden == b.hidden);
         let complete = bins.iter().any(|b| !b.hidden)
             && (!lesson.has_hidden() || bins.iter().any(|b| b.hidden));
-        let built = if complete {
+        let built = if let Some(files) = outside.remove(&lesson.id) {
+            Built::Failed(crate::outside_sources::message(&lesson.dir, &files))
+        } else if complete {
             Built::Ok(bins)
         } else if let Some(err) = errors.remove(&lesson.id) {
             Built::Failed(err)

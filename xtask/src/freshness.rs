@@ -213,6 +213,7 @@ impl Stamp {
         }
         let key = hex(&key.finalize()[..8]);
         let mut inputs = Sha256::new();
+        inputs.update(crate::build::DECISIONS.to_le_bytes());
         hash_workspace(root, &mut inputs);
         for dir in ["exercises", "solutions"] {
             hash_tree(root, &root.join(dir), &mut inputs);

@@ -83,13 +83,14 @@ impl KeptBuilds {
     }
 
     /// The key of `lesson`'s build from files whose digest is `inputs` (see
-    /// `build::lesson_inputs`).
+    /// `build::lesson_inputs`), by this grader's decisions ([`crate::build::DECISIONS`]).
     pub fn key(&self, lesson: &Lesson, inputs: &str) -> String {
         let text = format!(
-            "{}\n{}\n{inputs}\n{}\n",
+            "{}\n{}\n{inputs}\n{}\n{}\n",
             lesson.package(self.solutions),
             lesson.id,
-            self.workspace
+            self.workspace,
+            crate::build::DECISIONS
         );
         crate::manifest::sha256_hex(text.as_bytes())[..32].to_owned()
     }

@@ -42,6 +42,7 @@ mod judge;
 mod kept_builds;
 mod manifest;
 mod misconception;
+mod outside_sources;
 mod plan;
 mod progress;
 mod refused;

@@ -413,6 +413,56 @@ fn an_unofficial_grade_is_never_full_marks() {
         .stdout(predicate::str::contains("Full marks.").not());
 }
 
+/// Official grading takes only `exercises/*/src` from a submission. Code a lesson pulls in from
+/// beside its `src/` folder (`include!`, `#[path]`) is there locally and missing officially, so a
+/// local grade reports the lesson as not compiling, naming the file; the same code moved under
+/// `src/` gets full marks.
+#[test]
+fn code_compiled_from_outside_src_fails_locally_as_it_would_officially() {
+    let s = Scratch::new("outside-src");
+    let dir = "exercises/lesson02-split-heads";
+    // The reference solution, without its inner doc comments (an included file is an item list).
+    let solution: String = s
+        .read("solutions/lesson02-split-heads/src/exercises.rs")
+        .lines()
+        .filter(|l| !l.starts_with("//!"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::create_dir_all(s.root.join(dir).join("extra")).unwrap();
+    s.write(&format!("{dir}/extra/solved.rs"), &solution);
+    s.write(
+        &format!("{dir}/src/exercises.rs"),
+        "include!(\"../extra/solved.rs\");\n",
+    );
+    let grade = || {
+        let out = s
+            .xtask(&["grade", "lesson02", "--format", "json"])
+            .output()
+            .unwrap();
+        support::json_of(&out)
+    };
+    let report = grade();
+    let lesson = &report["lessons"][0];
+    assert_eq!(lesson["build"], "compile_error", "{report:#}");
+    assert_eq!(report["score"], 0, "{report:#}");
+    let text = report.to_string();
+    assert!(
+        text.contains(&format!("{dir}/extra/solved.rs"))
+            && text.contains("official grading takes only exercises/*/src"),
+        "{report:#}"
+    );
+
+    // Under `src/`, the same code is the student's own.
+    s.write(&format!("{dir}/src/solved.rs"), &solution);
+    s.write(
+        &format!("{dir}/src/exercises.rs"),
+        "include!(\"solved.rs\");\n",
+    );
+    let report = grade();
+    assert_eq!(report["lessons"][0]["build"], "ok", "{report:#}");
+    assert_eq!(report["score"], report["max_score"], "{report:#}");
+}
+
 /// `hint` shows one more level per call and remembers it outside the tree, for each copy of the
 /// course on its own: two copies sharing a target folder do not advance each other's hints.
 #[test]
