@@ -323,10 +323,10 @@ fn cargo_build(
     let mut errors: HashMap<String, String> = HashMap::new();
     let mut warnings: HashMap<String, Vec<String>> = HashMap::new();
     let mut first_dependency_error: Option<String> = None;
-    // Per lesson id: the files its crate compiled from outside the students' sources, which a
-    // submission's build would not have (local builds of the exercises only: see
-    // `crate::outside_sources`).
-    let mut outside: HashMap<String, Vec<String>> = HashMap::new();
+    // Per lesson id: why a submission's build of its crate would differ from this one (local
+    // builds of the exercises only: a build script, files compiled from outside the students'
+    // sources; see `crate::outside_sources`).
+    let mut outside: HashMap<String, String> = HashMap::new();
     for line in stdout.lines() {
         let Ok(msg) = serde_json::from_str::<Message>(line) else {
             continue;
@@ -338,18 +338,26 @@ fn cargo_build(
                 };
                 if !solutions
                     && !sandboxed
-                    && target.kind.iter().any(|k| k == "lib")
                     && let Some(lesson) = lesson_for(&msg.manifest_path)
                 {
-                    let files = msg
-                        .filenames
-                        .first()
-                        .and_then(|lib| crate::outside_sources::dep_info_of(lib))
-                        .and_then(|d| std::fs::read_to_string(d).ok())
-                        .map(|text| crate::outside_sources::outside(root, &text))
-                        .unwrap_or_default();
-                    if !files.is_empty() {
-                        outside.insert(lesson.id.clone(), files);
+                    if target.kind.iter().any(|k| k == "custom-build") {
+                        outside.insert(
+                            lesson.id.clone(),
+                            crate::outside_sources::build_script_message(&lesson.dir),
+                        );
+                    } else if target.kind.iter().any(|k| k == "lib") {
+                        let files = msg
+                            .filenames
+                            .first()
+                            .and_then(|lib| crate::outside_sources::dep_info_of(lib))
+                            .and_then(|d| std::fs::read_to_string(d).ok())
+                            .map(|text| crate::outside_sources::outside(root, &text))
+                            .unwrap_or_default();
+                        if !files.is_empty() {
+                            outside.entry(lesson.id.clone()).or_insert_with(|| {
+                                crate::outside_sources::message(&lesson.dir, &files)
+                            });
+                        }
                     }
                 }
                 if !target.kind.iter().any(|k| k == "test") {
@@ -421,8 +429,8 @@ fn cargo_build(
         bins.dedup_by(|a, b| a.hidden == b.hidden);
         let complete = bins.iter().any(|b| !b.hidden)
             && (!lesson.has_hidden() || bins.iter().any(|b| b.hidden));
-        let built = if let Some(files) = outside.remove(&lesson.id) {
-            Built::Failed(crate::outside_sources::message(&lesson.dir, &files))
+        let built = if let Some(why) = outside.remove(&lesson.id) {
+            Built::Failed(why)
         } else if complete {
             Built::Ok(bins)
         } else if let Some(err) = errors.remove(&lesson.id) {

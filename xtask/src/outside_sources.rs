@@ -7,7 +7,8 @@
 //! and the official one a compile error. Local grading reads the files rustc compiled into each
 //! lesson's crate from its dep-info (`<deps>/<crate>-<hash>.d`, next to the `.rlib` cargo
 //! reports) and reports such a lesson as official grading would see it: not compiling, with the
-//! file named.
+//! file named. A build script in a lesson's folder is reported the same way (`crate::build`): a
+//! submission's build runs none of the student's.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -108,6 +109,17 @@ pub fn message(lesson_dir: &str, files: &[String]) -> String {
          work: there the lesson would not compile. Move the code under \
          exercises/{lesson_dir}/src/.",
         files.join(", ")
+    )
+}
+
+/// The compile error local grading reports for a lesson with a build script of its own
+/// (`exercises/<dir>/build.rs`), which a submission's build does not have.
+pub fn build_script_message(lesson_dir: &str) -> String {
+    format!(
+        "error: this lesson has exercises/{lesson_dir}/build.rs, a build script, but official \
+         grading takes only exercises/*/src from your work and runs no build script of yours: \
+         there the lesson would be built without it. Remove it and move what it did into \
+         exercises/{lesson_dir}/src/."
     )
 }
 

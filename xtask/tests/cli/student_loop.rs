@@ -452,12 +452,23 @@ fn code_compiled_from_outside_src_fails_locally_as_it_would_officially() {
         "{report:#}"
     );
 
-    // Under `src/`, the same code is the student's own.
+    // Under `src/`, the same code is the student's own...
     s.write(&format!("{dir}/src/solved.rs"), &solution);
     s.write(
         &format!("{dir}/src/exercises.rs"),
         "include!(\"solved.rs\");\n",
     );
+    // ... but a build script of its own is not: a submission's build runs none.
+    s.write(&format!("{dir}/build.rs"), "fn main() {}\n");
+    let report = grade();
+    assert_eq!(report["lessons"][0]["build"], "compile_error", "{report:#}");
+    assert!(
+        report
+            .to_string()
+            .contains(&format!("{dir}/build.rs, a build script")),
+        "{report:#}"
+    );
+    std::fs::remove_file(s.root.join(dir).join("build.rs")).unwrap();
     let report = grade();
     assert_eq!(report["lessons"][0]["build"], "ok", "{report:#}");
     assert_eq!(report["score"], report["max_score"], "{report:#}");
