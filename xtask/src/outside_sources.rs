@@ -104,10 +104,10 @@ pub fn outside(root: &Path, text: &str) -> Vec<String> {
 /// the students' sources.
 pub fn message(lesson_dir: &str, files: &[String]) -> String {
     format!(
-        "error: this lesson's code compiles {} from outside exercises/*/src (by `include!`, \
-         `#[path]` or a build script), but official grading takes only exercises/*/src from your \
-         work: there the lesson would not compile. Move the code under \
-         exercises/{lesson_dir}/src/.",
+        "error: this lesson compiles {} from outside exercises/*/src (by `include!`, `#[path]` or \
+         a build script)\n  = note: official grading takes only exercises/*/src from your work, \
+         so there this lesson would not compile\n  = help: move the code under \
+         exercises/{lesson_dir}/src/",
         files.join(", ")
     )
 }
@@ -116,10 +116,10 @@ pub fn message(lesson_dir: &str, files: &[String]) -> String {
 /// (`exercises/<dir>/build.rs`), which a submission's build does not have.
 pub fn build_script_message(lesson_dir: &str) -> String {
     format!(
-        "error: this lesson has exercises/{lesson_dir}/build.rs, a build script, but official \
-         grading takes only exercises/*/src from your work and runs no build script of yours: \
-         there the lesson would be built without it. Remove it and move what it did into \
-         exercises/{lesson_dir}/src/."
+        "error: this lesson has exercises/{lesson_dir}/build.rs, a build script\n  = note: \
+         official grading takes only exercises/*/src from your work and runs no build script of \
+         yours, so there this lesson would be built without it\n  = help: remove it, and move \
+         what it did into exercises/{lesson_dir}/src/"
     )
 }
 
