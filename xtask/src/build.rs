@@ -336,29 +336,18 @@ fn cargo_build(
                 let Some(target) = msg.target.as_ref() else {
                     continue;
                 };
+                // A lesson's build script comes before its library, so its word is kept.
                 if !solutions
                     && !sandboxed
                     && let Some(lesson) = lesson_for(&msg.manifest_path)
+                    && let Some(why) = crate::outside_sources::differs(
+                        root,
+                        &lesson.dir,
+                        &target.kind,
+                        &msg.filenames,
+                    )
                 {
-                    if target.kind.iter().any(|k| k == "custom-build") {
-                        outside.insert(
-                            lesson.id.clone(),
-                            crate::outside_sources::build_script_message(&lesson.dir),
-                        );
-                    } else if target.kind.iter().any(|k| k == "lib") {
-                        let files = msg
-                            .filenames
-                            .first()
-                            .and_then(|lib| crate::outside_sources::dep_info_of(lib))
-                            .and_then(|d| std::fs::read_to_string(d).ok())
-                            .map(|text| crate::outside_sources::outside(root, &text))
-                            .unwrap_or_default();
-                        if !files.is_empty() {
-                            outside.entry(lesson.id.clone()).or_insert_with(|| {
-                                crate::outside_sources::message(&lesson.dir, &files)
-                            });
-                        }
-                    }
+                    outside.entry(lesson.id.clone()).or_insert(why);
                 }
                 if !target.kind.iter().any(|k| k == "test") {
                     continue;
@@ -863,7 +852,7 @@ fn in_student_files(diag: &Diagnostic, lesson: &Lesson, root: &Path) -> bool {
 
 /// A span's file relative to the build copy `root`, with `.` and `..` resolved as written (no
 /// links followed), or `None` when it lies outside the copy.
-fn in_copy(name: &str, root: &Path) -> Option<PathBuf> {
+pub(crate) fn in_copy(name: &str, root: &Path) -> Option<PathBuf> {
     let path = Path::new(name);
     let rel = if path.is_absolute() {
         lexical(path)?.strip_prefix(root).ok()?.to_path_buf()
