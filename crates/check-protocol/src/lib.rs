@@ -1,7 +1,8 @@
 //! The contract between a check process and the grader, with no numeric dependencies.
 //!
 //! * [`observe`]: what a check reports instead of judging itself (one JSON line per assertion
-//!   and snapshot, between `begin` and `end`), and how the grader reads it back.
+//!   and snapshot, between `begin` and `end`), and how the grader reads it back (the JSON form:
+//!   [`Observation::to_json`], [`Observation::from_json`]).
 //! * [`explain_difference`] (and [`explain_labelled`], [`Encoding`]): the comparison rules for
 //!   snapshot texts (numbers within [`TOLERANCE`], or exactly) and the one-line explanation of the
 //!   first difference, NumPy-style, decoded into positions for labelled inputs.
@@ -14,6 +15,7 @@
 //! the grader uses it directly, so both sides apply the very same rules.
 
 mod difference;
+mod json;
 pub mod observe;
 pub mod plant;
 pub mod stub;

@@ -22,9 +22,9 @@ use std::sync::Mutex;
 /// The environment variable naming the observations file (grader mode).
 pub const OBSERVE_ENV: &str = "COURSE_CHECK_OBSERVE";
 
-/// One thing a check saw.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+/// One thing a check saw, written as one JSON object per line, its `"kind"` first
+/// ([`Observation::to_json`], [`Observation::from_json`], and serde's traits).
+#[derive(Debug, Clone, PartialEq)]
 pub enum Observation {
     /// The check started.
     Begin,
@@ -44,8 +44,7 @@ pub enum Observation {
         /// The rendered value.
         text: String,
         /// Compared exactly (data movement) rather than within the tolerance. The grader uses its
-        /// own expected value of this flag, never the check's.
-        #[serde(default)]
+        /// own expected value of this flag, never the check's. Absent: `false`.
         exact: bool,
     },
     /// The check function returned normally.
@@ -73,7 +72,7 @@ pub fn record(obs: &Observation) {
             .ok();
     }
     if let Some(file) = sink.as_mut() {
-        let mut line = serde_json::to_string(obs).expect("observations serialise");
+        let mut line = obs.to_json();
         line.push('\n');
         let _ = file.write_all(line.as_bytes());
         let _ = file.flush();
@@ -137,9 +136,7 @@ pub fn snapshot_name(module_path: &str, name: &str) -> String {
 
 /// Parses an observations file; lines that are not observations are skipped.
 pub fn parse(text: &str) -> Vec<Observation> {
-    text.lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
+    text.lines().filter_map(Observation::from_json).collect()
 }
 
 #[cfg(test)]
@@ -162,10 +159,7 @@ mod tests {
             },
             Observation::End,
         ];
-        let text: String = all
-            .iter()
-            .map(|o| serde_json::to_string(o).unwrap() + "\n")
-            .collect();
+        let text: String = all.iter().map(|o| o.to_json() + "\n").collect();
         assert_eq!(parse(&format!("noise\n{text}{{broken\n")), all);
         assert!(text.starts_with("{\"kind\":\"begin\"}\n"));
     }

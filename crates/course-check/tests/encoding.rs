@@ -161,7 +161,7 @@ fn the_macro_reports_the_encoded_text() {
     let _ = std::fs::remove_file(&file);
     let seen: Vec<Observation> = lines
         .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
+        .map(|l| Observation::from_json(l).unwrap())
         .collect();
     let snapshot = |stem: &str, text: &str| Observation::Snapshot {
         name: format!("encoding__{stem}"),
