@@ -10,7 +10,8 @@ use std::path::Path;
 /// The identifiers through which safe Rust code keeps state for the whole process: a `static`
 /// (a cache in a `Mutex` or a `OnceLock`, a counter in an atomic; declared anywhere, even in a
 /// function or a macro's body), `thread_local!`, the panic hook, the working directory and the
-/// environment. (`unsafe`, the other way, is refused outright: [`crate::refused`].)
+/// environment; and `include`/`path`, through which code from a file not read here is compiled.
+/// (`unsafe`, the other way, is refused outright: [`crate::refused`].)
 const KEEPS_STATE: &[&str] = &[
     "static",
     "thread_local",
@@ -19,6 +20,13 @@ const KEEPS_STATE: &[&str] = &[
     "set_current_dir",
     "set_var",
     "remove_var",
+    // Code compiled from another file than the lesson's own: `include!("…")` and `#[path = "…"]
+    // mod …;` can take it from another lesson's `src/` (official grading takes every lesson's, and
+    // local grading fails anything from further away: `crate::outside_sources`), which is not
+    // read here. A lesson that does either is graded one check per process, whatever that file
+    // holds (`path` also matches `std::path`: graded more slowly, never otherwise).
+    "include",
+    "path",
 ];
 
 /// Whether `lesson`'s code in the course at `root` (`src/**` of its exercises' crate, or its
@@ -64,6 +72,11 @@ mod tests {
                 "fn f() { std::env::set_current_dir(\"/\").ok(); }",
                 "set_current_dir",
             ),
+            (
+                "include!(\"../../lesson02-split-heads/src/cache.rs\");",
+                "include",
+            ),
+            ("#[path = \"../../l/src/c.rs\"]\nmod c;", "path"),
         ] {
             assert_eq!(found(text), Some(how), "{text}");
         }
@@ -71,6 +84,7 @@ mod tests {
             "pub fn words() -> &'static [&'static str] { &[\"static\"] }",
             "// a static cache would be wrong here\nfn f(x: &dyn Any + 'static) {}",
             "fn f() -> Vec<f64> { vec![0.0; 3] }",
+            "const TABLE: &str = include_str!(\"table.txt\");",
         ] {
             assert_eq!(found(text), None, "{text}");
         }

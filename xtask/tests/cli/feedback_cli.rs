@@ -309,6 +309,30 @@ fn code_that_keeps_state_between_calls_gets_the_verdicts_it_gets_alone() {
     );
     let args = ["grade", "lesson01", "--format", "json"];
     assert_isolated_grading_agrees(&s, &args, &report);
+
+    // The same cache with its `static` in a file of another lesson's `src/` (which official
+    // grading takes too), included: nothing in lesson 1's own files keeps state, and still each
+    // check gets the verdict it gets alone.
+    let (declaration, _) = lookup.split_once("let mut last").unwrap();
+    s.write(
+        "exercises/lesson02-split-heads/src/last_weights.rs",
+        &declaration.replace("Array3", "ndarray::Array3"),
+    );
+    let included = cached.replacen(declaration, "    ", 1)
+        + "\ninclude!(\"../../lesson02-split-heads/src/last_weights.rs\");\n";
+    assert!(!included.contains("static"), "{included}");
+    s.write(L1, &included);
+    let report = graded(&s, &["lesson01"]);
+    let all = checks(&report);
+    assert_eq!(
+        all["attention_weights_head_b"]["status"], "passed",
+        "{all:#?}"
+    );
+    assert_eq!(
+        all["max_abs_diff_between_heads"]["status"], "wrong",
+        "{all:#?}"
+    );
+    assert_isolated_grading_agrees(&s, &args, &report);
 }
 
 /// A misconception is named only when every check that caught it fails as it did: a fused
