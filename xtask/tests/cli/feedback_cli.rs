@@ -295,20 +295,24 @@ fn code_that_keeps_state_between_calls_gets_the_verdicts_it_gets_alone() {
         &format!("{store}    *last = Some((x.shape().to_vec(), scores.clone()));\n"),
         1,
     );
+    // The verdicts each check gets alone, in the grade of lesson 1 and in isolated grading.
+    let graded_as_alone = || {
+        let report = graded(&s, &["lesson01"]);
+        let all = checks(&report);
+        // Run after `attention_weights_head_a` in one process, this check would get head A's
+        // weights.
+        assert_eq!(
+            all["attention_weights_head_b"]["status"], "passed",
+            "{all:#?}"
+        );
+        assert_eq!(
+            all["max_abs_diff_between_heads"]["status"], "wrong",
+            "{all:#?}"
+        );
+        assert_isolated_grading_agrees(&s, &["grade", "lesson01", "--format", "json"], &report);
+    };
     s.write(L1, &cached);
-    let report = graded(&s, &["lesson01"]);
-    let all = checks(&report);
-    // Run after `attention_weights_head_a` in one process, this check would get head A's weights.
-    assert_eq!(
-        all["attention_weights_head_b"]["status"], "passed",
-        "{all:#?}"
-    );
-    assert_eq!(
-        all["max_abs_diff_between_heads"]["status"], "wrong",
-        "{all:#?}"
-    );
-    let args = ["grade", "lesson01", "--format", "json"];
-    assert_isolated_grading_agrees(&s, &args, &report);
+    graded_as_alone();
 
     // The same cache with its `static` in a file of another lesson's `src/` (which official
     // grading takes too), included: nothing in lesson 1's own files keeps state, and still each
@@ -322,17 +326,7 @@ fn code_that_keeps_state_between_calls_gets_the_verdicts_it_gets_alone() {
         + "\ninclude!(\"../../lesson02-split-heads/src/last_weights.rs\");\n";
     assert!(!included.contains("static"), "{included}");
     s.write(L1, &included);
-    let report = graded(&s, &["lesson01"]);
-    let all = checks(&report);
-    assert_eq!(
-        all["attention_weights_head_b"]["status"], "passed",
-        "{all:#?}"
-    );
-    assert_eq!(
-        all["max_abs_diff_between_heads"]["status"], "wrong",
-        "{all:#?}"
-    );
-    assert_isolated_grading_agrees(&s, &args, &report);
+    graded_as_alone();
 }
 
 /// A misconception is named only when every check that caught it fails as it did: a fused
