@@ -14,9 +14,9 @@
 //! observations through the same traits.
 
 use crate::Observation;
-use serde_core::de::Error as _;
+use serde_core::de::{Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_core::ser::SerializeMap;
-use serde_json::{Map, Value};
+use std::fmt;
 
 impl Observation {
     /// The observation as one line of JSON (no newline).
@@ -60,46 +60,137 @@ impl serde_core::Serialize for Observation {
 
 impl<'de> serde_core::Deserialize<'de> for Observation {
     fn deserialize<D: serde_core::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        match Value::deserialize(deserializer)? {
-            Value::Object(fields) => from_fields(&fields).map_err(D::Error::custom),
-            _ => Err(D::Error::custom("an observation is a JSON object")),
-        }
+        deserializer.deserialize_map(ObservationVisitor)
     }
 }
 
-/// The observation an object's fields describe, or what is wrong with them.
-fn from_fields(fields: &Map<String, Value>) -> Result<Observation, String> {
-    let field = |key: &str| fields.get(key).ok_or(format!("missing field `{key}`"));
-    let text = |key: &str| {
-        field(key)?
-            .as_str()
-            .map(str::to_owned)
-            .ok_or(format!("field `{key}` is not a string"))
-    };
-    let flag = |key: &str| {
-        field(key)?
-            .as_bool()
-            .ok_or(format!("field `{key}` is not true or false"))
-    };
-    Ok(match text("kind")?.as_str() {
-        "begin" => Observation::Begin,
-        "end" => Observation::End,
-        "assert" => Observation::Assert {
-            label: text("label")?,
-            passed: flag("passed")?,
-            message: text("message")?,
-        },
-        "snapshot" => Observation::Snapshot {
-            name: text("name")?,
-            text: text("text")?,
-            exact: if fields.contains_key("exact") {
-                flag("exact")?
-            } else {
-                false
+/// The fields an observation can have, in the order of [`Fields`]' slots.
+const KEYS: [&str; 7] = [
+    "kind", "label", "passed", "message", "name", "text", "exact",
+];
+
+/// A field's value as far as observations go: the check process writes these lines, so anything
+/// else (numbers, arrays, objects) is skipped as it is read, never kept.
+enum Scalar {
+    Text(String),
+    Flag(bool),
+    Other,
+}
+
+/// One slot per key of [`KEYS`], filled as the object is read (in any order).
+struct Fields([Option<Scalar>; KEYS.len()]);
+
+impl Fields {
+    fn slot(&mut self, key: &str) -> &mut Option<Scalar> {
+        let i = KEYS.iter().position(|k| *k == key).expect("a key of KEYS");
+        &mut self.0[i]
+    }
+
+    fn text(&mut self, key: &str) -> Result<String, String> {
+        match self.slot(key).take() {
+            Some(Scalar::Text(text)) => Ok(text),
+            Some(_) => Err(format!("field `{key}` is not a string")),
+            None => Err(format!("missing field `{key}`")),
+        }
+    }
+
+    fn flag(&mut self, key: &str) -> Result<Option<bool>, String> {
+        match self.slot(key).take() {
+            Some(Scalar::Flag(flag)) => Ok(Some(flag)),
+            Some(_) => Err(format!("field `{key}` is not true or false")),
+            None => Ok(None),
+        }
+    }
+
+    /// The observation the fields describe, or what is wrong with them. Fields its kind does not
+    /// have are ignored, whatever their type.
+    fn observation(mut self) -> Result<Observation, String> {
+        let required = |flag: Option<bool>, key: &str| flag.ok_or(format!("missing field `{key}`"));
+        Ok(match self.text("kind")?.as_str() {
+            "begin" => Observation::Begin,
+            "end" => Observation::End,
+            "assert" => Observation::Assert {
+                label: self.text("label")?,
+                passed: required(self.flag("passed")?, "passed")?,
+                message: self.text("message")?,
             },
-        },
-        other => return Err(format!("unknown kind `{other}`")),
-    })
+            "snapshot" => Observation::Snapshot {
+                name: self.text("name")?,
+                text: self.text("text")?,
+                exact: self.flag("exact")?.unwrap_or(false),
+            },
+            other => return Err(format!("unknown kind `{other}`")),
+        })
+    }
+}
+
+struct ObservationVisitor;
+
+impl<'de> Visitor<'de> for ObservationVisitor {
+    type Value = Observation;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an observation, a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Observation, A::Error> {
+        let mut fields = Fields([const { None }; KEYS.len()]);
+        while let Some(key) = map.next_key::<String>()? {
+            if KEYS.contains(&key.as_str()) {
+                let slot = fields.slot(&key);
+                if slot.is_some() {
+                    return Err(A::Error::custom(format!("duplicate field `{key}`")));
+                }
+                *slot = Some(map.next_value::<Scalar>()?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        fields.observation().map_err(A::Error::custom)
+    }
+}
+
+impl<'de> serde_core::Deserialize<'de> for Scalar {
+    fn deserialize<D: serde_core::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ScalarVisitor)
+    }
+}
+
+struct ScalarVisitor;
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = Scalar;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_str<E: serde_core::de::Error>(self, v: &str) -> Result<Scalar, E> {
+        Ok(Scalar::Text(v.to_owned()))
+    }
+    fn visit_string<E: serde_core::de::Error>(self, v: String) -> Result<Scalar, E> {
+        Ok(Scalar::Text(v))
+    }
+    fn visit_bool<E: serde_core::de::Error>(self, v: bool) -> Result<Scalar, E> {
+        Ok(Scalar::Flag(v))
+    }
+    fn visit_i64<E: serde_core::de::Error>(self, _: i64) -> Result<Scalar, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_u64<E: serde_core::de::Error>(self, _: u64) -> Result<Scalar, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_f64<E: serde_core::de::Error>(self, _: f64) -> Result<Scalar, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_unit<E: serde_core::de::Error>(self) -> Result<Scalar, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Scalar, A::Error> {
+        IgnoredAny.visit_seq(seq).map(|_| Scalar::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Scalar, A::Error> {
+        IgnoredAny.visit_map(map).map(|_| Scalar::Other)
+    }
 }
 
 #[cfg(test)]
@@ -182,5 +273,30 @@ mod tests {
         );
         assert!(why(r#"{"kind":"oops"}"#).contains("unknown kind `oops`"));
         assert!(why("[1]").contains("a JSON object"));
+        assert!(why(r#"{"kind":"end","kind":"end"}"#).contains("duplicate field `kind`"));
+    }
+
+    /// The lines come from the check process: what an observation does not have is skipped as it
+    /// is read (never built in memory), whatever its type, and so is a field its kind lacks.
+    #[test]
+    fn fields_an_observation_does_not_have_are_skipped() {
+        let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
+        let line = format!(
+            r#"{{"x":{deep},"y":{{"a":[1,-2,3.5,null,"s",true]}},"label":7,"kind":"begin","z":null}}"#
+        );
+        assert_eq!(Observation::from_json(&line), Some(Observation::Begin));
+        // Far past serde_json's recursion limit: skipped without recursing (no stack to exhaust).
+        let deeper = format!("{}{}", "[".repeat(200_000), "]".repeat(200_000));
+        assert_eq!(
+            Observation::from_json(&format!(r#"{{"kind":"begin","x":{deeper}}}"#)),
+            Some(Observation::Begin)
+        );
+        // In a field the kind has: not a string, so no observation (and no crash).
+        assert_eq!(
+            Observation::from_json(&format!(
+                r#"{{"kind":"assert","label":{deeper},"passed":true,"message":""}}"#
+            )),
+            None
+        );
     }
 }
