@@ -775,6 +775,7 @@ fn sandboxed_cargo(
             cargo_home.clone(),
             scratch.path().to_path_buf(),
         ],
+        hide: Vec::new(),
         timeout,
         status_file: scratch.path().join("status"),
         require: true,

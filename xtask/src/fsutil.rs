@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
 
 /// Where every scratch directory of the grader lives: `<temp>/course-grader/<pid>-<what>-<random>`.
-fn scratch_root() -> PathBuf {
+pub fn scratch_root() -> PathBuf {
     std::env::temp_dir().join("course-grader")
 }
 

@@ -50,6 +50,7 @@ mod report;
 mod reset;
 mod run;
 mod sandbox;
+mod sandbox_paths;
 #[cfg(feature = "instructor")]
 mod scaffold;
 mod stateful;

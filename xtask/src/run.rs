@@ -155,6 +155,9 @@ impl Runner {
         let policy = Policy {
             read: vec![exe.to_path_buf()],
             write: vec![private.clone()],
+            // The executable's folder holds other builds' executables (under a target folder
+            // that `--target-dir` may put beneath a system folder).
+            hide: exe.parent().map(Path::to_path_buf).into_iter().collect(),
             timeout,
             status_file: dir.join("status"),
             require: self.require_sandbox,

@@ -9,8 +9,10 @@
 //!    (a grandchild that holds the output pipes, fifty leftover children, a fork loop);
 //! 3. starts the *inner* stage (`xtask __sandbox --inner …`, PID 1 there), which sets rlimits
 //!    (file size, open files, address space, processes, no core files), enters a Landlock domain
-//!    (read and execute only the system's libraries and the check's own executable, write only a
-//!    private directory, no TCP, no signals or abstract sockets outside the domain) and only then
+//!    (read and execute only the system's folders, never where the course, its target folder or
+//!    the grader's scratch folders lie beneath one of them (`crate::sandbox_paths`), and the
+//!    check's own executable; write only a private directory; no TCP, no signals or abstract
+//!    sockets outside the domain) and only then
 //!    starts the check, as its own session;
 //! 4. waits for the check under the time limit, kills the whole namespace on time-out, and writes
 //!    how the check ended to a status file the check cannot reach.
@@ -35,6 +37,9 @@ pub struct Policy {
     pub read: Vec<PathBuf>,
     /// Directories it may read and write.
     pub write: Vec<PathBuf>,
+    /// More paths the system's folders must not open to it, besides the course, its target
+    /// folder, the grader's scratch folders and `write` (see [`crate::sandbox_paths`]).
+    pub hide: Vec<PathBuf>,
     /// Time limit, enforced by the supervisor.
     pub timeout: Duration,
     /// Where the supervisor writes how the process ended.
@@ -56,9 +61,11 @@ impl Policy {
         cmd.arg("--timeout-ms")
             .arg(self.timeout.as_millis().to_string());
         cmd.arg("--status").arg(&self.status_file);
+        let more: Vec<PathBuf> = self.write.iter().chain(&self.hide).cloned().collect();
         cmd.args(rule_args(
             &self.read,
             &self.write,
+            &crate::sandbox_paths::private_paths(&more),
             [self.require, self.network, self.check_limits],
         ));
         cmd.arg("--").arg(program).args(args);
@@ -67,11 +74,16 @@ impl Policy {
 }
 
 /// The rule arguments of `__sandbox`, shared by the grader (to start the supervisor) and the
-/// supervisor (to start the inner stage): `--read`/`--write` paths and the flags `--require`,
-/// `--network`, `--check-limits` (in that order in `flags`).
-fn rule_args(read: &[PathBuf], write: &[PathBuf], flags: [bool; 3]) -> Vec<std::ffi::OsString> {
+/// supervisor (to start the inner stage): `--read`/`--write`/`--hide` paths and the flags
+/// `--require`, `--network`, `--check-limits` (in that order in `flags`).
+fn rule_args(
+    read: &[PathBuf],
+    write: &[PathBuf],
+    hide: &[PathBuf],
+    flags: [bool; 3],
+) -> Vec<std::ffi::OsString> {
     let mut out = Vec::new();
-    for (flag, paths) in [("--read", read), ("--write", write)] {
+    for (flag, paths) in [("--read", read), ("--write", write), ("--hide", hide)] {
         for p in paths {
             out.push(flag.into());
             out.push(p.into());
@@ -109,6 +121,9 @@ pub struct SandboxArgs {
     /// Writable directories.
     #[arg(long)]
     pub write: Vec<PathBuf>,
+    /// Paths the system's folders must not open (see `sandbox_paths::open_system`).
+    #[arg(long)]
+    pub hide: Vec<PathBuf>,
     /// Fail when the rules cannot be enforced.
     #[arg(long)]
     pub require: bool,
@@ -195,6 +210,7 @@ pub fn isolation() -> String {
 #[cfg(all(target_os = "linux", feature = "instructor"))]
 mod imp {
     use super::{Ended, SETUP_FAILED, SandboxArgs};
+    use crate::sandbox_paths::{SYSTEM, open_system};
     use landlock::{
         ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, RulesetAttr,
         RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
@@ -217,14 +233,6 @@ mod imp {
     /// The largest file a process of a sandboxed build may write (`RLIMIT_FSIZE`): rlibs and check
     /// executables are tens of MiB.
     const BUILD_FILE: u64 = 1 << 30;
-
-    /// Paths every process needs to read and execute: the dynamic loader, libc, the system's
-    /// programs (a build runs `cc`), configuration, devices and `/proc` (its other processes are
-    /// off limits to a Landlock domain anyway: no ptrace or `/proc/<pid>/mem` outside it).
-    const SYSTEM: &[&str] = &[
-        "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/proc", "/sys", "/dev",
-        "/opt",
-    ];
 
     fn status_of(status: ExitStatus) -> Ended {
         match (status.code(), status.signal()) {
@@ -250,6 +258,7 @@ mod imp {
         cmd.args(super::rule_args(
             &args.read,
             &args.write,
+            &args.hide,
             [args.require, args.network, args.check_limits],
         ));
         cmd.arg("--").args(&args.command);
@@ -311,7 +320,12 @@ mod imp {
     /// The Landlock domain: returns the ABI it was enforced at, or why not.
     // Stays on `String` (not `anyhow`): `inner` only prints `why` on one `sandbox:` line and
     // exits, and the sandbox's own process has no use for a context chain.
-    fn restrict(read: &[PathBuf], write: &[PathBuf], network: bool) -> Result<ABI, String> {
+    fn restrict(
+        read: &[PathBuf],
+        write: &[PathBuf],
+        hide: &[PathBuf],
+        network: bool,
+    ) -> Result<ABI, String> {
         let abi = ABI::V6;
         let fs_read = AccessFs::from_read(abi);
         let mut ruleset = landlock::Ruleset::default()
@@ -328,10 +342,7 @@ mod imp {
             .map_err(|e| e.to_string())?
             .create()
             .map_err(|e| e.to_string())?
-            .add_rules(path_beneath_rules(
-                super::existing(SYSTEM.iter().map(PathBuf::from)),
-                fs_read,
-            ))
+            .add_rules(path_beneath_rules(open_system(SYSTEM, hide), fs_read))
             .map_err(|e| e.to_string())?
             .add_rules(path_beneath_rules(
                 super::existing(read.iter().cloned()),
@@ -365,7 +376,7 @@ mod imp {
             eprintln!("sandbox: cannot set limits: {e}");
             return SETUP_FAILED;
         }
-        if let Err(why) = restrict(&args.read, &args.write, args.network)
+        if let Err(why) = restrict(&args.read, &args.write, &args.hide, args.network)
             && args.require
         {
             eprintln!("sandbox: {why}");
@@ -392,7 +403,7 @@ mod imp {
     /// Restricts this process for real and says what it got.
     pub fn probe() -> String {
         let tmp = std::env::temp_dir();
-        match restrict(&[], &[tmp], false) {
+        match restrict(&[], &[tmp], &[], false) {
             Ok(abi) => format!("landlock-abi-{}", abi as i32),
             Err(_) => "none".into(),
         }

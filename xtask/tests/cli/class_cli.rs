@@ -436,7 +436,7 @@ fn gradescope_root(course: &Scratch, root: &Path) {
 }
 
 fn run_autograder(root: &Path) -> serde_json::Value {
-    run_autograder_in(root, &std::env::temp_dir())
+    run_autograder_in(root, &support::temp_root())
 }
 
 /// [`run_autograder`] with `TMPDIR` set to `tmp`.
@@ -506,7 +506,7 @@ fn the_gradescope_bundle_grades_a_nested_submission_and_reports_errors() {
     // (a temporary file) is gone afterwards.
     std::fs::create_dir_all(root.join("submission/stray")).unwrap();
     std::fs::write(root.join("submission/stray/readme.txt"), "hi").unwrap();
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir_in(support::temp_root()).unwrap();
     let r = run_autograder_in(&root, tmp.path());
     let left: Vec<_> = walkdir::WalkDir::new(tmp.path())
         .into_iter()
@@ -692,7 +692,7 @@ fn a_student_cannot_swap_the_build_later_students_reuse() {
     for id in ["a-first", "b-attacker", "c-last"] {
         support::copy_dir(&pristine, &class.join(id));
     }
-    let grader_tmp = std::env::temp_dir().join("course-grader");
+    let grader_tmp = support::temp_root().join("course-grader");
     std::fs::write(
         class
             .join("b-attacker/exercises")

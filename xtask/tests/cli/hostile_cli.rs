@@ -137,7 +137,9 @@ pub fn head_projection(
     )
 }
 
-/// Lesson 1 compiling the reference solution in from the instructors' tree.
+/// Lesson 1 compiling the reference solution in from the instructors' tree (which, like every
+/// scratch copy of the suite, lies beneath `/dev/shm` where that can be written: beneath a system
+/// folder the sandbox opens, see `support::temp_root`).
 fn hostile_lesson01(root: &Path) -> String {
     format!(
         "#[path = \"{}/solutions/lesson01-why-heads/src/exercises.rs\"]\nmod stolen;\npub use stolen::*;\n",

@@ -1,0 +1,153 @@
+//! Which of the system's folders a sandboxed process may read.
+//!
+//! Every sandboxed process reads and executes the system's folders ([`SYSTEM`]: libraries,
+//! programs, configuration, devices). Landlock only grants, it cannot take back part of a grant,
+//! so a rule on `/dev` opens everything beneath it: a course kept in `/dev/shm` (or `/opt`), or a
+//! `TMPDIR` there holding the grader's scratch copies, would be readable by a student's build,
+//! and `#[path = "/dev/shm/course/solutions/…"]` would compile the reference solution in.
+//!
+//! So the grader names what must stay closed ([`private_paths`]: the course it grades from, its
+//! target folder, its scratch folders and the process's writable folders), and the sandbox opens
+//! each system folder that holds one of them entry by entry instead ([`open_system`]), leaving out
+//! the entries on the way to it. A sandboxed process reaches those paths only through its own
+//! rules (the grading copy it builds, the executable it runs, its private folder).
+
+use std::path::{Path, PathBuf};
+
+/// Paths every process needs to read and execute: the dynamic loader, libc, the system's
+/// programs (a build runs `cc`), configuration, devices and `/proc` (its other processes are off
+/// limits to a Landlock domain anyway: no ptrace or `/proc/<pid>/mem` outside it).
+pub const SYSTEM: &[&str] = &[
+    "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/proc", "/sys", "/dev", "/opt",
+];
+
+/// What the system's folders must not open, wherever it lies: the course this grader runs in
+/// (its solutions and hidden checks) and its target folder (every submission's build), the
+/// grader's scratch folders (pristine copies, other checks' private folders) and `more` (the
+/// process's own writable folders, the folder of the executable it runs).
+pub fn private_paths(more: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = vec![crate::fsutil::scratch_root()];
+    if let Ok(root) = crate::workspace::root() {
+        out.push(crate::workspace::target_dir(&root, None));
+        out.push(root);
+    }
+    out.extend(more.iter().cloned());
+    out
+}
+
+/// The folders and files to open for reading in place of `system`: each system folder as it is
+/// (its canonical path: `/lib` may be `/usr/lib`) when none of `hidden` lies beneath it, else its
+/// entries, the same way, one level at a time, except the entry on the way to a hidden path, which
+/// is left out when it is hidden itself and opened entry by entry otherwise. Symbolic links among
+/// the entries are left out: a rule follows them (a link to `/` would open everything), and what
+/// they point to is reached through its own folder's rule, as with a rule on the whole folder.
+/// Paths that do not exist are left out too.
+pub fn open_system(system: &[&str], hidden: &[PathBuf]) -> Vec<PathBuf> {
+    let hidden: Vec<PathBuf> = hidden
+        .iter()
+        .filter_map(|h| h.canonicalize().ok())
+        .collect();
+    let mut out = Vec::new();
+    let mut todo: Vec<PathBuf> = system
+        .iter()
+        .filter_map(|s| Path::new(s).canonicalize().ok())
+        .collect();
+    while let Some(path) = todo.pop() {
+        if hidden.iter().any(|h| path.starts_with(h)) {
+            continue;
+        }
+        if !hidden.iter().any(|h| h.starts_with(&path)) {
+            out.push(path);
+            continue;
+        }
+        // A strict ancestor of a hidden path (so a folder): its entries instead, each deeper than
+        // it, so this ends after as many levels as the deepest hidden path has.
+        let Ok(entries) = std::fs::read_dir(&path) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| !t.is_symlink()) {
+                todo.push(entry.path());
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::open_system;
+    use std::path::{Path, PathBuf};
+
+    fn tree(root: &Path, files: &[&str]) {
+        for f in files {
+            let path = root.join(f);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        }
+    }
+
+    fn names(paths: &[PathBuf], root: &Path) -> Vec<String> {
+        paths
+            .iter()
+            .map(|p| p.strip_prefix(root).unwrap().to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_system_folder_holding_a_private_one_is_opened_around_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        tree(
+            &root,
+            &[
+                "dev/null",
+                "dev/shm/other/file",
+                "dev/shm/course/solutions/lesson01/src/exercises.rs",
+                "dev/shm/course/exercises/lesson01/src/lib.rs",
+                "dev/shm/note",
+                "usr/lib/libc.so",
+                "usr/lib/secret/key",
+                "home/course/course.toml",
+            ],
+        );
+        // A link to the private course, and one to the root of it all: neither is opened.
+        std::os::unix::fs::symlink(root.join("dev/shm/course"), root.join("dev/course")).unwrap();
+        std::os::unix::fs::symlink(&root, root.join("dev/shm/everything")).unwrap();
+        let dev = root.join("dev");
+        let usr = root.join("usr");
+        let missing = root.join("missing");
+        let system = [
+            dev.to_str().unwrap(),
+            usr.to_str().unwrap(),
+            missing.to_str().unwrap(),
+        ];
+        let hidden = [root.join("dev/shm/course"), root.join("nowhere")];
+        assert_eq!(
+            names(&open_system(&system, &hidden), &root),
+            ["dev/null", "dev/shm/note", "dev/shm/other", "usr"]
+        );
+        // Nothing private beneath them: the folders as they are.
+        assert_eq!(
+            names(&open_system(&system, &[root.join("home/course")]), &root),
+            ["dev", "usr"]
+        );
+        // A system folder that is a link is opened where it leads, around what is private there.
+        std::os::unix::fs::symlink(root.join("usr/lib"), root.join("lib")).unwrap();
+        let lib = root.join("lib");
+        assert_eq!(
+            names(
+                &open_system(&[lib.to_str().unwrap()], &[root.join("usr/lib/secret")]),
+                &root
+            ),
+            ["usr/lib/libc.so"]
+        );
+        // A private folder that holds a system folder closes it.
+        assert_eq!(
+            names(&open_system(&system, &[root.join("dev")]), &root),
+            ["usr"]
+        );
+    }
+}
