@@ -1,10 +1,11 @@
 //! Which of the system's folders a sandboxed process may read.
 //!
 //! Every sandboxed process reads and executes the system's folders ([`SYSTEM`]: libraries,
-//! programs, configuration, devices). Landlock only grants, it cannot take back part of a grant,
-//! so a rule on `/dev` opens everything beneath it: a course kept in `/dev/shm` (or `/opt`), or a
-//! `TMPDIR` there holding the grader's scratch copies, would be readable by a student's build,
-//! and `#[path = "/dev/shm/course/solutions/…"]` would compile the reference solution in.
+//! programs, configuration, a few devices). Landlock only grants, it cannot take back part of a
+//! grant, so a rule on `/opt` opens everything beneath it: a course kept in `/opt` (as it was
+//! with `/dev` open, in `/dev/shm`), or a `TMPDIR` there holding the grader's scratch copies,
+//! would be readable by a student's build, and `#[path = "/opt/course/solutions/…"]` would
+//! compile the reference solution in.
 //!
 //! So the grader names what must stay closed ([`private_paths`]: the course it grades from, its
 //! target folder, its scratch folders and the process's writable folders), and the sandbox opens
@@ -15,10 +16,27 @@
 use std::path::{Path, PathBuf};
 
 /// Paths every process needs to read and execute: the dynamic loader, libc, the system's
-/// programs (a build runs `cc`), configuration, devices and `/proc` (its other processes are off
-/// limits to a Landlock domain anyway: no ptrace or `/proc/<pid>/mem` outside it).
+/// programs (a build runs `cc`), configuration, `/proc` (its other processes are off limits to a
+/// Landlock domain anyway: no ptrace or `/proc/<pid>/mem` outside it) and, of `/dev`, the devices
+/// that hold no one's data. Not the rest of `/dev`: a process of a grader running as root opened
+/// `kvm`, `hwrng`, `loop0`, `tty0` and `console` from the sandbox while all of `/dev` was open
+/// (and a disk would open the same way where the machine lets root read it), nor `/dev/shm`.
 pub const SYSTEM: &[&str] = &[
-    "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/proc", "/sys", "/dev", "/opt",
+    "/usr",
+    "/lib",
+    "/lib64",
+    "/lib32",
+    "/bin",
+    "/sbin",
+    "/etc",
+    "/proc",
+    "/sys",
+    "/opt",
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
 ];
 
 /// What the system's folders must not open, wherever it lies: the course this grader runs in

@@ -138,8 +138,8 @@ pub fn head_projection(
 }
 
 /// Lesson 1 compiling the reference solution in from the instructors' tree (which, like every
-/// scratch copy of the suite, lies beneath `/dev/shm` where that can be written: beneath a system
-/// folder the sandbox opens, see `support::temp_root`).
+/// scratch copy of the suite, lies beneath `/dev/shm` where that can be written: the sandbox
+/// opened all of `/dev` before, see `support::temp_root`).
 fn hostile_lesson01(root: &Path) -> String {
     format!(
         "#[path = \"{}/solutions/lesson01-why-heads/src/exercises.rs\"]\nmod stolen;\npub use stolen::*;\n",
@@ -558,4 +558,94 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     let report = json_of(&out);
     assert_eq!(report["score"], report["max_score"], "{report:#}");
     assert_eq!(report["official"], true);
+}
+
+/// Whether `path` opens for reading inside the sandbox (`xtask __sandbox`, Landlock required),
+/// with `--hide` for each of `hidden`.
+fn opens_in_sandbox(path: &Path, hidden: &[&Path]) -> bool {
+    let head = support::which("head").expect("head is installed");
+    let mut args = vec![
+        "__sandbox".to_owned(),
+        "--require".to_owned(),
+        "--timeout-ms".to_owned(),
+        "5000".to_owned(),
+    ];
+    for h in hidden {
+        args.extend(["--hide".to_owned(), h.to_str().unwrap().to_owned()]);
+    }
+    args.extend([
+        "--".to_owned(),
+        head.to_str().unwrap().to_owned(),
+        "-c".to_owned(),
+        "0".to_owned(),
+        path.to_str().unwrap().to_owned(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = support::xtask_in(&support::course_root(), &args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("sandbox:"), "the sandbox failed: {stderr}");
+    out.status.success()
+}
+
+/// The sandbox's grant of the system's folders: of `/dev` only the devices that hold no one's
+/// data (a grader running as root opened `kvm`, `hwrng`, `loop0`, `tty0` and `console` from it
+/// while all of `/dev` was open), and around whatever the grader hides (the course, its target
+/// folder, its scratch folders) where that lies beneath a system folder.
+#[test]
+fn the_sandbox_opens_harmless_devices_only_and_nothing_it_hides() {
+    let probe = support::xtask_in(&support::course_root(), &["__sandbox", "--probe"])
+        .output()
+        .unwrap();
+    if String::from_utf8_lossy(&probe.stdout).trim() == "none" {
+        eprintln!("\n!!!!!! SKIPPED: no Landlock sandbox on this machine !!!!!!\n");
+        return;
+    }
+    for device in ["/dev/null", "/dev/zero", "/dev/urandom"] {
+        assert!(opens_in_sandbox(Path::new(device), &[]), "{device}");
+    }
+    // The devices that open here, outside the sandbox (opening them has no effect; which ones
+    // open depends on the user and the machine), must not open inside it.
+    let witnesses: Vec<&Path> = [
+        "/dev/kvm",
+        "/dev/hwrng",
+        "/dev/loop0",
+        "/dev/tty0",
+        "/dev/kmsg",
+    ]
+    .iter()
+    .map(Path::new)
+    .filter(|d| std::fs::File::open(d).is_ok())
+    .collect();
+    for device in &witnesses {
+        assert!(!opens_in_sandbox(device, &[]), "{}", device.display());
+    }
+    // Nor does `/dev/shm`, where the suite keeps its copies of the course when it can.
+    let shared = tempfile::tempdir_in("/dev/shm");
+    if let Ok(shared) = &shared {
+        std::fs::write(shared.path().join("solution.rs"), "secret").unwrap();
+        assert!(!opens_in_sandbox(&shared.path().join("solution.rs"), &[]));
+    }
+    // A hidden folder beneath a system folder is closed, and the rest of that folder stays open:
+    // a file of `/usr/share` and the `head` of `/usr/bin` that reads it.
+    let file = walkdir::WalkDir::new("/usr/share")
+        .max_depth(3)
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.file_type().is_file() && std::fs::File::open(e.path()).is_ok())
+        .expect("a readable file in /usr/share")
+        .into_path();
+    let folder = file.parent().unwrap();
+    assert!(opens_in_sandbox(&file, &[]), "{}", file.display());
+    assert!(
+        !opens_in_sandbox(&file, &[folder]),
+        "{} hidden",
+        folder.display()
+    );
+    eprintln!(
+        "devices closed in the sandbox: {witnesses:?}; /dev/shm {}; hidden: {}",
+        if shared.is_ok() { "closed" } else { "absent" },
+        folder.display()
+    );
 }

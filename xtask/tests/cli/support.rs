@@ -40,10 +40,9 @@ pub fn shared_target() -> PathBuf {
 /// Two reasons. Speed: the suite creates and deletes tens of thousands of files, and on a disk
 /// file system each new file can cost a scan past the ones deleted shortly before (ext4 without
 /// a journal, this suite's `cli` executable: 115.8 s on disk against 98.9 s here, 66.6 against
-/// 44.0 s of system time, fresh builds both; `docs/bench-grade.md`). And coverage: `/dev` is one of
-/// the system folders the sandbox opens to every process, so with the courses beneath it each
-/// official grade in the suite checks that the sandbox keeps the course, its target folder and
-/// the grader's scratch folders closed all the same (`xtask/src/sandbox_paths.rs`).
+/// 44.0 s of system time, fresh builds both; `docs/bench-grade.md`). And coverage: the sandbox
+/// used to open all of `/dev` to every process, so with the courses beneath it every official
+/// grade in the suite checks that it keeps them closed (`xtask/src/sandbox_paths.rs`).
 pub fn temp_root() -> PathBuf {
     static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     ROOT.get_or_init(|| {
