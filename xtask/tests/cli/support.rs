@@ -35,7 +35,8 @@ pub fn shared_target() -> PathBuf {
 
 /// The folder the tests' scratch copies, their output folders and every grader they start keep
 /// their temporary files in (the graders as `TMPDIR`): `/dev/shm/course-tests` where that
-/// memory-backed folder can be written, else the system's temporary folder.
+/// memory-backed folder can be written and has 1 GiB free (the suite's files there peaked at
+/// 182 MiB; a container's `/dev/shm` is often 64 MiB), else the system's temporary folder.
 ///
 /// Two reasons. Speed: the suite creates and deletes tens of thousands of files, and on a disk
 /// file system each new file can cost a scan past the ones deleted shortly before (ext4 without
@@ -47,14 +48,34 @@ pub fn temp_root() -> PathBuf {
     static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     ROOT.get_or_init(|| {
         let shm = Path::new("/dev/shm/course-tests");
-        let writable = std::fs::create_dir_all(shm).is_ok() && tempfile::tempdir_in(shm).is_ok();
-        if writable {
+        let usable = std::fs::create_dir_all(shm).is_ok()
+            && tempfile::tempdir_in(shm).is_ok()
+            && free_bytes(shm).is_some_and(|free| free >= 1 << 30);
+        if usable {
             shm.to_path_buf()
         } else {
             std::env::temp_dir()
         }
     })
     .clone()
+}
+
+/// The space left on the file system holding `path`, in bytes, as `df -Pk` reports it.
+fn free_bytes(path: &Path) -> Option<u64> {
+    let out = std::process::Command::new("df")
+        .arg("-Pk")
+        .arg(path)
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let kib: u64 = text
+        .lines()
+        .nth(1)?
+        .split_whitespace()
+        .nth(3)?
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
 }
 
 /// A scratch copy of the course, deleted on drop.
