@@ -108,8 +108,12 @@ pub fn split_heads(x: ArrayView3<f64>, _h: usize) -> Result<Array4<f64>> {{
     Ok(Array4::from_elem((b, 1, t, c), n))
 }}
 
-/// A 50 MB file and 200 MB of output.
+/// What only root may read on the grading machine, shown in the feedback if it opens; then a
+/// 50 MB file and 200 MB of output.
 pub fn merge_heads(x: ArrayView4<f64>) -> Array3<f64> {{
+    if let Ok(secret) = std::fs::read_to_string("/etc/shadow") {{
+        panic!("the grading machine's /etc/shadow: {{secret}}");
+    }}
     let big = vec![b'x'; 50 << 20];
     let _ = std::fs::write(std::env::temp_dir().join("big"), &big);
     let mut out = std::io::stdout().lock();
@@ -458,6 +462,14 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
         message("split_heads_moves_data")
     );
     assert_ne!(status("merge_heads_moves_data"), "passed");
+    // A grader running as root: what only root may read stays closed to the checks.
+    if std::fs::read_to_string("/etc/shadow").is_ok() {
+        assert!(
+            !report.to_string().contains("/etc/shadow:"),
+            "{}",
+            message("merge_heads_moves_data")
+        );
+    }
     assert_eq!(status("head_projection_head_two"), "timed_out");
     // The hidden check is graded, and the forged snapshot write did not reach it.
     assert_ne!(status("split_heads_three_heads_of_a_new_shape"), "passed");
