@@ -54,18 +54,21 @@ pub const SYSTEM: &[&str] = &[
 /// `/etc/shadow` (and would have read the machine's SSH host keys) and could print it in the
 /// feedback a student gets.
 pub fn private_paths(more: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = vec![crate::fsutil::scratch_root()];
-    if let Ok(root) = crate::workspace::root() {
-        out.push(crate::workspace::target_dir(&root, None));
-        out.push(root);
-    }
-    out.extend(more.iter().cloned());
-    #[cfg(target_os = "linux")]
-    if nix::unistd::geteuid().is_root() {
-        static ROOT_ONLY: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
-        out.extend_from_slice(ROOT_ONLY.get_or_init(|| owner_only(&["/etc", "/opt"])));
-    }
-    out
+    // The same for every sandbox a grading run starts (hundreds): found once per process.
+    static GRADERS: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    let graders = GRADERS.get_or_init(|| {
+        let mut out = vec![crate::fsutil::scratch_root()];
+        if let Ok(root) = crate::workspace::root() {
+            out.push(crate::workspace::target_dir(&root, None));
+            out.push(root);
+        }
+        #[cfg(target_os = "linux")]
+        if nix::unistd::geteuid().is_root() {
+            out.extend(owner_only(&["/etc", "/opt"]));
+        }
+        out
+    });
+    graders.iter().chain(more).cloned().collect()
 }
 
 /// The entries beneath `roots` that a user other than their owner and group could not read: files
@@ -80,15 +83,10 @@ pub fn owner_only(roots: &[&str]) -> Vec<PathBuf> {
             let Ok(entry) = entry else { continue };
             let Ok(meta) = entry.metadata() else { continue };
             let mode = meta.permissions().mode();
-            let closed = if meta.is_dir() {
-                mode & 0o001 == 0
-            } else {
-                meta.is_file() && mode & 0o004 == 0
-            };
-            if closed {
-                if meta.is_dir() {
-                    walk.skip_current_dir();
-                }
+            if meta.is_dir() && mode & 0o001 == 0 {
+                walk.skip_current_dir();
+                out.push(entry.into_path());
+            } else if meta.is_file() && mode & 0o004 == 0 {
                 out.push(entry.into_path());
             }
         }

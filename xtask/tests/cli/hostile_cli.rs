@@ -282,7 +282,7 @@ fn graded_submission(
 #[test]
 fn hostile_submissions_gain_nothing_and_harm_nothing() {
     let course = Scratch::new("hostile-submission");
-    if !support::has_sandbox(&course) {
+    if !support::has_sandbox() {
         return;
     }
     // The instructors grade locally too (the lesson's links and last grade, a hint level).
@@ -607,11 +607,7 @@ fn opens_in_sandbox(path: &Path, hidden: &[&Path]) -> bool {
 /// folder, its scratch folders) where that lies beneath a system folder.
 #[test]
 fn the_sandbox_opens_harmless_devices_only_and_nothing_it_hides() {
-    let probe = support::xtask_in(&support::course_root(), &["__sandbox", "--probe"])
-        .output()
-        .unwrap();
-    if String::from_utf8_lossy(&probe.stdout).trim() == "none" {
-        eprintln!("\n!!!!!! SKIPPED: no Landlock sandbox on this machine !!!!!!\n");
+    if !support::has_sandbox() {
         return;
     }
     for device in ["/dev/null", "/dev/zero", "/dev/urandom"] {
