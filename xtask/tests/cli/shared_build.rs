@@ -125,11 +125,16 @@ fn each_lesson_alone_builds_its_crates_as_the_whole_course_does() {
 /// pictures (and `plotters`): every crate the lessons' checks build too must keep its feature list
 /// there, or the first demo after a grade compiles `ndarray`, the core and the checks' support again
 /// (`num-traits` did, until `course-check` asked for its `default` feature). The reference
-/// solutions' demos are compared with the build of the solutions' checks.
+/// solutions' demos are compared with the build of the solutions' checks. Likewise every crate the
+/// student grader builds too (`serde_derive` and the `syn` it needs, built for the host): the
+/// demo's `serde` derive asked `proc-macro2`, `quote` and `syn` for fewer features than the grader
+/// does, and the first demo compiled the four again (5 s of CPU), until `pictures` listed them as
+/// build dependencies with the grader's features.
 #[test]
-fn each_demo_builds_the_crates_of_the_checks_as_the_checks_do() {
+fn each_demo_builds_shared_crates_as_the_checks_and_the_grader_do() {
     let root = crate::support::course_root();
     let lessons = lesson_packages(&root);
+    let grader = features(GRADER);
     let mut drift = Vec::new();
     for packages in [
         lessons.clone(),
@@ -140,13 +145,23 @@ fn each_demo_builds_the_crates_of_the_checks_as_the_checks_do() {
             let mut demo = lessons_of(std::slice::from_ref(package));
             demo.extend(["--features", "demo"].map(str::to_owned));
             for (crate_, lists) in features_in(&root, &demo) {
-                let own = crate_.split(' ').next() == Some(package.as_str());
+                if crate_.split(' ').next() == Some(package.as_str()) {
+                    continue;
+                }
                 if let Some(theirs) = checks.get(&crate_)
-                    && !own
                     && theirs != &lists
                 {
                     drift.push(format!(
-                        "{package}: {crate_} in the demo {lists:?}, in the checks {theirs:?}"
+                        "{package}: {crate_} in the demo {lists:?}, in the checks {theirs:?} \
+                         (ask for the demo's features in crates/course-check/Cargo.toml)"
+                    ));
+                }
+                if let Some(theirs) = grader.get(&crate_)
+                    && !lists.is_subset(theirs)
+                {
+                    drift.push(format!(
+                        "{package}: {crate_} in the demo {lists:?}, in the grader {theirs:?} \
+                         (give crates/pictures/Cargo.toml the grader's features)"
                     ));
                 }
             }
@@ -154,8 +169,7 @@ fn each_demo_builds_the_crates_of_the_checks_as_the_checks_do() {
     }
     assert!(
         drift.is_empty(),
-        "`cargo xtask demo N` would compile these again (ask for the demo's features in \
-         crates/course-check/Cargo.toml):\n{}",
+        "`cargo xtask demo N` would compile these again:\n{}",
         drift.join("\n")
     );
 }
