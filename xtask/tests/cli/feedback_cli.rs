@@ -232,7 +232,7 @@ fn an_endless_loop_is_waited_out_once_and_blamed_on_its_exercise() {
     let s = Scratch::new("feedback-loop");
     // A loop that never blocks (the process is always ready to run, unlike the hostile fixture's
     // sleeping one), yielding its time slice on each turn: the grader stops it by the clock all
-    // the same, but the 15 checks it holds (about 12 s of spinning per grade, two grades) no
+    // the same, but the 15 checks it holds (about 10 s of spinning per grade, two grades) no
     // longer take both cores from the tests running beside this one.
     let looping = planted(
         "lesson01-why-heads",
