@@ -38,7 +38,8 @@ pub struct Policy {
     /// Directories it may read and write.
     pub write: Vec<PathBuf>,
     /// More paths the system's folders must not open to it, besides the course, its target
-    /// folder, the grader's scratch folders and `write` (see [`crate::sandbox_paths`]).
+    /// folder and the grader's scratch folders (see [`crate::sandbox_paths`]). Not `write`: its
+    /// own rule grants those folders every access, wherever they lie.
     pub hide: Vec<PathBuf>,
     /// Time limit, enforced by the supervisor.
     pub timeout: Duration,
@@ -61,11 +62,10 @@ impl Policy {
         cmd.arg("--timeout-ms")
             .arg(self.timeout.as_millis().to_string());
         cmd.arg("--status").arg(&self.status_file);
-        let more: Vec<PathBuf> = self.write.iter().chain(&self.hide).cloned().collect();
         cmd.args(rule_args(
             &self.read,
             &self.write,
-            &crate::sandbox_paths::private_paths(&more),
+            &crate::sandbox_paths::private_paths(&self.hide),
             [self.require, self.network, self.check_limits],
         ));
         cmd.arg("--").arg(program).args(args);

@@ -8,7 +8,7 @@
 //! compile the reference solution in.
 //!
 //! So the grader names what must stay closed ([`private_paths`]: the course it grades from, its
-//! target folder, its scratch folders and the process's writable folders), and the sandbox opens
+//! target folder, its scratch folders and what a policy adds), and the sandbox opens
 //! each system folder that holds one of them entry by entry instead ([`open_system`]), leaving out
 //! the entries on the way to it. A sandboxed process reaches those paths only through its own
 //! rules (the grading copy it builds, the executable it runs, its private folder).
@@ -45,8 +45,8 @@ pub const SYSTEM: &[&str] = &[
 
 /// What the system's folders must not open, wherever it lies: the course this grader runs in
 /// (its solutions and hidden checks) and its target folder (every submission's build), the
-/// grader's scratch folders (pristine copies, other checks' private folders) and `more` (the
-/// process's own writable folders, the folder of the executable it runs).
+/// grader's scratch folders (pristine copies, other checks' private folders) and `more` (a
+/// policy's own: the folder of the executable a check runs).
 ///
 /// A grader running as root adds what only root may read in the configuration folders
 /// ([`owner_only`] of `/etc` and `/opt`): its sandboxed processes keep root's user id for file
