@@ -476,3 +476,111 @@ fn race(t: usize, d: usize, variants: &[Variant<'_>]) {
         );
     }
 }
+
+/// The attention's parts where the forward runs them: per batch element right after its `qkv`
+/// product, the scores written into a reused `(B, h, T, T)` buffer as the forward writes its
+/// recycled output (8 MiB here, out of the private caches between uses), one thread, `B = 4`
+/// (`cargo test --release -p attention --features profile --lib -- --ignored --nocapture
+/// attention_in_context`). Means per batch element over 10 calls, for each SIMD level the CPU
+/// has: set against `profile_attention_parts` (one head, everything in cache), they show what
+/// running in sequence costs each part. The loop is [`super::Head::attend`]'s causal one, timed.
+#[test]
+#[ignore = "timings, not a check"]
+fn profile_attention_in_context() {
+    use super::gemm::Skip;
+    use ndarray::{Array3, s};
+    let (b, t, d, heads, calls) = (4, T, D, HEADS, 10);
+    let hs = d / heads;
+    let mut rs = RandomState::new(0);
+    let x: Array3<f64> = rs.randn((b, t, d));
+    let (w_qkv, w_o) = benchmark_weights(&mut rs, d);
+    for kernel in [Kernel::Avx512, Kernel::Avx2] {
+        let isa = Isa::new(kernel);
+        if isa.kernel() != kernel {
+            continue;
+        }
+        let shape = Shape {
+            t,
+            d,
+            hs,
+            causal: true,
+            isa,
+        };
+        let mut weights = vec![0.0; b * heads * t * t];
+        let mut out = Array3::<f64>::zeros((b, t, d));
+        let mut scratch = super::Scratch::new(t, d);
+        let (mut qkv, mut merged) = scratch.views();
+        let (pq, po) = (
+            PackedB::new(w_qkv.view(), 1, isa),
+            PackedB::new(w_o.view(), 1, isa),
+        );
+        // Milliseconds summed over the calls after the first: pack k and v, scores, softmax,
+        // weights @ v.
+        let mut ms = [0.0; 4];
+        for call in 0..=calls {
+            let mut lap = [0.0; 4];
+            let elements = x.outer_iter().zip(weights.chunks_mut(heads * t * t));
+            for ((xb, wb), ob) in elements.zip(out.outer_iter_mut()) {
+                pq.matmul(1.0, xb, qkv.view_mut());
+                let mut w = ndarray::ArrayViewMut3::from_shape((heads, t, t), wb).unwrap();
+                for hi in 0..heads {
+                    let mut clock = Instant::now();
+                    let mut tick = |part: usize| {
+                        lap[part] += clock.elapsed().as_secs_f64() * 1e3;
+                        clock = Instant::now();
+                    };
+                    let head = shape.head(
+                        qkv.view(),
+                        0,
+                        hi,
+                        w.index_axis_mut(Axis(0), hi),
+                        merged.slice_mut(s![.., hi * hs..(hi + 1) * hs]),
+                    );
+                    let super::Head {
+                        q,
+                        k,
+                        v,
+                        mut w,
+                        mut o,
+                    } = head;
+                    let (kt, vp) = (PackedB::new(k.t(), 1, isa), PackedB::new(v, 1, isa));
+                    tick(0);
+                    let mut r0 = 0;
+                    while r0 < t {
+                        let r1 = (r0 + super::causal_block(isa)).min(t);
+                        kt.matmul_prefix(
+                            0.125,
+                            q.slice(s![r0..r1, ..]),
+                            w.slice_mut(s![r0..r1, ..r1]),
+                            Skip::MaskedC { r0 },
+                        );
+                        tick(1);
+                        softmax_rows(w.slice_mut(s![r0..r1, ..]), Some(r0), isa);
+                        tick(2);
+                        vp.matmul_prefix(
+                            1.0,
+                            w.slice(s![r0..r1, ..r1]),
+                            o.slice_mut(s![r0..r1, ..]),
+                            Skip::ZeroA { r0 },
+                        );
+                        tick(3);
+                        r0 = r1;
+                    }
+                }
+                po.matmul(1.0, merged.view(), ob);
+            }
+            if call > 0 {
+                ms.iter_mut().zip(lap).for_each(|(m, l)| *m += l);
+            }
+        }
+        let per = |part: usize| ms[part] / (calls * b) as f64;
+        println!(
+            "{kernel:>6}, per batch element ({heads} heads), in the forward's order: pack k, v {:.3} ms, \
+             scores {:.3} ms, softmax {:.3} ms, weights @ v {:.3} ms (means of {calls} calls, B = {b})",
+            per(0),
+            per(1),
+            per(2),
+            per(3),
+        );
+    }
+}
