@@ -99,6 +99,22 @@ fn attend_heads(shape: &Shape, qkv: ArrayView2<f64>, w: &mut [f64], merged: Arra
     shape.attend_heads(qkv, w, merged);
 }
 
+/// What the forward runs `b` batch elements through on one thread, at the benchmark's sizes with
+/// the causal mask: the heads' [`Shape`], the `(B, h, T, T)` weights, the `(B, T, D)` output and
+/// the forward's own scratch buffers (aligned, padded rows).
+fn sequence_buffers(b: usize, isa: Isa) -> (Shape, Vec<f64>, ndarray::Array3<f64>, super::Scratch) {
+    let shape = Shape {
+        t: T,
+        d: D,
+        hs: D / HEADS,
+        causal: true,
+        isa,
+    };
+    let weights = vec![0.0; b * HEADS * T * T];
+    let out = ndarray::Array3::<f64>::zeros((b, T, D));
+    (shape, weights, out, super::Scratch::new(T, D))
+}
+
 /// The forward's phases in the order it runs them, on one thread (`B = 4`, the benchmark's
 /// inputs): the two weight matrices packed once per call, then per batch element its `qkv`
 /// product, its heads' attention and its output product, through the same scratch buffers
@@ -119,17 +135,7 @@ fn profile_forward_phases() {
         if isa.kernel() != kernel {
             continue;
         }
-        let shape = Shape {
-            t,
-            d,
-            hs: d / heads,
-            causal: true,
-            isa,
-        };
-        let mut weights = vec![0.0; b * heads * t * t];
-        let mut out = Array3::<f64>::zeros((b, t, d));
-        // The forward's own scratch buffers (aligned, padded rows).
-        let mut scratch = super::Scratch::new(t, d);
+        let (shape, mut weights, mut out, mut scratch) = sequence_buffers(b, isa);
         let (mut qkv, mut merged) = scratch.views();
         // Milliseconds summed over the calls after the first: packing, `qkv`, attention, `out`.
         let mut ms = [0.0; 4];
@@ -499,16 +505,7 @@ fn profile_attention_in_context() {
         if isa.kernel() != kernel {
             continue;
         }
-        let shape = Shape {
-            t,
-            d,
-            hs,
-            causal: true,
-            isa,
-        };
-        let mut weights = vec![0.0; b * heads * t * t];
-        let mut out = Array3::<f64>::zeros((b, t, d));
-        let mut scratch = super::Scratch::new(t, d);
+        let (shape, mut weights, mut out, mut scratch) = sequence_buffers(b, isa);
         let (mut qkv, mut merged) = scratch.views();
         let (pq, po) = (
             PackedB::new(w_qkv.view(), 1, isa),
