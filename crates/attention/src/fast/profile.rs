@@ -485,7 +485,7 @@ fn race(t: usize, d: usize, variants: &[Variant<'_>]) {
 
 /// The attention's parts where the forward runs them: per batch element right after its `qkv`
 /// product, the scores written into a reused `(B, h, T, T)` buffer as the forward writes its
-/// recycled output (8 MiB here, out of the private caches between uses), one thread, `B = 4`
+/// recycled output (16 MiB here, out of the private caches between uses), one thread, `B = 4`
 /// (`cargo test --release -p attention --features profile --lib -- --ignored --nocapture
 /// attention_in_context`). Means per batch element over 10 calls, for each SIMD level the CPU
 /// has: set against `profile_attention_parts` (one head, everything in cache), they show what
