@@ -103,17 +103,20 @@ pub struct MhaOutput {
     pub kernel: Kernel,
 }
 
-/// Query rows per block in the causal path: a block of queries `r0..r1` scores only keys `0..r1`.
-/// A multiple of the micro-kernel's rows (8 with AVX-512, 6 with AVX2 and NEON) and of its columns
-/// (16, 8, 8).
-fn causal_block(isa: Isa) -> usize {
-    match isa {
+/// The causal path's blocks of query rows `r0..r1` covering `0..t`: a block of queries scores
+/// only keys `0..r1`. Each block but the last is a multiple of the micro-kernel's rows (8 with
+/// AVX-512, 6 with AVX2 and NEON) and of its columns (16, 8, 8): 64 rows, or 48.
+fn causal_blocks(t: usize, isa: Isa) -> impl Iterator<Item = (usize, usize)> {
+    let block = match isa {
         #[cfg(all(feature = "simd", target_arch = "x86_64"))]
         Isa::Avx2(_) => 48,
         #[cfg(all(feature = "simd", target_arch = "aarch64"))]
         Isa::Neon(_) => 48,
         _ => 64,
-    }
+    };
+    (0..t)
+        .step_by(block)
+        .map(move |r0| (r0, (r0 + block).min(t)))
 }
 
 /// Below this many floating-point operations the forward runs on the calling thread only.
@@ -372,9 +375,7 @@ impl Head<'_> {
             v.matmul(1.0, self.w.view(), self.o.view_mut());
             return;
         }
-        let mut r0 = 0;
-        while r0 < t {
-            let r1 = (r0 + causal_block(shape.isa)).min(t);
+        for (r0, r1) in causal_blocks(t, shape.isa) {
             let q = self.q.slice(s![r0..r1, ..]);
             kt.matmul_prefix(
                 scale,
@@ -388,7 +389,6 @@ impl Head<'_> {
             softmax_rows(self.w.slice_mut(s![r0..r1, ..]), Some(r0), shape.isa);
             let o = self.o.slice_mut(s![r0..r1, ..]);
             v.matmul_prefix(1.0, self.w.slice(s![r0..r1, ..r1]), o, Skip::ZeroA { r0 });
-            r0 = r1;
         }
     }
 }

@@ -318,7 +318,7 @@ fn profile_attention_parts() {
     let hs = d / heads;
     let mut rs = RandomState::new(0);
     let qkv: Array2<f64> = rs.randn((t, 3 * d));
-    let scale = 0.125;
+    let scale = 1.0 / (hs as f64).sqrt();
     let q = qkv.slice(s![.., 0..hs]);
     let k = qkv.slice(s![.., d..d + hs]);
     let v = qkv.slice(s![.., 2 * d..2 * d + hs]);
@@ -334,37 +334,32 @@ fn profile_attention_parts() {
         });
         let kt = PackedB::new(k.t(), 1, isa);
         let vp = PackedB::new(v, 1, isa);
-        let blocks = |f: &mut dyn FnMut(usize, usize)| {
-            let mut r0 = 0;
-            while r0 < t {
-                let r1 = (r0 + super::causal_block(isa)).min(t);
-                f(r0, r1);
-                r0 = r1;
-            }
-        };
+        let blocks = || super::causal_blocks(t, isa);
         let scores = fastest_ms(41, || {
-            blocks(&mut |r0, r1| {
+            for (r0, r1) in blocks() {
                 kt.matmul_prefix(
                     scale,
                     q.slice(s![r0..r1, ..]),
                     w.slice_mut(s![r0..r1, ..r1]),
                     Skip::MaskedC { r0 },
                 )
-            })
+            }
         });
         let soft = fastest_ms(41, || {
             // Whole rows, as the forward runs it: the keys `r1..` are zeroed here too.
-            blocks(&mut |r0, r1| softmax_rows(w.slice_mut(s![r0..r1, ..]), Some(r0), isa))
+            for (r0, r1) in blocks() {
+                softmax_rows(w.slice_mut(s![r0..r1, ..]), Some(r0), isa)
+            }
         });
         let av = fastest_ms(41, || {
-            blocks(&mut |r0, r1| {
+            for (r0, r1) in blocks() {
                 vp.matmul_prefix(
                     1.0,
                     w.slice(s![r0..r1, ..r1]),
                     o.slice_mut(s![r0..r1, ..]),
                     Skip::ZeroA { r0 },
                 )
-            })
+            }
         });
         println!(
             "{kernel:>6}, one head: pack k, v {pack:.3} ms, scores {scores:.3} ms, softmax {soft:.3} ms, \
@@ -496,16 +491,16 @@ fn profile_attention_in_context() {
     use super::gemm::Skip;
     use ndarray::{Array3, s};
     let (b, t, d, heads, calls) = (4, T, D, HEADS, 10);
-    let hs = d / heads;
     let mut rs = RandomState::new(0);
     let x: Array3<f64> = rs.randn((b, t, d));
     let (w_qkv, w_o) = benchmark_weights(&mut rs, d);
-    for kernel in [Kernel::Avx512, Kernel::Avx2] {
+    for kernel in [Kernel::Avx512, Kernel::Avx2, Kernel::Neon] {
         let isa = Isa::new(kernel);
         if isa.kernel() != kernel {
             continue;
         }
         let (shape, mut weights, mut out, mut scratch) = sequence_buffers(b, isa);
+        let (hs, scale) = (shape.hs, 1.0 / (shape.hs as f64).sqrt());
         let (mut qkv, mut merged) = scratch.views();
         let (pq, po) = (
             PackedB::new(w_qkv.view(), 1, isa),
@@ -542,11 +537,9 @@ fn profile_attention_in_context() {
                     } = head;
                     let (kt, vp) = (PackedB::new(k.t(), 1, isa), PackedB::new(v, 1, isa));
                     tick(0);
-                    let mut r0 = 0;
-                    while r0 < t {
-                        let r1 = (r0 + super::causal_block(isa)).min(t);
+                    for (r0, r1) in super::causal_blocks(t, isa) {
                         kt.matmul_prefix(
-                            0.125,
+                            scale,
                             q.slice(s![r0..r1, ..]),
                             w.slice_mut(s![r0..r1, ..r1]),
                             Skip::MaskedC { r0 },
@@ -561,7 +554,6 @@ fn profile_attention_in_context() {
                             Skip::ZeroA { r0 },
                         );
                         tick(3);
-                        r0 = r1;
                     }
                 }
                 po.matmul(1.0, merged.view(), ob);
