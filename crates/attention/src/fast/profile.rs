@@ -40,6 +40,15 @@ fn benchmark_weights(rs: &mut RandomState, d: usize) -> (Array2<f64>, Array2<f64
     (w_qkv, w_o)
 }
 
+/// The kernels of `kernels` that this CPU runs as asked, each with its level (a kernel the CPU
+/// lacks would fall back to another, whose figures would be printed under the wrong name).
+fn levels(kernels: &[Kernel]) -> impl Iterator<Item = (Kernel, Isa)> + '_ {
+    kernels
+        .iter()
+        .map(|&kernel| (kernel, Isa::new(kernel)))
+        .filter(|(kernel, isa)| isa.kernel() == *kernel)
+}
+
 #[test]
 #[ignore = "timings, not a check"]
 fn profile() {
@@ -48,11 +57,7 @@ fn profile() {
     let mut rs = RandomState::new(0);
     let x: Array2<f64> = rs.randn((t, d));
     let (w_qkv, w_o) = benchmark_weights(&mut rs, d);
-    for kernel in Kernel::ALL {
-        let isa = Isa::new(kernel);
-        if isa.kernel() != kernel {
-            continue;
-        }
+    for (kernel, isa) in levels(&Kernel::ALL) {
         let mut qkv = Array2::<f64>::zeros((t, 3 * d));
         let mut out = Array2::<f64>::zeros((t, d));
         let pq = PackedB::new(w_qkv.view(), 1, isa);
@@ -99,6 +104,15 @@ fn attend_heads(shape: &Shape, qkv: ArrayView2<f64>, w: &mut [f64], merged: Arra
     shape.attend_heads(qkv, w, merged);
 }
 
+/// The benchmark's inputs for `b` batch elements (`bench_mha`'s, seed 0): `x (b, T, D)`, then
+/// [`benchmark_weights`].
+fn benchmark_inputs(b: usize) -> (ndarray::Array3<f64>, Array2<f64>, Array2<f64>) {
+    let mut rs = RandomState::new(0);
+    let x = rs.randn((b, T, D));
+    let (w_qkv, w_o) = benchmark_weights(&mut rs, D);
+    (x, w_qkv, w_o)
+}
+
 /// What the forward runs `b` batch elements through on one thread, at the benchmark's sizes with
 /// the causal mask: the heads' [`Shape`], the `(B, h, T, T)` weights, the `(B, T, D)` output and
 /// the forward's own scratch buffers (aligned, padded rows).
@@ -125,16 +139,9 @@ fn sequence_buffers(b: usize, isa: Isa) -> (Shape, Vec<f64>, ndarray::Array3<f64
 #[test]
 #[ignore = "timings, not a check"]
 fn profile_forward_phases() {
-    use ndarray::Array3;
-    let (b, t, d, heads, calls) = (4, T, D, HEADS, 10);
-    let mut rs = RandomState::new(0);
-    let x: Array3<f64> = rs.randn((b, t, d));
-    let (w_qkv, w_o) = benchmark_weights(&mut rs, d);
-    for kernel in Kernel::ALL {
-        let isa = Isa::new(kernel);
-        if isa.kernel() != kernel {
-            continue;
-        }
+    let (b, t, heads, calls) = (4, T, HEADS, 10);
+    let (x, w_qkv, w_o) = benchmark_inputs(b);
+    for (kernel, isa) in levels(&Kernel::ALL) {
         let (shape, mut weights, mut out, mut scratch) = sequence_buffers(b, isa);
         let (mut qkv, mut merged) = scratch.views();
         // Milliseconds summed over the calls after the first: packing, `qkv`, attention, `out`.
@@ -181,9 +188,7 @@ fn profile_forward_phases() {
 fn profile_forward_overheads() {
     use ndarray::{Array3, Array4};
     let (b, t, d, heads) = (8, T, D, HEADS);
-    let mut rs = RandomState::new(0);
-    let x: Array3<f64> = rs.randn((b, t, d));
-    let (w_qkv, w_o) = benchmark_weights(&mut rs, d);
+    let (x, w_qkv, w_o) = benchmark_inputs(b);
     for kernel in [Kernel::Avx512, Kernel::Avx2] {
         let config = super::MhaConfig::new(heads)
             .with_causal(true)
@@ -322,11 +327,7 @@ fn profile_attention_parts() {
     let q = qkv.slice(s![.., 0..hs]);
     let k = qkv.slice(s![.., d..d + hs]);
     let v = qkv.slice(s![.., 2 * d..2 * d + hs]);
-    for kernel in [Kernel::Avx512, Kernel::Avx2, Kernel::Neon] {
-        let isa = Isa::new(kernel);
-        if isa.kernel() != kernel {
-            continue;
-        }
+    for (kernel, isa) in levels(&[Kernel::Avx512, Kernel::Avx2, Kernel::Neon]) {
         let mut w = Array2::<f64>::zeros((t, t));
         let mut o = Array2::<f64>::zeros((t, hs));
         let pack = fastest_ms(41, || {
@@ -489,16 +490,10 @@ fn race(t: usize, d: usize, variants: &[Variant<'_>]) {
 #[ignore = "timings, not a check"]
 fn profile_attention_in_context() {
     use super::gemm::Skip;
-    use ndarray::{Array3, s};
-    let (b, t, d, heads, calls) = (4, T, D, HEADS, 10);
-    let mut rs = RandomState::new(0);
-    let x: Array3<f64> = rs.randn((b, t, d));
-    let (w_qkv, w_o) = benchmark_weights(&mut rs, d);
-    for kernel in [Kernel::Avx512, Kernel::Avx2, Kernel::Neon] {
-        let isa = Isa::new(kernel);
-        if isa.kernel() != kernel {
-            continue;
-        }
+    use ndarray::s;
+    let (b, t, heads, calls) = (4, T, HEADS, 10);
+    let (x, w_qkv, w_o) = benchmark_inputs(b);
+    for (kernel, isa) in levels(&[Kernel::Avx512, Kernel::Avx2, Kernel::Neon]) {
         let (shape, mut weights, mut out, mut scratch) = sequence_buffers(b, isa);
         let (hs, scale) = (shape.hs, 1.0 / (shape.hs as f64).sqrt());
         let (mut qkv, mut merged) = scratch.views();
