@@ -65,6 +65,60 @@ fn build_copy(target: &Path) -> PathBuf {
     crate::fsutil::fixed_scratch(&format!("build-{}", &key[..16]), target)
 }
 
+/// Removes from the submissions' target folder `target` whatever earlier builds made of the
+/// course's lesson crates (libraries, check executables, fingerprints, incremental caches, the
+/// grader's records of their sources), under the build lock, before a submission's sandboxed
+/// build: that build can read the folder, and must find no other student's code there. Kept: the
+/// lessons about to be built from the very sources the last build of them had (`building`, whose
+/// record says so), built from what this student submitted too; the registry's crates and the
+/// course's own (`attention`, ...).
+fn forget_earlier_submissions(
+    target: &Path,
+    course: &crate::course::Course,
+    building: &[&Inputs],
+) -> Result<()> {
+    let records = target.join(".xtask-sources");
+    let same = |id: &str| {
+        building.iter().any(|inputs| {
+            inputs.lesson.id == id
+                && std::fs::read_to_string(records.join(inputs.lesson.package(false))).ok()
+                    == Some(inputs.digest.clone())
+        })
+    };
+    let ids: Vec<&str> = course
+        .lessons
+        .iter()
+        .map(|l| l.id.as_str())
+        .filter(|id| !same(id))
+        .collect();
+    // `lesson02-<hash>`, `liblesson02-<hash>.rlib`, `lesson02_hidden-<hash>`, `lesson02.d`, ...
+    let of_a_lesson = |name: &str| {
+        let name = name.strip_prefix("lib").unwrap_or(name);
+        ids.iter().any(|id| {
+            name.strip_prefix(id)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '_', '.']))
+        })
+    };
+    let debug = target.join("debug");
+    let folders =
+        ["deps", ".fingerprint", "incremental", "build", "examples"].map(|f| debug.join(f));
+    for dir in folders.iter().chain([&debug, &records]) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            if !of_a_lesson(&entry.file_name().to_string_lossy()) {
+                continue;
+            }
+            let path = entry.path();
+            let removed = if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                std::fs::remove_dir_all(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+            removed.with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// Replaces `to` with a copy of every file under `from`, modification times kept. `to` is private
 /// to this user (it holds the hidden checks' sources), as a temporary directory would be.
 fn mirror(from: &Path, to: &Path) -> Result<()> {
@@ -209,6 +263,9 @@ pub fn build(
         }
     }
     let decided: Vec<&Inputs> = to_build.iter().map(|(lesson, _)| *lesson).collect();
+    if sandboxed {
+        forget_earlier_submissions(&target, &crate::course::Course::load(graded)?, &decided)?;
+    }
     decide_by_content(root, &target, &decided, solutions, sandboxed)?;
     let building: Vec<&Lesson> = decided.iter().map(|lesson| lesson.lesson).collect();
     let (mut result, mut warnings) = if building.is_empty() {

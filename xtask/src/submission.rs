@@ -264,7 +264,7 @@ pub fn grade(
         let prefix = format!("exercises/{}/src/", lesson.dir);
         if let Some((rel, what)) = sources.iter().find_map(|(rel, bytes)| {
             rel.starts_with(&prefix)
-                .then(|| crate::refused::construct(&String::from_utf8_lossy(bytes)))
+                .then(|| crate::refused::construct(bytes))
                 .flatten()
                 .map(|what| (rel, what))
         }) {
@@ -273,7 +273,7 @@ pub fn grade(
                 .join("src")
                 .join("lib.rs");
             // The file's name is the student's: `Debug` writes it as a Rust string literal.
-            let message = crate::refused::message(rel, what);
+            let message = crate::refused::message(rel, &what);
             std::fs::write(&lib, format!("compile_error!({message:?});\n"))
                 .with_context(|| format!("cannot write {}", lib.display()))?;
         }

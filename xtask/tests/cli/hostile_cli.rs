@@ -657,3 +657,122 @@ fn the_sandbox_opens_harmless_devices_only_and_nothing_it_hides() {
         folder.display()
     );
 }
+
+/// The hidden checks' source, as an attack reads it at compile time from a lesson's `src/`.
+const HIDDEN_CHECKS: &str = "../../../solutions/lesson02-split-heads/tests/hidden/checks.rs";
+
+/// Lesson `dir`'s handed-out `exercises.rs` in `course`, behind `first_lines` and with its first
+/// function panicking with the hidden checks' source, read by `include_str!` and let through by
+/// `#![allow(unsafe_code)]` (an inner attribute, allowed at the top of a module's file).
+fn leaking_exercises(course: &Scratch, dir: &str, first_lines: &str) -> String {
+    let stub = std::fs::read_to_string(
+        course
+            .root
+            .join(format!("exercises/{dir}/src/exercises.rs")),
+    )
+    .unwrap();
+    // The first function body's `todo!(...)` line, not the module documentation's words.
+    let at = stub.find("\n    todo!(").unwrap() + 1;
+    let end = at + stub[at..].find('\n').unwrap();
+    let stub = format!("{}    panic!(\"{{}}\", LEAK){}", &stub[..at], &stub[end..]);
+    format!(
+        "{first_lines}#![allow(unsafe_code)]\n{stub}\n\
+         static LEAK: &str = include_str!(\"{HIDDEN_CHECKS}\");\n\
+         core::arch::global_asm!(\"\");\n"
+    )
+}
+
+/// A first line `rustc` strips (a shebang, after a byte order mark or not) once made the grader's
+/// scan for refused constructs fail on the file and skip it, while `rustc` compiled the rest:
+/// the hidden checks' source reached the student's own feedback. The scan now reads what `rustc`
+/// reads, and refuses a file it cannot read.
+#[test]
+fn a_shebang_line_does_not_hide_a_file_from_the_scan() {
+    let course = Scratch::new("hostile-shebang");
+    if !support::has_sandbox() {
+        return;
+    }
+    let sub = OutDir::new("shebang-submission");
+    let (l3, l6) = ("lesson03-parallel-attention", "lesson06-grouped-query");
+    submission(&course.root, &sub, &[l3, l6]);
+    let file = |dir: &str| sub.path.join(format!("exercises/{dir}/src/exercises.rs"));
+    std::fs::write(file(l3), leaking_exercises(&course, l3, "#!/ )\n")).unwrap();
+    std::fs::write(
+        file(l6),
+        leaking_exercises(&course, l6, "\u{feff}#!/usr/bin/env x\r\n"),
+    )
+    .unwrap();
+    let report = graded_submission(&course, &sub, &[], 600);
+    let hidden = std::fs::read_to_string(
+        course
+            .root
+            .join(format!("exercises/{l3}/src/{HIDDEN_CHECKS}")),
+    )
+    .unwrap();
+    let witness = hidden.lines().find(|l| l.contains("//")).unwrap().trim();
+    assert!(
+        !report.to_string().contains(witness),
+        "the hidden checks' source is in the report"
+    );
+    assert_eq!(report["score"], 0, "{report:#}");
+    for id in ["lesson03", "lesson06"] {
+        let lessons = report["lessons"].as_array().unwrap();
+        let lesson = lessons.iter().find(|l| l["id"] == id).unwrap();
+        assert_eq!(lesson["build"], "compile_error", "{lesson:#}");
+        let output = lesson["compiler_output"].as_str().unwrap();
+        assert!(output.contains("exercises.rs uses `unsafe`"), "{output}");
+    }
+}
+
+/// Every file under `dir` whose bytes hold `needle`.
+fn files_holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| {
+            std::fs::read(e.path())
+                .is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle.as_bytes()))
+        })
+        .map(walkdir::DirEntry::into_path)
+        .collect()
+}
+
+/// A submission's sandboxed build can read the submissions' target folder it writes: it must find
+/// no other student's code there (their libraries, check executables, incremental caches), only
+/// the registry's and the course's own crates.
+#[test]
+fn a_submissions_build_finds_no_other_students_code() {
+    let course = Scratch::new("hostile-other-builds");
+    if !support::has_sandbox() {
+        return;
+    }
+    let (l2, l3) = ("lesson02-split-heads", "lesson03-parallel-attention");
+    let marker = format!("ALICE-{}-WROTE-THIS", std::process::id());
+    let alice = OutDir::new("alice");
+    submission(&course.root, &alice, &[l2]);
+    append_to_exercises(
+        &alice.path,
+        l2,
+        &format!("pub fn signature() -> &'static str {{ \"{marker}\" }}"),
+    );
+    let report = graded_submission(&course, &alice, &["2"], 600);
+    assert_eq!(report["lessons"][0]["build"], "ok", "{report:#}");
+    let target = support::shared_target().join("submissions");
+    assert!(
+        !files_holding(&target, &marker).is_empty(),
+        "Alice's build left nothing of hers in {}: this test proves nothing",
+        target.display()
+    );
+    // Bob's build, of another lesson, starts with none of Alice's code in the folder it reads.
+    let bob = OutDir::new("bob");
+    submission(&course.root, &bob, &[l3]);
+    append_to_exercises(&bob.path, l3, "pub fn mine() -> u8 { 3 }");
+    let report = graded_submission(&course, &bob, &["3"], 600);
+    assert_eq!(report["lessons"][0]["build"], "ok", "{report:#}");
+    let left = files_holding(&target, &marker);
+    assert!(
+        left.is_empty(),
+        "Alice's code stayed for Bob's build: {left:?}"
+    );
+}
