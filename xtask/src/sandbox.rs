@@ -247,9 +247,24 @@ mod imp {
         let _ = nix::unistd::setsid();
         // New user + PID namespaces: the inner stage becomes PID 1, and everything started under
         // it dies with it. Not available everywhere (then the process groups are killed instead).
-        let _ = nix::sched::unshare(
-            nix::sched::CloneFlags::CLONE_NEWUSER | nix::sched::CloneFlags::CLONE_NEWPID,
-        );
+        // With a mount namespace too, the inner stage mounts a `/proc` of its own (`own_proc`).
+        use nix::sched::CloneFlags as F;
+        // Who this is outside: inside, before the map, no one.
+        let me = (nix::unistd::geteuid(), nix::unistd::getegid());
+        let with_proc =
+            match nix::sched::unshare(F::CLONE_NEWUSER | F::CLONE_NEWPID | F::CLONE_NEWNS) {
+                Ok(()) => true,
+                Err(_) => {
+                    let _ = nix::sched::unshare(F::CLONE_NEWUSER | F::CLONE_NEWPID);
+                    false
+                }
+            };
+        // The inner stage is this user's root in the namespace, so that it keeps the namespace's
+        // capabilities across `exec` (it gives them up before the program starts, `own_proc`).
+        let _ = with_proc
+            && std::fs::write("/proc/self/setgroups", "deny").is_ok()
+            && std::fs::write("/proc/self/uid_map", format!("0 {} 1", me.0)).is_ok()
+            && std::fs::write("/proc/self/gid_map", format!("0 {} 1", me.1)).is_ok();
         let Ok(me) = super::own_exe() else {
             return SETUP_FAILED;
         };
@@ -369,9 +384,31 @@ mod imp {
         }
     }
 
+    /// As PID 1 of the sandbox's PID namespace and its root (the supervisor mapped it), with its
+    /// own mount namespace: mounts a `/proc` that shows only the namespace's processes (the
+    /// host's showed every process's command line), then gives up the namespace's capabilities
+    /// by entering a user namespace of its own with no one mapped, so that nothing it starts can
+    /// unmount it or override a file's permissions. Where the kernel does not
+    /// allow it (no user namespaces, a container's masked `/proc`), the host's stays (threat
+    /// model, docs/instructors.md).
+    fn own_proc() -> Result<(), String> {
+        use nix::mount::{MsFlags, mount};
+        if nix::unistd::getpid().as_raw() != 1 || !nix::unistd::getuid().is_root() {
+            return Ok(());
+        }
+        let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
+        let _ = mount(Some("proc"), "/proc", Some("proc"), flags, None::<&str>);
+        nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWUSER)
+            .map_err(|e| format!("cannot give up the namespace's capabilities: {e}"))
+    }
+
     /// The inner stage: limits, Landlock, then the program in its own session; waits for it and
     /// exits like it (a signal n as 128 + n).
     pub fn inner(args: &SandboxArgs) -> i32 {
+        if let Err(why) = own_proc() {
+            eprintln!("sandbox: {why}");
+            return SETUP_FAILED;
+        }
         if let Err(e) = limits(args.check_limits) {
             eprintln!("sandbox: cannot set limits: {e}");
             return SETUP_FAILED;

@@ -724,23 +724,10 @@ fn a_shebang_line_does_not_hide_a_file_from_the_scan() {
     }
 }
 
-/// Every file under `dir` whose bytes hold `needle`.
-fn files_holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .filter(|e| {
-            std::fs::read(e.path())
-                .is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle.as_bytes()))
-        })
-        .map(walkdir::DirEntry::into_path)
-        .collect()
-}
-
 /// A submission's sandboxed build can read the submissions' target folder it writes: it must find
 /// no other student's code there (their libraries, check executables, incremental caches), only
-/// the registry's and the course's own crates.
+/// the registry's and the course's own crates. Bob's lesson 3 compiles Alice's lesson 2 library in
+/// by its path; `rustc` says whether it was there to read.
 #[test]
 fn a_submissions_build_finds_no_other_students_code() {
     let course = Scratch::new("hostile-other-builds");
@@ -748,31 +735,73 @@ fn a_submissions_build_finds_no_other_students_code() {
         return;
     }
     let (l2, l3) = ("lesson02-split-heads", "lesson03-parallel-attention");
-    let marker = format!("ALICE-{}-WROTE-THIS", std::process::id());
+    let deps = support::shared_target().join("submissions/debug/deps");
     let alice = OutDir::new("alice");
     submission(&course.root, &alice, &[l2]);
-    append_to_exercises(
-        &alice.path,
-        l2,
-        &format!("pub fn signature() -> &'static str {{ \"{marker}\" }}"),
-    );
-    let report = graded_submission(&course, &alice, &["2"], 600);
-    assert_eq!(report["lessons"][0]["build"], "ok", "{report:#}");
-    let target = support::shared_target().join("submissions");
-    assert!(
-        !files_holding(&target, &marker).is_empty(),
-        "Alice's build left nothing of hers in {}: this test proves nothing",
-        target.display()
-    );
-    // Bob's build, of another lesson, starts with none of Alice's code in the folder it reads.
+    append_to_exercises(&alice.path, l2, "pub fn mine() -> u8 { 2 }");
+    // Another test's build may come between (and, as this one's will, clear Alice's away).
+    let library = (0..3)
+        .find_map(|_| {
+            let report = graded_submission(&course, &alice, &["2"], 600);
+            assert_eq!(report["lessons"][0]["build"], "ok", "{report:#}");
+            std::fs::read_dir(&deps).unwrap().flatten().find_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name.starts_with("liblesson02-") && name.ends_with(".rlib")).then(|| e.path())
+            })
+        })
+        .expect("Alice's build left no library of lesson 2: this test proves nothing");
     let bob = OutDir::new("bob");
     submission(&course.root, &bob, &[l3]);
-    append_to_exercises(&bob.path, l3, "pub fn mine() -> u8 { 3 }");
-    let report = graded_submission(&course, &bob, &["3"], 600);
-    assert_eq!(report["lessons"][0]["build"], "ok", "{report:#}");
-    let left = files_holding(&target, &marker);
-    assert!(
-        left.is_empty(),
-        "Alice's code stayed for Bob's build: {left:?}"
+    append_to_exercises(
+        &bob.path,
+        l3,
+        &format!("#[path = {:?}]\nmod alices;", library.display().to_string()),
     );
+    let report = graded_submission(&course, &bob, &["3"], 600);
+    let output = report["lessons"][0]["compiler_output"].as_str().unwrap();
+    assert!(
+        output.contains("No such file or directory") && !output.contains("UTF-8"),
+        "{output}"
+    );
+}
+
+/// A sandboxed process sees only the processes of its own sandbox in `/proc` (the host's `/proc`
+/// showed every process's command line: the instructors', other students' checks), and cannot
+/// unmount that `/proc` to see the host's beneath it.
+#[test]
+fn a_sandboxed_process_sees_no_other_process() {
+    if !support::has_sandbox() {
+        return;
+    }
+    let me = std::process::id();
+    let script = format!(
+        "ls /proc | grep -c '^[0-9]*$'; cat /proc/{me}/cmdline && echo SEEN; \
+         umount /proc 2>/dev/null && echo UNMOUNTED; ls /proc | grep -c '^[0-9]*$'"
+    );
+    let sh = support::which("sh").expect("sh is installed");
+    let out = support::xtask_in(
+        &support::course_root(),
+        &[
+            "__sandbox",
+            "--require",
+            "--timeout-ms",
+            "5000",
+            "--",
+            sh.to_str().unwrap(),
+            "-c",
+            &script,
+        ],
+    )
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let counts: Vec<usize> = stdout.lines().filter_map(|l| l.parse().ok()).collect();
+    assert_eq!(counts.len(), 2, "{stdout}");
+    // The supervisor's inner stage, the shell, `ls` and `grep`: a handful.
+    assert!(counts.iter().all(|&n| n <= 8), "{stdout}");
+    assert!(
+        !stdout.contains("SEEN"),
+        "the test's own process was seen: {stdout}"
+    );
+    assert!(!stdout.contains("UNMOUNTED"), "{stdout}");
 }
