@@ -380,9 +380,11 @@ fn cargo_build(
     let mut errors: HashMap<String, String> = HashMap::new();
     let mut warnings: HashMap<String, Vec<String>> = HashMap::new();
     let mut first_dependency_error: Option<String> = None;
-    // Per lesson id: why a submission's build of its crate would differ from this one (local
-    // builds of the exercises only: a build script, files compiled from outside the students'
-    // sources; see `crate::outside_sources`).
+    // Per lesson id: why a submission's build of its crate would differ from this one (a build
+    // script, files compiled from outside the students' sources; see `crate::outside_sources`).
+    // A submission's build is checked the same way: the container mode's build runs as the
+    // grader, which can read the instructors' tree, and a library that compiled any file from
+    // outside its copy's students' sources is refused, never run.
     let mut outside: HashMap<String, String> = HashMap::new();
     for line in stdout.lines() {
         let Ok(msg) = serde_json::from_str::<Message>(line) else {
@@ -395,7 +397,6 @@ fn cargo_build(
                 };
                 // A lesson's build script comes before its library, so its word is kept.
                 if !solutions
-                    && !sandboxed
                     && let Some(lesson) = lesson_for(&msg.manifest_path)
                     && let Some(why) = crate::outside_sources::differs(
                         root,
@@ -838,6 +839,7 @@ fn sandboxed_cargo(
         require: true,
         network: false,
         check_limits: false,
+        run_as: None,
     };
     let mut all: Vec<String> = args.to_vec();
     all.extend([

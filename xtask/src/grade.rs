@@ -346,9 +346,21 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     let sandboxed = isolation != "none";
     if opts.require_sandbox && !sandboxed {
         bail!(
-            "official grading needs a sandbox, and this machine has none (Linux with Landlock): \
-             pass --allow-unsandboxed to grade anyway, unofficially"
+            "official grading needs a sandbox, and this machine has none (Linux with Landlock, or \
+             a grader running as root for the container mode): pass --allow-unsandboxed to grade \
+             anyway, unofficially"
         );
+    }
+    // The container mode's checks run as other users: nothing of the grader's may be theirs to
+    // read (the course, its target folders, the grader's scratch folders).
+    #[cfg(all(target_os = "linux", feature = "instructor"))]
+    if isolation == crate::sandbox::CONTAINER_MODE {
+        let target = crate::workspace::target_dir(expected_root, None);
+        let scratch = crate::fsutil::scratch_root();
+        let mut closed = vec![expected_root, root, target.as_path(), scratch.as_path()];
+        closed.extend(opts.target_dir.as_deref());
+        crate::container::close_to_others(&closed)
+            .map_err(|e| anyhow!("cannot close the grader's folders to the checks' users: {e}"))?;
     }
 
     let bar = progress(opts.progress, lessons.len());

@@ -27,6 +27,10 @@ mod build_cache;
 mod cargo;
 #[cfg(feature = "instructor")]
 mod check;
+#[cfg(all(target_os = "linux", feature = "instructor"))]
+mod container;
+#[cfg(all(target_os = "linux", feature = "instructor"))]
+mod container_like;
 mod course;
 mod demo;
 mod dep_info;
@@ -291,6 +295,14 @@ enum Cmd {
     /// The sandbox a check process runs in (used by the grader itself).
     #[command(name = "__sandbox", hide = true)]
     Sandbox(sandbox::SandboxArgs),
+    /// Runs a program as in a container without Landlock or namespaces (the grader's tests).
+    #[cfg(all(target_os = "linux", feature = "instructor"))]
+    #[command(name = "__container-like", hide = true)]
+    ContainerLike {
+        /// The program and its arguments.
+        #[arg(last = true)]
+        command: Vec<String>,
+    },
 }
 
 /// `--timeout SECS`: a number of seconds from a millisecond to a day (a smaller one would round
@@ -356,6 +368,10 @@ fn main() -> ExitCode {
     };
     if let Cmd::Sandbox(args) = cli.command {
         return ExitCode::from(sandbox::main(args).clamp(0, 255) as u8);
+    }
+    #[cfg(all(target_os = "linux", feature = "instructor"))]
+    if let Cmd::ContainerLike { command } = &cli.command {
+        return ExitCode::from(container_like::main(command).clamp(0, 255) as u8);
     }
     match run(cli) {
         Ok(code) => code,
@@ -716,6 +732,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Reset { what, yes } => Ok(ExitCode::from(reset::run(&root, &course, &what, yes)?)),
         Cmd::Autograder { platform } => autograder::run(&root, &course, platform),
         Cmd::Sandbox(_) => unreachable!("handled before the course is read"),
+        #[cfg(all(target_os = "linux", feature = "instructor"))]
+        Cmd::ContainerLike { .. } => unreachable!("handled before the course is read"),
         #[cfg(not(feature = "instructor"))]
         Cmd::Bless { .. } | Cmd::Check { .. } | Cmd::New { .. } | Cmd::Dist { .. } => {
             unreachable!("relaunched with the instructor feature")

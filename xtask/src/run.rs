@@ -88,6 +88,60 @@ pub struct RunOutput {
     pub limit: Duration,
 }
 
+/// The container mode's folder of check boxes: in the system's temporary folder (the grader's
+/// scratch folders are closed to other users), passable by everyone, listable by no one.
+fn container_boxes() -> Result<tempfile::TempDir> {
+    let boxes = tempfile::Builder::new()
+        .prefix("course-checks-")
+        .tempdir_in(std::env::temp_dir())?;
+    #[cfg(all(target_os = "linux", feature = "instructor"))]
+    crate::container::pass_through_only(boxes.path())?;
+    Ok(boxes)
+}
+
+/// A check's box in `boxes` for the container mode: a user of its own, a folder with a random
+/// name that only that user may enter, holding a link to (or a copy of) `exe` and its private
+/// folder. Returns the user, the executable and private folder there, and the box (removed when
+/// dropped).
+#[cfg(all(target_os = "linux", feature = "instructor"))]
+fn user_box(
+    boxes: &Path,
+    exe: &Path,
+) -> std::io::Result<(
+    u32,
+    std::path::PathBuf,
+    std::path::PathBuf,
+    tempfile::TempDir,
+)> {
+    let uid = crate::container::next_user();
+    let dir = tempfile::Builder::new()
+        .prefix("check-")
+        .tempdir_in(boxes)?;
+    let name = exe.file_name().unwrap_or(std::ffi::OsStr::new("check"));
+    let linked = dir.path().join(name);
+    if std::fs::hard_link(exe, &linked).is_err() {
+        std::fs::copy(exe, &linked)?;
+    }
+    let private = dir.path().join("tmp");
+    std::fs::create_dir(&private)?;
+    crate::container::give_to(&private, uid)?;
+    crate::container::give_to(dir.path(), uid)?;
+    Ok((uid, linked, private, dir))
+}
+
+#[cfg(not(all(target_os = "linux", feature = "instructor")))]
+fn user_box(
+    _: &Path,
+    _: &Path,
+) -> std::io::Result<(
+    u32,
+    std::path::PathBuf,
+    std::path::PathBuf,
+    tempfile::TempDir,
+)> {
+    Err(std::io::Error::other("the container mode needs Linux"))
+}
+
 /// Runs checks in sandboxes under a scratch directory of its own.
 #[derive(Debug)]
 pub struct Runner {
@@ -101,17 +155,22 @@ pub struct Runner {
     /// The misconception every check runs with planted (reference solutions only; see
     /// [`CheckEnv::plant`]).
     pub plant: Option<String>,
+    /// In the container mode ([`crate::sandbox::CONTAINER_MODE`]): the folder of the checks'
+    /// private folders, which every user may pass through but not list.
+    boxes: Option<tempfile::TempDir>,
 }
 
 impl Runner {
     /// A runner with a fresh scratch directory under the system's temporary directory.
     pub fn new(sandboxed: bool, require_sandbox: bool) -> Result<Self> {
+        let container = sandboxed && crate::sandbox::isolation() == crate::sandbox::CONTAINER_MODE;
         Ok(Self {
             scratch: crate::fsutil::scratch_dir("run")?,
             count: AtomicUsize::new(0),
             require_sandbox,
             sandboxed,
             plant: None,
+            boxes: container.then(container_boxes).transpose()?,
         })
     }
 
@@ -152,9 +211,28 @@ impl Runner {
         if let Err(e) = std::fs::create_dir_all(&private) {
             return failed(format!("cannot create {}: {e}", private.display()));
         }
+        // The container mode: the check's own user, its executable and private folder in a box
+        // of its own that only it may enter.
+        let (exe, env, run_as, _box) = match &self.boxes {
+            None => (exe.to_path_buf(), env, None, None),
+            Some(boxes) => match user_box(boxes.path(), exe) {
+                Ok((uid, exe, private, dir)) => (
+                    exe,
+                    CheckEnv {
+                        observations: private.join(".observations"),
+                        private_dir: private,
+                        ..env
+                    },
+                    Some(uid),
+                    Some(dir),
+                ),
+                Err(e) => return failed(format!("cannot prepare the check's user: {e}")),
+            },
+        };
+        let exe = exe.as_path();
         let policy = Policy {
             read: vec![exe.to_path_buf()],
-            write: vec![private.clone()],
+            write: vec![env.private_dir.clone()],
             // The executable's folder holds other builds' executables (under a target folder
             // that `--target-dir` may put beneath a system folder).
             hide: exe.parent().map(Path::to_path_buf).into_iter().collect(),
@@ -163,6 +241,7 @@ impl Runner {
             require: self.require_sandbox,
             network: false,
             check_limits: true,
+            run_as,
         };
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
         let mut cmd = match self.command(&policy, exe, &args) {
@@ -190,7 +269,10 @@ impl Runner {
                 Some(status) => ended_of(status),
             });
         let mut text = String::new();
-        if let Ok(file) = std::fs::File::open(&env.observations) {
+        // A file, not a link the check left there to make the grader read another file (every
+        // process of the check has ended by now).
+        let is_file = std::fs::symlink_metadata(&env.observations).is_ok_and(|m| m.is_file());
+        if let Some(Ok(file)) = is_file.then(|| std::fs::File::open(&env.observations)) {
             let _ = file.take(OBSERVATIONS_CAP).read_to_string(&mut text);
         }
         let observations = protocol::parse(&text);

@@ -30,6 +30,9 @@ use std::time::Duration;
 /// Exit code of the inner stage when the sandbox cannot be set up.
 pub const SETUP_FAILED: i32 = 97;
 
+/// The report's name for the container mode (`crate::container`).
+pub const CONTAINER_MODE: &str = "container-uid";
+
 /// What a sandboxed process may touch, and for how long it may run.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
@@ -52,6 +55,9 @@ pub struct Policy {
     /// The limits of a check process; otherwise those of a build (memory and file size per
     /// process, see `imp::BUILD_DATA`). No core files either way.
     pub check_limits: bool,
+    /// In the container mode ([`crate::container`]): the user the process runs as, one of its
+    /// own. A build stays the grader's user there (it runs `cargo` and `rustc` only).
+    pub run_as: Option<u32>,
 }
 
 impl Policy {
@@ -68,6 +74,12 @@ impl Policy {
             &crate::sandbox_paths::private_paths(&self.hide),
             [self.require, self.network, self.check_limits],
         ));
+        if isolation() == CONTAINER_MODE {
+            cmd.arg("--container");
+            if let Some(uid) = self.run_as {
+                cmd.arg("--uid").arg(uid.to_string());
+            }
+        }
         cmd.arg("--").arg(program).args(args);
         Ok(cmd)
     }
@@ -133,6 +145,15 @@ pub struct SandboxArgs {
     /// Apply the limits meant for check processes.
     #[arg(long)]
     pub check_limits: bool,
+    /// The container mode: no Landlock and no namespaces; the program runs as `--uid` when given.
+    #[arg(long)]
+    pub container: bool,
+    /// The user (and group) the program runs as, in the container mode.
+    #[arg(long)]
+    pub uid: Option<u32>,
+    /// Kill every other process of the calling user and exit (run as a check's user).
+    #[arg(long)]
+    pub kill_my_processes: bool,
     /// The program and its arguments.
     #[arg(last = true)]
     pub command: Vec<String>,
@@ -181,6 +202,10 @@ pub fn main(args: SandboxArgs) -> i32 {
         println!("{}", imp::probe());
         return 0;
     }
+    #[cfg(all(target_os = "linux", feature = "instructor"))]
+    if args.kill_my_processes {
+        return crate::container::kill_my_processes();
+    }
     if args.inner {
         imp::inner(&args)
     } else {
@@ -188,9 +213,14 @@ pub fn main(args: SandboxArgs) -> i32 {
     }
 }
 
-/// The isolation this machine gives check processes: `landlock-abi-N`, or `none`. Probed once per
-/// grading run by starting the sandbox for real.
+/// The isolation this machine gives check processes: `landlock-abi-N`, `container-uid` (see
+/// [`crate::container`]) or `none`. Probed once per process, by starting the sandbox for real.
 pub fn isolation() -> String {
+    static PROBED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PROBED.get_or_init(probe_isolation).clone()
+}
+
+fn probe_isolation() -> String {
     let Ok(exe) = own_exe() else {
         return "none".into();
     };
@@ -245,6 +275,9 @@ mod imp {
     /// The supervisor: session, namespaces, inner stage, time limit, status file.
     pub fn supervise(args: &SandboxArgs) -> i32 {
         let _ = nix::unistd::setsid();
+        if args.container {
+            return supervise_container(args);
+        }
         // New user + PID namespaces: the inner stage becomes PID 1, and everything started under
         // it dies with it. Not available everywhere (then the process groups are killed instead).
         // With a mount namespace too, the inner stage mounts a `/proc` of its own (`own_proc`).
@@ -265,8 +298,40 @@ mod imp {
             && std::fs::write("/proc/self/setgroups", "deny").is_ok()
             && std::fs::write("/proc/self/uid_map", format!("0 {} 1", me.0)).is_ok()
             && std::fs::write("/proc/self/gid_map", format!("0 {} 1", me.1)).is_ok();
+        let ended = run_inner(args);
+        if let Some(path) = &args.status {
+            let _ = std::fs::write(path, ended.to_line());
+        }
+        match ended {
+            Ended::Exited(c) => c,
+            Ended::SetupFailed => SETUP_FAILED,
+            _ => 1,
+        }
+    }
+
+    /// The container mode's supervisor: the inner stage without namespaces, then every process of
+    /// the check's user killed and its files in the shared temporary folders removed, before
+    /// the status is written.
+    fn supervise_container(args: &SandboxArgs) -> i32 {
+        let ended = run_inner(args);
+        if let Some(uid) = args.uid {
+            crate::container::end_user(uid, &args.write);
+        }
+        if let Some(path) = &args.status {
+            let _ = std::fs::write(path, ended.to_line());
+        }
+        match ended {
+            Ended::Exited(c) => c,
+            Ended::SetupFailed => SETUP_FAILED,
+            _ => 1,
+        }
+    }
+
+    /// Starts the inner stage with the same rules and waits for it under the time limit; kills
+    /// its process group and itself at the end.
+    fn run_inner(args: &SandboxArgs) -> Ended {
         let Ok(me) = super::own_exe() else {
-            return SETUP_FAILED;
+            return Ended::SetupFailed;
         };
         let mut cmd = Command::new(me);
         cmd.arg("__sandbox").arg("--inner");
@@ -276,8 +341,16 @@ mod imp {
             &args.hide,
             [args.require, args.network, args.check_limits],
         ));
+        if args.container {
+            // No PID namespace to end them all: the inner stage leads a process group that its
+            // program (a build's cargo and rustc) shares, and that group is killed at the end.
+            cmd.arg("--container").process_group(0);
+        }
+        if let Some(uid) = args.uid {
+            cmd.arg("--uid").arg(uid.to_string());
+        }
         cmd.arg("--").args(&args.command);
-        let ended = match cmd.spawn() {
+        match cmd.spawn() {
             Err(_) => Ended::SetupFailed,
             Ok(mut child) => {
                 let pid = Pid::from_raw(child.id() as i32);
@@ -301,14 +374,6 @@ mod imp {
                     other => other,
                 }
             }
-        };
-        if let Some(path) = &args.status {
-            let _ = std::fs::write(path, ended.to_line());
-        }
-        match ended {
-            Ended::Exited(c) => c,
-            Ended::SetupFailed => SETUP_FAILED,
-            _ => 1,
         }
     }
 
@@ -413,7 +478,9 @@ mod imp {
             eprintln!("sandbox: cannot set limits: {e}");
             return SETUP_FAILED;
         }
-        if let Err(why) = restrict(&args.read, &args.write, &args.hide, args.network)
+        // The container mode's isolation is the check's own user (the probe found no Landlock).
+        if !args.container
+            && let Err(why) = restrict(&args.read, &args.write, &args.hide, args.network)
             && args.require
         {
             eprintln!("sandbox: {why}");
@@ -423,7 +490,14 @@ mod imp {
             return SETUP_FAILED;
         };
         let mut cmd = Command::new(program);
-        cmd.args(rest).process_group(0);
+        cmd.args(rest);
+        if !args.container {
+            cmd.process_group(0);
+        }
+        if let Some(uid) = args.uid {
+            // `std` also drops the supplementary groups when root changes user.
+            cmd.uid(uid).gid(uid);
+        }
         match cmd.status() {
             Ok(status) => match status_of(status) {
                 Ended::Exited(c) => c,
@@ -437,11 +511,13 @@ mod imp {
         }
     }
 
-    /// Restricts this process for real and says what it got.
+    /// Restricts this process for real and says what it got; without Landlock, whether the
+    /// container mode works here.
     pub fn probe() -> String {
         let tmp = std::env::temp_dir();
         match restrict(&[], &[tmp], &[], false) {
             Ok(abi) => format!("landlock-abi-{}", abi as i32),
+            Err(_) if crate::container::available() => super::CONTAINER_MODE.into(),
             Err(_) => "none".into(),
         }
     }

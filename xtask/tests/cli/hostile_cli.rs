@@ -9,13 +9,14 @@ use crate::support::{self, OutDir, Scratch, json_of, statuses};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// A marker no other process on the machine uses: the attacks' leftover children sleep this long.
-const SLEEP: &str = "6173";
+/// A marker no other process on the machine uses: the attacks' leftover children sleep this long
+/// (plus the mode's number: the two modes' tests run at once).
+const SLEEP: u32 = 6173;
 
 /// Lesson 2 written to cheat, with `ROOT` (the instructors' tree) and `LOCAL` (the files the
 /// instructors' own local grades keep in their target folder: the links to their check
 /// executables, the last grade, the hint levels) known to the attacker.
-fn hostile_lesson02(root: &Path, local: &[PathBuf]) -> String {
+fn hostile_lesson02(root: &Path, local: &[PathBuf], sleep: u32) -> String {
     let root = root.display();
     let local: Vec<String> = local
         .iter()
@@ -93,10 +94,10 @@ fn unsafe_free_env() {{
 /// Leaves fifty children and a grandchild that holds the output pipes open.
 pub fn split_heads(x: ArrayView3<f64>, _h: usize) -> Result<Array4<f64>> {{
     for _ in 0..50 {{
-        let _ = std::process::Command::new("sleep").arg("{SLEEP}").spawn();
+        let _ = std::process::Command::new("sleep").arg("{sleep}").spawn();
     }}
     let _ = std::process::Command::new("sh")
-        .args(["-c", "sleep {SLEEP} & setsid sleep {SLEEP} &"])
+        .args(["-c", "sleep {sleep} & setsid sleep {sleep} &"])
         .status();
     // A forged panic "in a library" with a forged backtrace: the grader reruns such a check once
     // to find the caller, and must neither pass it nor take the forged words as its verdict.
@@ -108,11 +109,16 @@ pub fn split_heads(x: ArrayView3<f64>, _h: usize) -> Result<Array4<f64>> {{
     Ok(Array4::from_elem((b, 1, t, c), n))
 }}
 
-/// What only root may read on the grading machine, shown in the feedback if it opens; then a
+/// What only root may read on the grading machine, and the reference solution, shown in the
+/// feedback if either opens; then a
 /// 50 MB file and 200 MB of output.
 pub fn merge_heads(x: ArrayView4<f64>) -> Array3<f64> {{
     if let Ok(secret) = std::fs::read_to_string("/etc/shadow") {{
         panic!("the grading machine's /etc/shadow: {{secret}}");
+    }}
+    let solution = format!("{{ROOT}}/solutions/lesson02-split-heads/src/exercises.rs");
+    if let Ok(solution) = std::fs::read_to_string(solution) {{
+        panic!("the reference solution, read as the check ran: {{solution}}");
     }}
     let big = vec![b'x'; 50 << 20];
     let _ = std::fs::write(std::env::temp_dir().join("big"), &big);
@@ -200,9 +206,9 @@ fn kept_files(kept: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-fn leftover_sleepers() -> usize {
+fn leftover_sleepers(sleep: u32) -> usize {
     let out = std::process::Command::new("pgrep")
-        .args(["-f", &format!("sleep {SLEEP}")])
+        .args(["-f", &format!("sleep {sleep}")])
         .output()
         .expect("pgrep runs");
     String::from_utf8_lossy(&out.stdout).lines().count()
@@ -258,6 +264,70 @@ fn submission(from: &Path, out: &OutDir, lessons: &[&str]) {
     }
 }
 
+/// How official grading isolates checks in a test: Landlock and namespaces, or the container mode
+/// (`xtask __container-like` runs the grader under a seccomp filter like a default container
+/// runtime's: no Landlock, no namespaces).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Landlock,
+    Container,
+}
+
+impl Mode {
+    /// The attacks' sleepers' marker in this mode's test.
+    fn sleep(self) -> u32 {
+        SLEEP + self as u32
+    }
+
+    /// The report's `isolation` starts with this.
+    fn isolation(self) -> &'static str {
+        match self {
+            Mode::Landlock => "landlock-abi-",
+            Mode::Container => "container-uid",
+        }
+    }
+
+    /// `grade ARGS…` in `course`, under this mode.
+    fn grade(self, course: &Scratch, args: &[&str]) -> assert_cmd::Command {
+        let grade = [&["grade"][..], args].concat();
+        match self {
+            Mode::Landlock => course.xtask(&grade),
+            Mode::Container => {
+                let exe = env!("CARGO_BIN_EXE_xtask");
+                let wrapped = [&["__container-like", "--", exe][..], &grade].concat();
+                course.xtask(&wrapped)
+            }
+        }
+    }
+
+    /// Whether this machine can grade in this mode: the Landlock mode needs Landlock, the
+    /// container mode a grader running as root.
+    fn available(self) -> bool {
+        match self {
+            Mode::Landlock => support::has_sandbox(),
+            Mode::Container => {
+                let out = support::xtask_in(
+                    &support::course_root(),
+                    &[
+                        "__container-like",
+                        "--",
+                        env!("CARGO_BIN_EXE_xtask"),
+                        "__sandbox",
+                        "--probe",
+                    ],
+                )
+                .output()
+                .unwrap();
+                let probed = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+                if probed != "container-uid" {
+                    eprintln!("SKIPPED: the container mode is not available here ({probed})");
+                }
+                probed == "container-uid"
+            }
+        }
+    }
+}
+
 /// The JSON report of `grade --submission DIR EXTRA…` in `course`, stopped after `limit_secs`.
 fn graded_submission(
     course: &Scratch,
@@ -265,14 +335,25 @@ fn graded_submission(
     extra: &[&str],
     limit_secs: u64,
 ) -> serde_json::Value {
+    graded_submission_in(Mode::Landlock, course, dir, extra, limit_secs)
+}
+
+/// [`graded_submission`] in `mode`.
+fn graded_submission_in(
+    mode: Mode,
+    course: &Scratch,
+    dir: &OutDir,
+    extra: &[&str],
+    limit_secs: u64,
+) -> serde_json::Value {
     let args = [
-        &["grade", "--submission", dir.arg()][..],
+        &["--submission", dir.arg()][..],
         extra,
         &["--format", "json"],
     ]
     .concat();
-    let out = course
-        .xtask(&args)
+    let out = mode
+        .grade(course, &args)
         .timeout(Duration::from_secs(limit_secs))
         .output()
         .unwrap();
@@ -281,8 +362,17 @@ fn graded_submission(
 
 #[test]
 fn hostile_submissions_gain_nothing_and_harm_nothing() {
-    let course = Scratch::new("hostile-submission");
-    if !support::has_sandbox() {
+    hostile_submissions(Mode::Landlock);
+}
+
+#[test]
+fn hostile_submissions_gain_nothing_and_harm_nothing_in_a_container() {
+    hostile_submissions(Mode::Container);
+}
+
+fn hostile_submissions(mode: Mode) {
+    let course = Scratch::new(&format!("hostile-submission-{mode:?}"));
+    if !mode.available() {
         return;
     }
     // The instructors grade locally too (the lesson's links and last grade, a hint level).
@@ -393,7 +483,7 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     );
     std::fs::write(
         sub.path.join(format!("exercises/{l2}/src/exercises.rs")),
-        hostile_lesson02(&course.root, &local),
+        hostile_lesson02(&course.root, &local, mode.sleep()),
     )
     .unwrap();
     std::fs::write(
@@ -404,7 +494,7 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
     let submitted = support::tree_of(&sub.path);
 
     let started = Instant::now();
-    let report = graded_submission(&course, &sub, &["--timeout", "4"], 900);
+    let report = graded_submission_in(mode, &course, &sub, &["--timeout", "4"], 900);
     let graded_in = started.elapsed();
 
     // No points at all, and each attack fails in its own way.
@@ -413,11 +503,17 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
         report["isolation"]
             .as_str()
             .unwrap()
-            .starts_with("landlock-abi-")
+            .starts_with(mode.isolation())
     );
     let lessons = report["lessons"].as_array().unwrap();
     let l1 = lessons.iter().find(|l| l["id"] == "lesson01").unwrap();
     assert_eq!(l1["build"], "compile_error", "the solution was compiled in");
+    // The container mode's build runs as the grader and reads the solution: its library is
+    // refused for having compiled a file from outside the students' sources.
+    if mode == Mode::Container {
+        let output = l1["compiler_output"].as_str().unwrap();
+        assert!(output.contains("from outside exercises/*/src"), "{output}");
+    }
     // Each compile-time attack fails to compile, with what its output must and must not say.
     for (id, says, never) in [
         ("lesson03", "uses `unsafe`", None),
@@ -470,13 +566,18 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
             message("merge_heads_moves_data")
         );
     }
+    assert!(
+        !report.to_string().contains("read as the check ran"),
+        "{}",
+        message("merge_heads_moves_data")
+    );
     assert_eq!(status("head_projection_head_two"), "timed_out");
     // The hidden check is graded, and the forged snapshot write did not reach it.
     assert_ne!(status("split_heads_three_heads_of_a_new_shape"), "passed");
 
     // Nothing outlives grading, and grading ends within its limits: 4 s per check, a few
     // seconds of grace, plus the build.
-    assert_eq!(leftover_sleepers(), 0, "leftover processes");
+    assert_eq!(leftover_sleepers(mode.sleep()), 0, "leftover processes");
     assert!(graded_in < Duration::from_secs(600), "took {graded_in:?}");
 
     // What the instructors' local grades keep in the target folder is untouched, and they still
@@ -522,7 +623,7 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
         submission(&course.root, &dir, &[l6]);
         append_to_exercises(&dir.path, l6, code);
         let started = Instant::now();
-        let report = graded_submission(&course, &dir, &["6", "--build-timeout", "2"], 300);
+        let report = graded_submission_in(mode, &course, &dir, &["6", "--build-timeout", "2"], 300);
         assert!(
             started.elapsed() < Duration::from_secs(120),
             "took {:?}",
@@ -556,20 +657,15 @@ fn hostile_submissions_gain_nothing_and_harm_nothing() {
         honest.path.join(format!("exercises/{l2}/src/exercises.rs")),
     )
     .unwrap();
-    let out = course
-        .xtask(&[
-            "grade",
-            "--submission",
-            honest.arg(),
-            "2",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    let report = json_of(&out);
+    let report = graded_submission_in(mode, &course, &honest, &["2"], 600);
     assert_eq!(report["score"], report["max_score"], "{report:#}");
     assert_eq!(report["official"], true);
+    assert!(
+        report["isolation"]
+            .as_str()
+            .unwrap()
+            .starts_with(mode.isolation())
+    );
 }
 
 /// Whether `path` opens for reading inside the sandbox (`xtask __sandbox`, Landlock required),
