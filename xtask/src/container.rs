@@ -194,7 +194,9 @@ mod tests {
         remove_owned_by(dir.path(), mine + 1, &|_| false);
         assert!(dir.path().join("sub/file").exists() && dir.path().join("top").exists());
         let sub = dir.path().join("sub");
-        remove_owned_by(dir.path(), mine, &|p| sub.starts_with(p) || p.starts_with(&sub));
+        remove_owned_by(dir.path(), mine, &|p| {
+            sub.starts_with(p) || p.starts_with(&sub)
+        });
         assert!(dir.path().join("sub/file").exists() && !dir.path().join("top").exists());
         remove_owned_by(dir.path(), mine, &|_| false);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);

@@ -441,7 +441,21 @@ fn run_autograder(root: &Path) -> serde_json::Value {
 
 /// [`run_autograder`] with `TMPDIR` set to `tmp`.
 fn run_autograder_in(root: &Path, tmp: &Path) -> serde_json::Value {
-    let status = std::process::Command::new(root.join("run_autograder"))
+    run_autograder_with(
+        std::process::Command::new(root.join("run_autograder")),
+        root,
+        tmp,
+    )
+}
+
+/// `run_autograder` (started by `command`) in the Gradescope root `root`, with `TMPDIR` set to
+/// `tmp`: its `results.json`.
+fn run_autograder_with(
+    mut command: std::process::Command,
+    root: &Path,
+    tmp: &Path,
+) -> serde_json::Value {
+    let status = command
         .current_dir(root)
         .env("TMPDIR", tmp)
         .env("AUTOGRADER_ROOT", root)
@@ -552,6 +566,48 @@ fn the_gradescope_bundle_grades_a_nested_submission_and_reports_errors() {
     assert!(l1_max > 0);
     assert_eq!(l1, l1_max, "lesson 1 is solved");
     assert_eq!(r["score"].as_u64(), Some(l1), "only lesson 1 earns points");
+}
+
+/// Gradescope's containers may have neither Landlock nor user namespaces: `run_autograder` under a
+/// seccomp filter like a default container runtime's grades in the container mode, officially,
+/// with the same points per test as with Landlock (it gave every student 0 before).
+#[test]
+fn the_gradescope_bundle_grades_in_a_container_as_with_landlock() {
+    let course = Scratch::new("gradescope-container");
+    if !support::has_sandbox() {
+        return;
+    }
+    let work = OutDir::new("gradescope-container");
+    let root = work.path.join("autograder");
+    gradescope_root(&course, &root);
+    let inner = root.join("submission/handout");
+    handout(&course, &inner);
+    solve_lesson01(&course, &inner.join("exercises"));
+    let points = |r: &serde_json::Value| -> Vec<(String, u64)> {
+        assert_gradescope_shape(r);
+        r["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["name"].as_str().unwrap().to_owned(),
+                    t["score"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let landlock = run_autograder(&root);
+    let mut contained = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"));
+    contained
+        .args(["__container-like", "--"])
+        .arg(root.join("run_autograder"));
+    let container = run_autograder_with(contained, &root, &support::temp_root());
+    let output = container["output"].as_str().unwrap_or_default();
+    assert!(!output.contains("needs a sandbox"), "{output}");
+    assert!(landlock["score"].as_f64().unwrap() > 0.0, "{landlock:#}");
+    assert_eq!(points(&landlock), points(&container));
+    assert_eq!(landlock["score"], container["score"]);
 }
 
 #[test]
