@@ -298,9 +298,8 @@ pub fn parse_deadline(text: &str) -> Result<String, String> {
             || clock
                 .rsplit_once(':')
                 .is_some_and(|(hm, s)| hh_mm(hm) && digits(s, 2));
-        let zone_ok = zone.is_empty()
-            || zone == "Z"
-            || zone.strip_prefix(['+', '-']).is_some_and(|z| hh_mm(z));
+        let zone_ok =
+            zone.is_empty() || zone == "Z" || zone.strip_prefix(['+', '-']).is_some_and(&hh_mm);
         clock_ok && zone_ok
     })();
     if ok {
