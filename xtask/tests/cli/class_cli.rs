@@ -890,6 +890,27 @@ fn the_github_classroom_template_reports_the_handouts_visible_points() {
     assert_eq!(report["score"], l1["score"]);
     assert_eq!(total(&points), report["score"].as_u64().unwrap());
     assert_eq!(points["max_score"], report["max_score"]);
+
+    // The grading workflow's feedback reads a real report the same way: its totals, per lesson.
+    let feedback = xtask_in(
+        &student,
+        &["autograder", "classroom-feedback", "report.json"],
+    )
+    .output()
+    .unwrap();
+    assert!(feedback.status.success());
+    let md = String::from_utf8(feedback.stdout).unwrap();
+    assert!(
+        md.contains(&format!(
+            ": {}/{} points\n",
+            report["score"], report["max_score"]
+        )),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!(" | {}/{} |\n", l1["score"], l1["max_score"])),
+        "{md}"
+    );
 }
 
 /// Lesson 1's reference solution, except that `draw_head` (which most checks call) first copies
