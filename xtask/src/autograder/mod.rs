@@ -2,9 +2,11 @@
 //!
 //! * `gradescope OUT.zip`: the bundle Gradescope's autograder image is built from
 //!   ([`gradescope`]).
-//! * `github OUT_DIR`: the GitHub Classroom workflow `.github/workflows/classroom.yml`
-//!   ([`github`]), and `classroom-result REPORT.json`, which that workflow runs to turn the JSON
-//!   report into the points GitHub Classroom reads.
+//! * `github OUT_DIR`: the GitHub Classroom workflows ([`github`]): `template/`, the students'
+//!   feedback workflow, and `grading/`, the instructors' official grading workflow;
+//!   `classroom-result REPORT.json`, which the feedback workflow runs to turn the JSON report into
+//!   the points GitHub Classroom reads; `classroom-feedback REPORT.json`, which the grading
+//!   workflow runs to post a student's feedback.
 
 pub mod github;
 #[cfg(feature = "instructor")]
@@ -24,10 +26,16 @@ pub enum Platform {
         /// The zip file to write.
         out: PathBuf,
     },
-    /// Write the GitHub Classroom workflow to OUT_DIR/.github/workflows/classroom.yml.
+    /// Write the GitHub Classroom workflows: OUT_DIR/template/ for the students' template
+    /// repository (feedback points from the visible checks, nothing secret) and OUT_DIR/grading/
+    /// for the instructors' repository (official grading of every student repository).
     Github {
-        /// The student template repository (or any folder) to write the workflow into.
+        /// The folder to write `template/` and `grading/` into.
         out_dir: PathBuf,
+        /// The assignment's deadline, ISO 8601 (e.g. 2026-12-20T23:59:00+01:00): the default of
+        /// the grading workflow's `deadline` input.
+        #[arg(long, value_name = "DATE", value_parser = github::parse_deadline)]
+        deadline: Option<String>,
     },
     /// Print a JSON report (or, when it is missing or unreadable, a zero-point error) as GitHub
     /// Classroom's runner result: `result=<base64 JSON>`, for `$GITHUB_OUTPUT`.
@@ -37,6 +45,13 @@ pub enum Platform {
         /// Text to show when the report is missing (e.g. the grader's error output).
         #[arg(long, value_name = "FILE")]
         log: Option<PathBuf>,
+    },
+    /// Print a student's feedback from their JSON report as Markdown (for an issue in their
+    /// repository): points per lesson and every check that did not pass, hidden checks without
+    /// their message.
+    ClassroomFeedback {
+        /// The student's report (`grade --submissions --reports DIR` wrote DIR/<id>.json).
+        report: PathBuf,
     },
 }
 
@@ -89,9 +104,17 @@ pub fn run(root: &Path, course: &Course, platform: Platform) -> Result<ExitCode>
                 toolchain(root)
             );
         }
-        Platform::Github { out_dir } => {
-            let path = github::write(root, course, &out_dir)?;
-            println!("wrote the GitHub Classroom workflow to {}", path.display());
+        Platform::Github { out_dir, deadline } => {
+            let written = github::write(root, course, &out_dir, deadline.as_deref())?;
+            println!(
+                "wrote the students' template workflow to {}\n\
+                 wrote the instructors' grading workflow to {}",
+                written.template.display(),
+                written.grading.display()
+            );
+        }
+        Platform::ClassroomFeedback { report } => {
+            print!("{}", github::classroom_feedback(&report)?);
         }
         Platform::ClassroomResult { report, log } => {
             let log = log.and_then(|p| std::fs::read_to_string(p).ok());

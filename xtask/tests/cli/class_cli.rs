@@ -1,6 +1,7 @@
 //! A whole class: `grade --submissions` row by row, the Gradescope bundle's `run_autograder`
-//! against a scratch `/autograder`, the GitHub Classroom workflow and its points, and every JSON
-//! report against `docs/report.schema.json` (JUnit reports: `grade_cli`).
+//! against a scratch `/autograder`, the GitHub Classroom workflows (the students' template and its
+//! points, the instructors' grading) and every JSON report against `docs/report.schema.json`
+//! (JUnit reports: `grade_cli`).
 //!
 //! To keep the suite short, the class is graded on lesson 1 only (`grade --submissions DIR 1`).
 
@@ -610,49 +611,230 @@ fn the_gradescope_bundle_grades_in_a_container_as_with_landlock() {
     assert_eq!(landlock["score"], container["score"]);
 }
 
-#[test]
-fn the_github_classroom_workflow_is_valid_and_reports_points() {
-    let course = Scratch::new("github");
-    let out = OutDir::new("github");
-    xtask_in(&course.root, &["autograder", "github", out.arg()])
-        .assert()
-        .success();
-    let file = out.path.join(".github/workflows/classroom.yml");
-    let text = std::fs::read_to_string(&file).unwrap();
-    assert!(text.contains("name: Autograding Tests"));
-    assert!(text.contains("run-autograding-tests:"));
-    for step in [
-        "actions/checkout@v4",
-        "actions/cache@v4",
-        "cargo run --quiet --locked -p xtask -- grade --submission ../submission --format json --output ../report.json",
-        "cargo run --quiet --locked -p xtask -- autograder classroom-result ../report.json",
-        ">> \"$GITHUB_OUTPUT\"",
-        "actions/upload-artifact@v4",
-        "classroom-resources/autograding-grading-reporter@v1",
-        "GRADER_RESULTS: \"${{ steps.grader.outputs.result }}\"",
-        "runners: grader",
-    ] {
-        assert!(text.contains(step), "the workflow lacks `{step}`");
-    }
+/// Validates a workflow against GitHub's schema with `check-jsonschema`, or says loudly that it
+/// could not.
+fn assert_valid_workflow(file: &Path) {
     match which("check-jsonschema") {
         Some(tool) => {
             let res = std::process::Command::new(tool)
                 .args(["--builtin-schema", "vendor.github-workflows"])
-                .arg(&file)
+                .arg(file)
                 .output()
                 .unwrap();
             assert!(
                 res.status.success(),
-                "the workflow breaks GitHub's schema:\n{}{}",
+                "{} breaks GitHub's schema:\n{}{}",
+                file.display(),
                 String::from_utf8_lossy(&res.stdout),
                 String::from_utf8_lossy(&res.stderr)
             );
         }
         None => eprintln!(
-            "\n!!!!!! SKIPPED: check-jsonschema is not on PATH, so the workflow was NOT validated \
-             against GitHub's schema (pip install check-jsonschema) !!!!!!\n"
+            "\n!!!!!! SKIPPED: check-jsonschema is not on PATH, so {} was NOT validated against \
+             GitHub's schema (pip install check-jsonschema) !!!!!!\n",
+            file.display()
         ),
     }
+}
+
+/// Every grader command line in a workflow's steps (`cargo xtask ARGS` or `cargo run … -p xtask --
+/// ARGS`; comments are not steps): its arguments up to the first shell operator or redirection.
+fn grader_invocations(workflow: &str) -> Vec<Vec<String>> {
+    let mut found = Vec::new();
+    for line in workflow
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+    {
+        let Some(args) = ["cargo xtask ", "-p xtask -- "]
+            .iter()
+            .find_map(|start| line.split_once(start).map(|(_, rest)| rest))
+        else {
+            continue;
+        };
+        let args: Vec<String> = args
+            .split_whitespace()
+            .take_while(|w| {
+                !["|", "||", "&&", ";"].contains(w) && !w.starts_with('>') && !w.starts_with("2>")
+            })
+            .map(str::to_owned)
+            .collect();
+        found.push(args);
+    }
+    found
+}
+
+/// The subcommand of a grader command line (`grade`, `autograder classroom-result`) and its
+/// flags (`--name`, `-j`).
+fn subcommand_and_flags(args: &[String]) -> (Vec<String>, Vec<String>) {
+    let depth = if args[0] == "autograder" { 2 } else { 1 };
+    let flags = args[depth..]
+        .iter()
+        .filter(|a| a.starts_with('-'))
+        .map(|a| a.split('=').next().unwrap().to_owned())
+        .collect();
+    (args[..depth].to_vec(), flags)
+}
+
+/// Every flag of every grader command line in `workflow` is one its subcommand's `--help` lists.
+fn assert_flags_exist(course: &Scratch, workflow: &str, calls: &[Vec<String>]) {
+    for call in calls {
+        let (sub, flags) = subcommand_and_flags(call);
+        let mut help_args: Vec<&str> = sub.iter().map(String::as_str).collect();
+        help_args.push("--help");
+        let help = xtask_in(&course.root, &help_args).output().unwrap();
+        assert!(help.status.success(), "`{}` has no help", sub.join(" "));
+        let help = String::from_utf8(help.stdout).unwrap();
+        let listed: BTreeSet<&str> = help
+            .split_whitespace()
+            .map(|w| w.trim_end_matches(','))
+            .filter(|w| w.starts_with('-'))
+            .collect();
+        for flag in flags {
+            assert!(
+                listed.contains(flag.as_str()),
+                "the workflow gives `{} {flag}`, which the grader does not have:\n{workflow}",
+                sub.join(" ")
+            );
+        }
+    }
+}
+
+#[test]
+fn the_github_classroom_workflows_are_valid_and_only_the_instructors_one_holds_a_secret() {
+    let course = Scratch::new("github");
+    let out = OutDir::new("github");
+    let deadline = "2026-12-20T23:59:00+01:00";
+    xtask_in(
+        &course.root,
+        &["autograder", "github", out.arg(), "--deadline", deadline],
+    )
+    .assert()
+    .success();
+    // Only the two workflows: nothing else lands in the students' template.
+    let written: Vec<String> = support::files(&out.path)
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect();
+    assert_eq!(
+        written,
+        [
+            "grading/.github/workflows/grade-classroom.yml",
+            "template/.github/workflows/classroom.yml"
+        ]
+    );
+    let template_file = out.path.join("template/.github/workflows/classroom.yml");
+    let grading_file = out
+        .path
+        .join("grading/.github/workflows/grade-classroom.yml");
+    let template = std::fs::read_to_string(&template_file).unwrap();
+    let grading = std::fs::read_to_string(&grading_file).unwrap();
+    assert_valid_workflow(&template_file);
+    assert_valid_workflow(&grading_file);
+
+    // The template runs in students' repositories: GitHub Classroom's names, nothing secret.
+    assert!(template.contains("name: Autograding Tests"));
+    assert!(template.contains("run-autograding-tests:"));
+    for step in [
+        "actions/checkout@v4",
+        "actions/cache@v4",
+        "cargo xtask grade --format json --output report.json",
+        "cargo xtask autograder classroom-result report.json --log grader.log >> \"$GITHUB_OUTPUT\"",
+        "actions/upload-artifact@v4",
+        "classroom-resources/autograding-grading-reporter@v1",
+        "GRADER_RESULTS: \"${{ steps.grader.outputs.result }}\"",
+        "runners: grader",
+        "feedback, not the official grade",
+    ] {
+        assert!(template.contains(step), "the template lacks `{step}`");
+    }
+    for private in [
+        "secrets.",
+        "COURSE_TOKEN",
+        "CLASSROOM_TOKEN",
+        "vars.",
+        "repository:",
+        "token:",
+        "--submission",
+    ] {
+        assert!(
+            !template.contains(private),
+            "the students' template names `{private}`:\n{template}"
+        );
+    }
+
+    // The grading workflow runs in the instructors' repository, by hand or on a schedule.
+    for step in [
+        "name: Grade the classroom",
+        "workflow_dispatch:",
+        "organisation:",
+        "prefix:",
+        "post_feedback:",
+        &format!("default: \"{deadline}\""),
+        "GH_TOKEN: ${{ secrets.CLASSROOM_TOKEN }}",
+        "gh repo list \"$ORGANISATION\"",
+        "rev-list -n 1 --before=\"$DEADLINE\" HEAD",
+        "actions/upload-artifact@v4",
+        "gh issue create --repo \"$ORGANISATION/$name\"",
+        "if: ${{ !cancelled() && inputs.post_feedback }}",
+    ] {
+        assert!(
+            grading.contains(step),
+            "the grading workflow lacks `{step}`"
+        );
+    }
+    assert!(!grading.contains("COURSE_TOKEN"));
+
+    // Every grader command either workflow runs is one the grader has, with flags it has.
+    let template_calls = grader_invocations(&template);
+    let grading_calls = grader_invocations(&grading);
+    assert_eq!(template_calls.len(), 2, "{template_calls:?}");
+    assert!(
+        grading_calls.iter().any(|c| c[0] == "grade"
+            && ["--submissions", "--gradebook", "--reports"]
+                .iter()
+                .all(|f| c.iter().any(|a| a == f))),
+        "{grading_calls:?}"
+    );
+    assert!(
+        grading_calls
+            .iter()
+            .any(|c| c[..2] == ["autograder", "classroom-feedback"]),
+        "{grading_calls:?}"
+    );
+    assert_flags_exist(&course, &template, &template_calls);
+    assert_flags_exist(&course, &grading, &grading_calls);
+    // ... and that check can fail: a flag the grader lacks is caught.
+    let made_up = vec![vec!["grade".to_owned(), "--no-such-flag".to_owned()]];
+    let caught = std::panic::catch_unwind(|| assert_flags_exist(&course, "", &made_up));
+    assert!(caught.is_err(), "a made-up flag passed the check");
+
+    // Without --deadline the input has no default; a deadline that is no date is refused.
+    let plain = OutDir::new("github-plain");
+    xtask_in(&course.root, &["autograder", "github", plain.arg()])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(
+        plain
+            .path
+            .join("grading/.github/workflows/grade-classroom.yml"),
+    )
+    .unwrap();
+    assert!(!text.contains("default: \"20"), "{text}");
+    let bad = OutDir::new("github-bad");
+    xtask_in(
+        &course.root,
+        &[
+            "autograder",
+            "github",
+            bad.arg(),
+            "--deadline",
+            "tomorrow\"\n  x: y",
+        ],
+    )
+    .assert()
+    .code(2)
+    .stderr(predicates::str::contains("not an ISO 8601 date"));
+    assert!(!bad.path.exists());
 
     // Points when grading could not run: an error worth zero of the course's points.
     let missing = out.path.join("missing.json");
@@ -680,6 +862,110 @@ fn the_github_classroom_workflow_is_valid_and_reports_points() {
             .as_str()
             .unwrap()
             .contains("not a course")
+    );
+}
+
+/// Runs the template workflow's two grader commands in `handout`, as its steps do (the grade's
+/// standard error to `grader.log`), and returns the JSON report and the points reported.
+fn run_template_steps(
+    handout: &Path,
+    calls: &[Vec<String>],
+) -> (serde_json::Value, serde_json::Value) {
+    let args = |i: usize| calls[i].iter().map(String::as_str).collect::<Vec<_>>();
+    let grade = xtask_in(handout, &args(0)).output().unwrap();
+    std::fs::write(handout.join("grader.log"), &grade.stderr).unwrap();
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(handout.join("report.json")).unwrap_or_else(|e| {
+            panic!(
+                "no report.json ({e}):\n{}",
+                String::from_utf8_lossy(&grade.stderr)
+            )
+        }),
+    )
+    .unwrap();
+    let points = xtask_in(handout, &args(1)).output().unwrap();
+    assert!(points.status.success());
+    let line = String::from_utf8(points.stdout).unwrap();
+    (report, decode_result(&line))
+}
+
+#[test]
+fn the_github_classroom_template_reports_the_handouts_visible_points() {
+    let course = Scratch::new("github-template");
+    let out = OutDir::new("github-template");
+    xtask_in(&course.root, &["autograder", "github", out.arg()])
+        .assert()
+        .success();
+    let template =
+        std::fs::read_to_string(out.path.join("template/.github/workflows/classroom.yml")).unwrap();
+    let calls = grader_invocations(&template);
+    assert_eq!(calls[0][0], "grade", "{calls:?}");
+    assert_eq!(
+        calls[1][..2],
+        ["autograder", "classroom-result"],
+        "{calls:?}"
+    );
+
+    // A student's repository: the handout, with no solutions, hidden checks or secret.
+    let work = OutDir::new("github-student");
+    let student = work.path.join("student");
+    handout(&course, &student);
+    assert!(!student.join("solutions").exists());
+
+    let total = |v: &serde_json::Value| -> u64 {
+        v["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["score"].as_u64().unwrap())
+            .sum()
+    };
+    // The stubs: no points, out of the handout's visible points.
+    let (report, points) = run_template_steps(&student, &calls);
+    assert_valid_report(&report, "the template's report");
+    assert_eq!(report["score"], 0);
+    assert!(report["max_score"].as_u64().unwrap() > 0);
+    assert_eq!(total(&points), 0);
+    assert_eq!(points["max_score"], report["max_score"]);
+    assert!(
+        !report.to_string().contains("\"hidden\":true"),
+        "the handout graded a hidden check"
+    );
+
+    // Lesson 1 solved: its visible points, and only those.
+    solve_lesson01(&course, &student.join("exercises"));
+    let (report, points) = run_template_steps(&student, &calls);
+    let l1 = report["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["id"] == "lesson01")
+        .unwrap();
+    assert!(l1["max_score"].as_u64().unwrap() > 0);
+    assert_eq!(l1["score"], l1["max_score"], "lesson 1 is solved");
+    assert_eq!(report["score"], l1["score"]);
+    assert_eq!(total(&points), report["score"].as_u64().unwrap());
+    assert_eq!(points["max_score"], report["max_score"]);
+
+    // The grading workflow's feedback reads a real report the same way: its totals, per lesson.
+    let feedback = xtask_in(
+        &student,
+        &["autograder", "classroom-feedback", "report.json"],
+    )
+    .output()
+    .unwrap();
+    assert!(feedback.status.success());
+    let md = String::from_utf8(feedback.stdout).unwrap();
+    assert!(
+        md.contains(&format!(
+            ": {}/{} points\n",
+            report["score"], report["max_score"]
+        )),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!(" | {}/{} |\n", l1["score"], l1["max_score"])),
+        "{md}"
     );
 }
 
