@@ -37,6 +37,9 @@ pub const INSTRUCTOR_ONLY: &[&str] = &[
     "xtask/tests",
     "docs/instructors.md",
     "docs/class-grading.md",
+    // The instructors' official grading workflow (`autograder github`), should the course's
+    // repository hold it: it names their token, and would only fail in a student's repository.
+    crate::autograder::github::GRADING_WORKFLOW,
 ];
 
 /// The README section left out of the handout (its pointer to `docs/instructors.md`, which is not
@@ -368,6 +371,14 @@ pub fn make(root: &Path, course: &Course, out: &Path) -> Result<Summary> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_instructors_grading_workflow_stays_with_them() {
+        assert!(instructor_only(".github/workflows/grade-classroom.yml"));
+        assert!(!instructor_only(".github/workflows/classroom.yml"));
+        assert!(instructor_only("solutions/lesson01-why-heads/src/exercises.rs"));
+        assert!(!instructor_only("exercises/lesson01-why-heads/src/exercises.rs"));
+    }
 
     #[test]
     fn solutions_leave_the_workspace() {
