@@ -101,7 +101,10 @@ const SHARED_TEMP: &[&str] = &["/tmp", "/var/tmp", "/dev/shm"];
 /// temporary folders, but its private folders `keep` (and the folders that lead to them: the
 /// grader reads its observations there afterwards).
 pub fn end_user(uid: u32, keep: &[std::path::PathBuf]) {
-    if let Ok(me) = crate::sandbox::own_exe() {
+    // None left (the usual case): none can start again, the inner stage that made them is gone.
+    if others_of(uid) > 0
+        && let Ok(me) = crate::sandbox::own_exe()
+    {
         let _ = std::process::Command::new(me)
             .args(["__sandbox", "--kill-my-processes"])
             .uid_gid(uid)
@@ -122,7 +125,9 @@ pub fn end_user(uid: u32, keep: &[std::path::PathBuf]) {
 }
 
 /// Removes everything beneath `dir` that `uid` owns (a folder of its with all it holds), without
-/// following links.
+/// following links. Only folders every user may write are looked into: `uid` (no one's group)
+/// can have made nothing anywhere else, and the grader's own folders beneath `/tmp` hold many
+/// files.
 fn remove_owned_by(dir: &Path, uid: u32, kept: &dyn Fn(&Path) -> bool) {
     use std::os::unix::fs::MetadataExt as _;
     let mut walk = walkdir::WalkDir::new(dir).min_depth(1).into_iter();
@@ -131,6 +136,9 @@ fn remove_owned_by(dir: &Path, uid: u32, kept: &dyn Fn(&Path) -> bool) {
             continue;
         };
         if meta.uid() != uid || kept(entry.path()) {
+            if meta.is_dir() && meta.mode() & 0o002 == 0 {
+                walk.skip_current_dir();
+            }
             continue;
         }
         if meta.is_dir() {
@@ -186,8 +194,11 @@ mod tests {
     #[test]
     fn only_what_the_user_owns_is_removed() {
         use std::os::unix::fs::MetadataExt as _;
+        use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();
         let mine = std::fs::metadata(dir.path()).unwrap().uid();
+        // Like `/tmp`: others' files can only be in a folder everyone may write.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         std::fs::write(dir.path().join("sub/file"), "x").unwrap();
         std::fs::write(dir.path().join("top"), "x").unwrap();
@@ -200,5 +211,16 @@ mod tests {
         assert!(dir.path().join("sub/file").exists() && !dir.path().join("top").exists());
         remove_owned_by(dir.path(), mine, &|_| false);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        // Nothing of `uid`'s can be in a folder only its owner may write: not looked into.
+        std::fs::create_dir(dir.path().join("closed")).unwrap();
+        std::fs::write(dir.path().join("closed/file"), "x").unwrap();
+        std::fs::set_permissions(
+            dir.path().join("closed"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        let closed = dir.path().join("closed");
+        remove_owned_by(dir.path(), mine, &|p| p == closed);
+        assert!(dir.path().join("closed/file").exists());
     }
 }

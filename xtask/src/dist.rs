@@ -376,8 +376,12 @@ mod tests {
     fn the_instructors_grading_workflow_stays_with_them() {
         assert!(instructor_only(".github/workflows/grade-classroom.yml"));
         assert!(!instructor_only(".github/workflows/classroom.yml"));
-        assert!(instructor_only("solutions/lesson01-why-heads/src/exercises.rs"));
-        assert!(!instructor_only("exercises/lesson01-why-heads/src/exercises.rs"));
+        assert!(instructor_only(
+            "solutions/lesson01-why-heads/src/exercises.rs"
+        ));
+        assert!(!instructor_only(
+            "exercises/lesson01-why-heads/src/exercises.rs"
+        ));
     }
 
     #[test]
