@@ -1,6 +1,6 @@
 //! `course.toml`: the lessons, their exercises, the graded checks of each exercise, and hints.
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -105,6 +105,64 @@ pub struct Check {
     pub needs: Vec<String>,
 }
 
+/// The shortest and longest time limit a check may have, in seconds (as `grade --timeout`).
+pub const MIN_TIMEOUT_SECS: f64 = 0.001;
+/// See [`MIN_TIMEOUT_SECS`].
+pub const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
+/// What is wrong in `course.toml`, and where: the first line holding `needle` at or after the
+/// first line holding `after` (a lesson's `id = "…"`), or the `nth` line holding `needle`.
+#[derive(Debug)]
+pub struct Problem {
+    message: String,
+    after: Option<String>,
+    needle: String,
+    nth: usize,
+}
+
+impl Problem {
+    fn at(after: Option<String>, needle: &str, message: String) -> Self {
+        Problem {
+            message,
+            after,
+            needle: needle.to_owned(),
+            nth: 1,
+        }
+    }
+
+    fn nth(needle: &str, nth: usize, message: String) -> Self {
+        Problem {
+            message,
+            after: None,
+            needle: needle.to_owned(),
+            nth,
+        }
+    }
+
+    /// The 1-based line of `text` (the course file) the problem is on, when it can be found.
+    pub fn line(&self, text: &str) -> Option<usize> {
+        let lines: Vec<&str> = text.lines().collect();
+        let start = match &self.after {
+            Some(after) => lines.iter().position(|l| l.contains(after.as_str()))?,
+            None => 0,
+        };
+        let found = lines[start..]
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.contains(self.needle.as_str()))
+            .nth(self.nth - 1)?;
+        Some(start + found.0 + 1)
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Problem {}
+
 impl Course {
     /// True for a student's own sources, `rel` being relative to the course root:
     /// `exercises/<lesson dir>/src/**` of a course lesson.
@@ -125,72 +183,162 @@ impl Course {
             .with_context(|| format!("cannot read {}", path.display()))?;
         let course: Course =
             toml::from_str(&text).with_context(|| format!("{} is not valid", path.display()))?;
-        course.validate()?;
+        course.validate().map_err(|problem| {
+            let line = problem
+                .line(&text)
+                .map_or_else(String::new, |n| format!(":{n}"));
+            anyhow::anyhow!("{}{line}: {problem}", path.display())
+        })?;
         Ok(course)
     }
 
-    fn validate(&self) -> Result<()> {
+    fn validate(&self) -> Result<(), Problem> {
+        let in_limits = |secs: f64| (MIN_TIMEOUT_SECS..=MAX_TIMEOUT_SECS).contains(&secs);
+        if !in_limits(self.course.default_timeout_secs) {
+            return Err(Problem::at(
+                None,
+                "default_timeout_secs",
+                format!(
+                    "course.toml: `default_timeout_secs = {}` must be at least {MIN_TIMEOUT_SECS} and \
+                     at most {MAX_TIMEOUT_SECS} seconds (every check would stop at once)",
+                    self.course.default_timeout_secs
+                ),
+            ));
+        }
+        let mut dirs = std::collections::HashSet::new();
+        let mut exercise_names = std::collections::HashSet::new();
+        for lesson in &self.lessons {
+            let here = Some(format!("id = \"{}\"", lesson.id));
+            if let Some(secs) = lesson.timeout_secs.filter(|s| !in_limits(*s)) {
+                return Err(Problem::at(
+                    here,
+                    "timeout_secs",
+                    format!(
+                        "course.toml: lesson `{}` has `timeout_secs = {secs}`, which must be at \
+                         least {MIN_TIMEOUT_SECS} and at most {MAX_TIMEOUT_SECS} seconds",
+                        lesson.id
+                    ),
+                ));
+            }
+            if !dirs.insert(lesson.dir.as_str()) {
+                return Err(Problem::at(
+                    here,
+                    &format!("dir = \"{}\"", lesson.dir),
+                    format!(
+                        "course.toml: lesson `{}` has the folder `{}` of an earlier lesson",
+                        lesson.id, lesson.dir
+                    ),
+                ));
+            }
+            for ex in &lesson.exercises {
+                if !exercise_names.insert(ex.name.as_str()) {
+                    return Err(Problem::at(
+                        here,
+                        &format!("name = \"{}\"", ex.name),
+                        format!(
+                            "course.toml: the exercise `{}` appears twice (exercise names are \
+                             unique across the course: `hint`, `reset` and `grade` find them by \
+                             name)",
+                            ex.name
+                        ),
+                    ));
+                }
+            }
+        }
+        self.validate_checks()
+    }
+
+    fn validate_checks(&self) -> Result<(), Problem> {
         let mut seen = std::collections::HashSet::new();
         // Exercises of this lesson and every earlier one: what a check's `needs` may name.
         let mut known_exercises = std::collections::HashSet::new();
         let mut misconception_ids = std::collections::HashSet::new();
         for lesson in &self.lessons {
+            let here = Some(format!("id = \"{}\"", lesson.id));
             if !seen.insert(lesson.id.as_str()) {
-                bail!("course.toml: lesson `{}` appears twice", lesson.id);
+                return Err(Problem::nth(
+                    &format!("id = \"{}\"", lesson.id),
+                    2,
+                    format!("course.toml: lesson `{}` appears twice", lesson.id),
+                ));
             }
             known_exercises.extend(lesson.exercises.iter().map(|e| e.name.as_str()));
             let mut names = std::collections::HashSet::new();
             for ex in &lesson.exercises {
                 for check in &ex.checks {
+                    let at = format!("name = \"{}\"", check.name);
                     if !names.insert(check.name.as_str()) {
-                        bail!(
-                            "course.toml: check `{}` is listed twice in {}",
-                            check.name,
-                            lesson.id
-                        );
+                        return Err(Problem::nth(
+                            &at,
+                            2,
+                            format!(
+                                "course.toml: check `{}` is listed twice in {}",
+                                check.name, lesson.id
+                            ),
+                        ));
                     }
                     for need in &check.needs {
                         if need == &ex.name || !known_exercises.contains(need.as_str()) {
-                            bail!(
-                                "course.toml: check `{}` needs `{need}`, which is not another \
-                                 exercise of {} or an earlier lesson",
-                                check.name,
-                                lesson.id
-                            );
+                            return Err(Problem::at(
+                                here.clone(),
+                                &at,
+                                format!(
+                                    "course.toml: check `{}` needs `{need}`, which is not another \
+                                     exercise of {} or an earlier lesson",
+                                    check.name, lesson.id
+                                ),
+                            ));
                         }
                     }
                 }
             }
             for m in &lesson.misconceptions {
                 if !misconception_ids.insert(m.id.as_str()) {
-                    bail!("course.toml: misconception `{}` appears twice", m.id);
+                    return Err(Problem::at(
+                        here.clone(),
+                        &format!("id = \"{}\"", m.id),
+                        format!("course.toml: misconception `{}` appears twice", m.id),
+                    ));
                 }
                 if !lesson.exercises.iter().any(|e| e.name == m.exercise) {
-                    bail!(
-                        "course.toml: misconception `{}` names `{}`, not an exercise of {}",
-                        m.id,
-                        m.exercise,
-                        lesson.id
-                    );
+                    return Err(Problem::at(
+                        here.clone(),
+                        &format!("id = \"{}\"", m.id),
+                        format!(
+                            "course.toml: misconception `{}` names `{}`, not an exercise of {}",
+                            m.id, m.exercise, lesson.id
+                        ),
+                    ));
                 }
                 if m.title.trim().is_empty() || m.explanation.trim().is_empty() {
-                    bail!(
-                        "course.toml: misconception `{}` needs a title and an explanation",
-                        m.id
-                    );
+                    return Err(Problem::at(
+                        here.clone(),
+                        &format!("id = \"{}\"", m.id),
+                        format!(
+                            "course.toml: misconception `{}` needs a title and an explanation",
+                            m.id
+                        ),
+                    ));
                 }
                 if m.checks.is_empty() {
-                    bail!(
-                        "course.toml: misconception `{}` lists no check that catches it",
-                        m.id
-                    );
+                    return Err(Problem::at(
+                        here.clone(),
+                        &format!("id = \"{}\"", m.id),
+                        format!(
+                            "course.toml: misconception `{}` lists no check that catches it",
+                            m.id
+                        ),
+                    ));
                 }
                 if let Some(c) = m.checks.iter().find(|c| !names.contains(c.as_str())) {
-                    bail!(
-                        "course.toml: misconception `{}` lists `{c}`, not a check of {}",
-                        m.id,
-                        lesson.id
-                    );
+                    return Err(Problem::at(
+                        here.clone(),
+                        &format!("id = \"{}\"", m.id),
+                        format!(
+                            "course.toml: misconception `{}` lists `{c}`, not a check of {}",
+                            m.id, lesson.id
+                        ),
+                    ));
                 }
                 let hidden = |name: &str| {
                     lesson
@@ -200,11 +348,15 @@ impl Course {
                         .any(|c| c.name == name && c.hidden)
                 };
                 if let Some(c) = m.checks.iter().find(|c| hidden(c)) {
-                    bail!(
-                        "course.toml: misconception `{}` lists the hidden check `{c}`: a handout has \
-                         no hidden checks, so list only visible ones",
-                        m.id
-                    );
+                    return Err(Problem::at(
+                        here.clone(),
+                        &format!("id = \"{}\"", m.id),
+                        format!(
+                            "course.toml: misconception `{}` lists the hidden check `{c}`: a \
+                             handout has no hidden checks, so list only visible ones",
+                            m.id
+                        ),
+                    ));
                 }
             }
         }
@@ -522,6 +674,79 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("listed twice")
+        );
+    }
+
+    #[test]
+    fn limits_folders_and_names_are_checked_and_located() {
+        let dir = tempfile::tempdir().unwrap();
+        let course = |text: &str| {
+            std::fs::write(dir.path().join("course.toml"), text).unwrap();
+            Course::load(dir.path())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        let lesson = |id: &str, folder: &str, extra: &str| {
+            format!(
+                "\n[[lessons]]\nid = \"{id}\"\ndir = \"{folder}\"\ntitle = \"t\"\n{extra}\n\
+                 [[lessons.exercises]]\nname = \"f_{id}\"\nchecks = [{{ name = \"c_{id}\", points = 1 }}]\n"
+            )
+        };
+        let head = |secs: &str| format!("[course]\ntitle = \"x\"\ndefault_timeout_secs = {secs}\n");
+        let ok = format!(
+            "{}{}{}",
+            head("10"),
+            lesson("a", "a-dir", ""),
+            lesson("b", "b-dir", "")
+        );
+        assert_eq!(course(&ok), Ok(()));
+        let error = course(&format!("{}{}", head("0"), lesson("a", "a-dir", ""))).unwrap_err();
+        assert!(
+            error.contains("course.toml:3: course.toml: `default_timeout_secs = 0` must be"),
+            "{error}"
+        );
+        let error = course(&format!(
+            "{}{}{}",
+            head("10"),
+            lesson("a", "a-dir", ""),
+            lesson("b", "b-dir", "timeout_secs = -1")
+        ))
+        .unwrap_err();
+        assert!(
+            error.contains("course.toml:18: ") && error.contains("`timeout_secs = -1`"),
+            "{error}"
+        );
+        let error = course(&format!(
+            "{}{}{}",
+            head("10"),
+            lesson("a", "a-dir", ""),
+            lesson("b", "a-dir", "")
+        ))
+        .unwrap_err();
+        assert!(
+            error.contains("course.toml:16: ") && error.contains("folder `a-dir`"),
+            "{error}"
+        );
+        let twice = format!(
+            "{}{}{}",
+            head("10"),
+            lesson("a", "a-dir", ""),
+            lesson("b", "b-dir", "")
+        )
+        .replace("f_b", "f_a");
+        let error = course(&twice).unwrap_err();
+        assert!(
+            error.contains("course.toml:20: ") && error.contains("`f_a` appears twice"),
+            "{error}"
+        );
+        let error = course(&ok.replace(
+            "\"c_b\", points = 1",
+            "\"c_b\", points = 1, needs = [\"nope\"]",
+        ))
+        .unwrap_err();
+        assert!(
+            error.contains("course.toml:21: ") && error.contains("needs `nope`"),
+            "{error}"
         );
     }
 }

@@ -97,7 +97,7 @@ struct Cli {
 enum Format {
     /// A table per lesson, for people.
     Human,
-    /// The course's JSON report (schema_version 1).
+    /// The course's JSON report (schema_version 2).
     Json,
     /// Gradescope's results.json.
     Gradescope,
@@ -536,6 +536,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         }
                     );
                 }
+            }
+            // A class run writes a gradebook and one JSON report per student, never one report.
+            if submissions.is_some() && (format != Format::Human || output.is_some()) {
+                bail!(
+                    "--submissions writes a gradebook and per-student reports, not one report: \
+                     --format and --output do not apply\n  help: use --gradebook FILE and \
+                     --reports DIR"
+                );
             }
             let selection = plan::Selection::resolve(&course, lesson.as_deref())?;
             let one_exercise = matches!(selection, plan::Selection::Exercise(..));

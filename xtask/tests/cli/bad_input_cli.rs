@@ -116,6 +116,15 @@ fn bad_input_is_refused_with_one_line_and_exit_status_2() {
             vec!["demo", "lesson02", "--svg", &svg_file],
             "svg-is-a-file",
         ),
+        // A class run writes a gradebook and reports: one report's format does not apply.
+        (
+            vec!["grade", "--submissions", &class, "--format", "junit"],
+            "--format",
+        ),
+        (
+            vec!["grade", "--submissions", &class, "--output", &report],
+            "--output",
+        ),
         // What to grade, show or reset.
         (vec!["grade", "lesson99"], "lesson99"),
         (vec!["grade", ""], "``"),
@@ -236,4 +245,53 @@ fn a_human_report_written_to_a_file_has_no_colour_and_the_terminal_one_line() {
         String::from_utf8_lossy(&out.stdout).contains("\x1b["),
         "forced colour is not coloured"
     );
+}
+
+/// A time limit of 0 in `course.toml` is refused as `--timeout 0` is, naming the file's line,
+/// before anything is graded (every check of the reference stopped "after 0 s" before).
+#[test]
+fn a_course_file_with_no_time_for_a_check_is_refused_at_its_line() {
+    let course = Scratch::new("zero-timeout");
+    let file = course.root.join("course.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("default_timeout_secs"))
+        .unwrap()
+        + 1;
+    std::fs::write(
+        &file,
+        text.replacen("default_timeout_secs = 10", "default_timeout_secs = 0", 1),
+    )
+    .unwrap();
+    for args in [&["grade", "lesson02"][..], &["list"]] {
+        let out = course.xtask(args).output().unwrap();
+        assert_refused(&out, args, &format!("course.toml:{line}: "));
+    }
+}
+
+/// What `grade --help` says of the JSON report's layout is the version reports carry.
+#[test]
+fn the_help_names_the_reports_schema_version() {
+    let help = xtask_in(&course_root(), &["grade", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    let stated: Vec<&str> = help
+        .split("schema_version ")
+        .skip(1)
+        .map(|rest| rest.split(|c: char| !c.is_ascii_digit()).next().unwrap())
+        .collect();
+    assert!(
+        !stated.is_empty(),
+        "grade --help names no schema_version:\n{help}"
+    );
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(course_root().join("docs/report.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let version = schema["properties"]["schema_version"]["const"].to_string();
+    for number in stated {
+        assert_eq!(number, version, "grade --help: {help}");
+    }
 }
