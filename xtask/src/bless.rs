@@ -472,7 +472,8 @@ pub fn apply(root: &Path, course: &Course, plans: &[LessonPlan]) -> Result<()> {
 }
 
 /// The changed lines of `old` -> `new`, `-`/`+` prefixed, at most `max` of them (then a count of
-/// the rest).
+/// the rest). A block of changed lines is shown line by line, each old line followed by the new
+/// one that replaces it, so that a long block cut at `max` still shows new values.
 pub fn short_diff(old: &str, new: &str, max: usize) -> Vec<String> {
     // Line by line as `str::lines` splits them (`TextDiff::from_lines` would count a missing
     // final newline, or `\r\n` for `\n`, as a changed line); the deadline bounds huge inputs.
@@ -481,14 +482,21 @@ pub fn short_diff(old: &str, new: &str, max: usize) -> Vec<String> {
     let diff = similar::TextDiff::configure()
         .timeout(std::time::Duration::from_secs(1))
         .diff_slices(&a, &b);
-    let mut lines: Vec<String> = diff
-        .iter_all_changes()
-        .filter_map(|change| match change.tag() {
-            similar::ChangeTag::Equal => None,
-            similar::ChangeTag::Delete => Some(format!("-{}", change.value())),
-            similar::ChangeTag::Insert => Some(format!("+{}", change.value())),
-        })
-        .collect();
+    let mut lines: Vec<String> = Vec::new();
+    for op in diff.ops() {
+        let (_, olds, news) = op.as_tag_tuple();
+        if matches!(op, similar::DiffOp::Equal { .. }) {
+            continue;
+        }
+        for k in 0..olds.len().max(news.len()) {
+            if let Some(line) = a.get(olds.start + k).filter(|_| k < olds.len()) {
+                lines.push(format!("-{line}"));
+            }
+            if let Some(line) = b.get(news.start + k).filter(|_| k < news.len()) {
+                lines.push(format!("+{line}"));
+            }
+        }
+    }
     if lines.len() > max {
         let rest = lines.len() - max;
         lines.truncate(max);
@@ -496,6 +504,9 @@ pub fn short_diff(old: &str, new: &str, max: usize) -> Vec<String> {
     }
     lines
 }
+
+/// How many changed lines of a snapshot `bless` shows.
+const DIFF_LINES: usize = 16;
 
 /// The report of a bless (or `--check`) run, for people.
 pub fn render(plans: &[LessonPlan], check: bool) -> String {
@@ -541,7 +552,7 @@ pub fn render(plans: &[LessonPlan], check: bool) -> String {
                     let diff = short_diff(
                         change.old.as_deref().unwrap_or(""),
                         change.new.as_deref().unwrap_or(""),
-                        8,
+                        DIFF_LINES,
                     );
                     for line in diff {
                         out.push_str(&format!("      {line}\n"));
@@ -550,11 +561,42 @@ pub fn render(plans: &[LessonPlan], check: bool) -> String {
             }
         }
     }
+    let count = |kind: Kind| {
+        plans
+            .iter()
+            .filter(|p| p.refused.is_none())
+            .flat_map(|p| &p.changes)
+            .filter(|c| c.kind == kind)
+            .count()
+    };
+    let refused = plans.iter().filter(|p| p.refused.is_some()).count();
+    out.push_str(&format!(
+        "Summary: {} snapshot(s) {}, {} {}, {} {}; {refused} lesson(s) refused.\n",
+        count(Kind::Added),
+        if check { "to add" } else { "added" },
+        count(Kind::Changed),
+        if check { "to change" } else { "changed" },
+        count(Kind::Removed),
+        if check { "to remove" } else { "removed" },
+    ));
     out
 }
 
-/// `cargo xtask bless`: returns true when it succeeded (with `--check`: nothing would change).
-pub fn run(root: &Path, course: &Course, lesson: Option<&str>, check: bool) -> Result<bool> {
+/// `cargo xtask bless`: returns true when it succeeded (with `--check`: nothing would change;
+/// with `--dry-run`, which also writes nothing: no lesson was refused).
+pub fn run(
+    root: &Path,
+    course: &Course,
+    lesson: Option<&str>,
+    check: bool,
+    dry_run: bool,
+) -> Result<bool> {
+    if dry_run && !check {
+        let lessons = crate::plan::select(course, lesson)?;
+        let plans = plan(root, course, &lessons)?;
+        print!("{}", render(&plans, true));
+        return Ok(plans.iter().all(|p| p.refused.is_none()));
+    }
     let lessons = crate::plan::select(course, lesson)?;
     let plans = plan(root, course, &lessons)?;
     print!("{}", render(&plans, check));
@@ -645,12 +687,18 @@ mod tests {
         assert_eq!(d.len(), 5);
         assert!(d[4].starts_with("... and "));
         assert_eq!(d[4], "... and 16 more changed line(s)");
-        // Line endings are not changes; a changed block lists the old lines, then the new.
+        // Line endings are not changes; a changed block pairs each old line with its new one.
         assert!(short_diff("a\nb", "a\r\nb\n", 8).is_empty());
         assert_eq!(
             short_diff("a\nx\ny\nb\n", "a\nX\nY\nb\n", 8),
-            ["-x", "-y", "+X", "+Y"]
+            ["-x", "+X", "-y", "+Y"]
         );
+        // A long changed block cut short still shows the new values of its first lines.
+        let olds: String = (0..20).map(|i| format!("a{i}\n")).collect();
+        let news: String = (0..20).map(|i| format!("b{i}\n")).collect();
+        let cut = short_diff(&olds, &news, 4);
+        assert_eq!(cut[..4], ["-a0", "+b0", "-a1", "+b1"]);
+        assert_eq!(cut[4], "... and 36 more changed line(s)");
         assert_eq!(short_diff("", "a\n", 8), ["+a"]);
         assert_eq!(short_diff("a\n", "", 8), ["-a"]);
     }

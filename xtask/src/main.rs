@@ -202,6 +202,10 @@ enum Cmd {
         /// Change nothing; exit 1 naming the snapshots that would change.
         #[arg(long)]
         check: bool,
+        /// Change nothing; show what bless would write (the same diffs), and exit 0 unless a
+        /// lesson is refused.
+        #[arg(long, conflicts_with = "check")]
+        dry_run: bool,
     },
     /// Everything to verify before publishing, in one report; exits 1 on any problem
     /// (instructors).
@@ -664,9 +668,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             })
         }
         #[cfg(feature = "instructor")]
-        Cmd::Bless { lesson, check } => {
-            Ok(exit(bless::run(&root, &course, lesson.as_deref(), check)?))
-        }
+        Cmd::Bless {
+            lesson,
+            check,
+            dry_run,
+        } => Ok(exit(bless::run(
+            &root,
+            &course,
+            lesson.as_deref(),
+            check,
+            dry_run,
+        )?)),
         #[cfg(feature = "instructor")]
         Cmd::Check { lesson, jobs } => {
             let jobs = jobs

@@ -352,6 +352,17 @@ pub struct Outcome {
     pub diagnosed: BTreeSet<String>,
 }
 
+/// Where misconception `id` is in the course file at `root`: `course.toml:LINE`, or the file's
+/// name alone when the line cannot be found.
+fn where_listed(root: &Path, id: &str) -> String {
+    let text = std::fs::read_to_string(root.join("course.toml")).unwrap_or_default();
+    let needle = format!("id = \"{id}\"");
+    match text.lines().position(|l| l.contains(&needle)) {
+        Some(n) => format!("course.toml:{}", n + 1),
+        None => "course.toml".to_owned(),
+    }
+}
+
 /// Plants each misconception of `lesson` in turn, runs the lesson's visible checks on it, and
 /// compares what fails with `course.toml`. `exe` is the reference solution's visible-check
 /// binary, as built (one build serves every misconception: each is planted when its checks run);
@@ -422,16 +433,20 @@ pub fn plant_all(
             }
         }
         let listed: BTreeSet<String> = m.checks.iter().cloned().collect();
+        let at = where_listed(root, &m.id);
         for c in listed.difference(&outcome.failed) {
             planted.problems.push(format!(
-                "misconception `{}` passes `{c}`, which course.toml says catches it",
-                m.id
+                "misconception `{}` passes `{c}`, which course.toml says catches it\n    help: take \
+                 `{c}` out of its `checks` ({at}), or make its wrong answer in \
+                 solutions/{}/src/misconceptions.rs fail `{c}`; then `cargo xtask bless {}`",
+                m.id, lesson.dir, lesson.id
             ));
         }
         for c in outcome.failed.difference(&listed) {
             planted.problems.push(format!(
-                "misconception `{}` also fails `{c}`: add it to the misconception's `checks`",
-                m.id
+                "misconception `{}` also fails `{c}`: add it to the misconception's `checks` \
+                 ({at}); then `cargo xtask bless {}`",
+                m.id, lesson.id
             ));
         }
         planted.outcomes.push(outcome);
@@ -469,8 +484,12 @@ pub fn plant_all(
             planted.problems.push(format!(
                 "misconception `{}` is named by no check: none of the checks it fails sees a wrong \
                  value (an assertion or a snapshot) before it stops, or another misconception \
-                 fails them the same way",
-                outcome.id
+                 fails them the same way\n    help: give one of its checks an assertion or a \
+                 snapshot that sees its wrong value (exercises/{}/tests/checks.rs), or remove it \
+                 from course.toml ({})",
+                outcome.id,
+                lesson.dir,
+                where_listed(root, &outcome.id)
             ));
         }
     }

@@ -528,3 +528,87 @@ fn a_submission_is_graded_against_the_pristine_checks_and_left_untouched() {
         ));
     std::fs::remove_dir_all(many).unwrap();
 }
+
+/// `bless` shows what it would write, old and new lines together even when a long block changed,
+/// with a summary, and `--dry-run` writes nothing; a misconception that no longer trips a listed
+/// check is refused with the course file's line to edit and the command to run.
+#[test]
+fn bless_shows_old_and_new_lines_and_says_how_to_fix_a_refusal() {
+    let s = Scratch::new("bless-diff");
+    let snap = format!("{L2}/tests/snapshots/lesson02__checks__split_batch_and_heads_differ.snap");
+    let pristine = s.read(&snap);
+    let perturbed: String = pristine
+        .lines()
+        .map(|l| {
+            if l.starts_with('[') {
+                format!("{l} 9")
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let changed = perturbed.lines().filter(|l| l.ends_with(" 9")).count();
+    assert!(
+        changed > 16,
+        "the snapshot has too few value lines to cut: {changed}"
+    );
+    s.write(&snap, &format!("{perturbed}\n"));
+    let before = s.snapshot_tree();
+    let out = s
+        .xtask(&["bless", "--dry-run", "lesson02"])
+        .assert()
+        .success();
+    let text = stdout_of(out.get_output());
+    assert!(before == s.snapshot_tree(), "--dry-run wrote files");
+    assert!(text.contains(&format!("would change {snap}")), "{text}");
+    let shown: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.contains(&snap))
+        .skip(1)
+        .take_while(|l| l.starts_with("      "))
+        .map(str::trim)
+        .collect();
+    // The first changed line, old then new, and the rest counted.
+    let first = pristine.lines().find(|l| l.starts_with('[')).unwrap();
+    assert_eq!(shown[0], format!("-{first} 9"), "{text}");
+    assert_eq!(shown[1], format!("+{first}"), "{text}");
+    assert!(
+        shown.last().unwrap().ends_with("more changed line(s)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Summary: 0 snapshot(s) to add, 1 to change, 0 to remove; 0 lesson(s) refused."
+        ),
+        "{text}"
+    );
+
+    // A check the misconception passes, listed as one that catches it.
+    s.write(&snap, &pristine);
+    let course = s.read("course.toml");
+    let id = "id = \"merge-without-transpose\"";
+    let line = course.lines().position(|l| l == id).unwrap() + 1;
+    let listed = "checks = [\"merge_heads_batch_and_heads_differ\",";
+    assert!(
+        course.contains(listed),
+        "course.toml changed: update this test"
+    );
+    s.write(
+        "course.toml",
+        &course.replacen(
+            listed,
+            "checks = [\"head_size_divides_width\", \"merge_heads_batch_and_heads_differ\",",
+            1,
+        ),
+    );
+    let out = s.xtask(&["bless", "lesson02"]).assert().code(1);
+    let text = stdout_of(out.get_output());
+    assert!(
+        text.contains(&format!(
+            "help: take `head_size_divides_width` out of its `checks` (course.toml:{line})"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("then `cargo xtask bless lesson02`"), "{text}");
+}
