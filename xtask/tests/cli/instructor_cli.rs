@@ -612,3 +612,30 @@ fn bless_shows_old_and_new_lines_and_says_how_to_fix_a_refusal() {
     );
     assert!(text.contains("then `cargo xtask bless lesson02`"), "{text}");
 }
+
+/// `check` runs the solutions' own tests: a reference that no longer reproduces its text's numbers
+/// is not "ready to publish", and the failing test and the command that shows it are named.
+#[test]
+fn check_runs_the_solutions_own_tests() {
+    let s = Scratch::new("check-own-tests");
+    let test = "solutions/lesson01-why-heads/tests/reproduces_text.rs";
+    let text = s.read(test);
+    let changed = text.replacen("[[0.12 0.07 0.28", "[[0.13 0.07 0.28", 1);
+    assert_ne!(
+        changed, text,
+        "lesson 1's text test changed: update this test"
+    );
+    s.write(test, &changed);
+    let out = s.xtask(&["check", "lesson01"]).assert().code(1);
+    let report = stdout_of(out.get_output());
+    assert!(
+        report.contains("FAIL the solutions' own tests pass (reproduces_text and the like)"),
+        "{report}"
+    );
+    assert!(report.contains("lesson01-solution: failed: "), "{report}");
+    assert!(
+        report.contains("see it with `cargo test -p lesson01-solution --test reproduces_text`"),
+        "{report}"
+    );
+    assert!(report.contains("Not ready"), "{report}");
+}
