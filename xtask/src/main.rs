@@ -228,7 +228,7 @@ enum Cmd {
     /// Scaffold a new lesson (exercise and solution crates, worked example, course.toml entry,
     /// blessed snapshot) that passes `cargo xtask check` (instructors).
     New {
-        /// `lesson07-rope`, or `rope` for the next free number.
+        /// `lesson08-rope`, or `rope` for the next free number.
         slug: String,
         /// The lesson's title.
         #[arg(long)]

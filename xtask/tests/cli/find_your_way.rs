@@ -169,3 +169,30 @@ fn one_exercise_of_the_reference_solutions_gets_full_marks() {
     let official = report["official"] == true;
     assert_eq!(out.status.code(), Some(if official { 0 } else { 1 }));
 }
+
+/// The examples of `new` in the instructors' guide and in `new --help` name the lesson number
+/// `new` would give next, so they stay true as lessons are added.
+#[test]
+fn the_examples_of_new_name_the_next_lesson() {
+    let root = crate::support::course_root();
+    let course = std::fs::read_to_string(root.join("course.toml")).unwrap();
+    let next = course.lines().filter(|l| l.trim() == "[[lessons]]").count() + 1;
+    let want = format!("lesson{next:02}-rope");
+    let guide = std::fs::read_to_string(root.join("docs/instructors.md")).unwrap();
+    let help = crate::support::xtask_in(&root, &["new", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    for (what, text) in [("docs/instructors.md", guide), ("new --help", help)] {
+        let named: Vec<&str> = text
+            .match_indices("-rope")
+            .filter_map(|(at, _)| text.get(at.checked_sub(8)?..at + 5))
+            .filter(|s| s.starts_with("lesson"))
+            .collect();
+        assert!(!named.is_empty(), "{what} shows no `lessonNN-rope`");
+        assert!(
+            named.iter().all(|n| *n == want),
+            "{what}: {named:?}, not {want}"
+        );
+    }
+}
