@@ -54,6 +54,7 @@ mod sandbox_paths;
 #[cfg(feature = "instructor")]
 mod scaffold;
 mod stateful;
+mod student_text;
 mod style;
 #[cfg(feature = "instructor")]
 mod submission;
