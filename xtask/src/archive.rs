@@ -536,6 +536,366 @@ pub fn escaping_link(dir: &Path) -> Option<String> {
 mod tests {
     use super::*;
 
+    use std::time::Instant;
+
+    /// A tar header for `name` (written byte for byte, as `tar` writes it) of `kind` and `size`.
+    fn header(name: &[u8], kind: tar::EntryType, size: u64) -> tar::Header {
+        let mut h = tar::Header::new_gnu();
+        h.as_old_mut().name[..name.len()].copy_from_slice(name);
+        h.set_entry_type(kind);
+        h.set_size(size);
+        h.set_mode(if kind == tar::EntryType::Directory {
+            0o755
+        } else {
+            0o644
+        });
+        h.set_cksum();
+        h
+    }
+
+    /// A `.tar.gz` of `entries` (header and data), written to `dir`/`name`.
+    fn tar_gz(dir: &Path, name: &str, entries: Vec<(tar::Header, Box<dyn Read>)>) -> PathBuf {
+        let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let mut b = tar::Builder::new(gz);
+        for (h, data) in entries {
+            b.append(&h, data).unwrap();
+        }
+        let bytes = b.into_inner().unwrap().finish().unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    fn file(name: &str, text: &'static str) -> (tar::Header, Box<dyn Read>) {
+        (
+            header(name.as_bytes(), tar::EntryType::Regular, text.len() as u64),
+            Box::new(text.as_bytes()),
+        )
+    }
+
+    fn folder(name: &str) -> (tar::Header, Box<dyn Read>) {
+        (
+            header(name.as_bytes(), tar::EntryType::Directory, 0),
+            Box::new(std::io::empty()),
+        )
+    }
+
+    /// A 64 MiB run of `a`, as an entry's data.
+    fn huge() -> Box<dyn Read> {
+        Box::new(std::io::repeat(b'a').take(64 << 20))
+    }
+
+    const HUGE: u64 = 64 << 20;
+
+    fn scratch() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out");
+        std::fs::create_dir(&dest).unwrap();
+        (dir, dest)
+    }
+
+    #[test]
+    fn a_64_mib_gnu_long_name_is_refused_without_reading_it() {
+        let (dir, dest) = scratch();
+        let archive = tar_gz(
+            dir.path(),
+            "long.tar.gz",
+            vec![
+                (
+                    header(b"././@LongLink", tar::EntryType::GNULongName, HUGE),
+                    huge(),
+                ),
+                file("exercises/x.rs", "x"),
+            ],
+        );
+        assert!(std::fs::metadata(&archive).unwrap().len() < 1 << 20);
+        let started = Instant::now();
+        let (result, read) = unpack(&archive, Kind::TarGz, &dest, Limits::default());
+        let error = format!("{:#}", result.unwrap_err());
+        assert!(
+            error.contains("GNU long name of 67108863 bytes, over the 4096 bytes a name may have"),
+            "{error}"
+        );
+        // Only the long name's header was read, not the name it declares.
+        assert!(read < 64 * 1024, "{read} bytes read");
+        assert!(started.elapsed().as_secs() < 5);
+        // A long name within the limit, as GNU tar writes one, is the next entry's name.
+        let name = format!("exercises/{}.rs", "n".repeat(150));
+        let data = format!("{name}\0").into_bytes();
+        let archive = tar_gz(
+            dir.path(),
+            "fine.tar.gz",
+            vec![
+                (
+                    header(
+                        b"././@LongLink",
+                        tar::EntryType::GNULongName,
+                        data.len() as u64,
+                    ),
+                    Box::new(std::io::Cursor::new(data)),
+                ),
+                file(&name[..99], "x"),
+            ],
+        );
+        extract(&archive, Kind::TarGz, &dest, Limits::default()).unwrap();
+        assert_eq!(std::fs::read_to_string(dest.join(&name)).unwrap(), "x");
+    }
+
+    #[test]
+    fn a_pax_header_with_a_huge_path_is_refused_without_reading_it() {
+        let (dir, dest) = scratch();
+        let record = |key: &str, len: usize| {
+            // A PAX record's length counts its own digits.
+            let rest = key.len() + len + 3;
+            let total = (rest..).find(|n| n.to_string().len() + rest == *n).unwrap();
+            let mut r = format!("{total} {key}=").into_bytes();
+            r.extend(std::iter::repeat_n(b'a', len));
+            r.push(b'\n');
+            r
+        };
+        let pax = |path_len: usize| {
+            let data = record("path", path_len);
+            (
+                header(b"PaxHeaders/x", tar::EntryType::XHeader, data.len() as u64),
+                Box::new(std::io::Cursor::new(data)) as Box<dyn Read>,
+            )
+        };
+        let archive = tar_gz(
+            dir.path(),
+            "pax.tar.gz",
+            vec![pax(1 << 20), file("exercises/x.rs", "x")],
+        );
+        let (result, read) = unpack(&archive, Kind::TarGz, &dest, Limits::default());
+        let error = format!("{:#}", result.unwrap_err());
+        assert!(
+            error.contains("PAX header of 1048590 bytes, over the 65536 bytes allowed"),
+            "{error}"
+        );
+        assert!(read < 64 * 1024, "{read} bytes read");
+        // Within the header's limit, the path it holds is still over a name's.
+        let archive = tar_gz(
+            dir.path(),
+            "pax2.tar.gz",
+            vec![pax(5000), file("x.rs", "x")],
+        );
+        let error = format!(
+            "{:#}",
+            extract(&archive, Kind::TarGz, &dest, Limits::default()).unwrap_err()
+        );
+        assert!(
+            error.contains("name of 5000 bytes, over the 4096 bytes"),
+            "{error}"
+        );
+        // A PAX path within the limits names the next entry.
+        let archive = tar_gz(dir.path(), "pax3.tar.gz", vec![pax(200), file("x.rs", "x")]);
+        extract(&archive, Kind::TarGz, &dest, Limits::default()).unwrap();
+        assert!(dest.join("a".repeat(200)).is_file());
+    }
+
+    fn zip(dir: &Path, name: &str, entries: &[(&str, &[u8])]) -> PathBuf {
+        let path = dir.join(name);
+        let mut w = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+        let opts = zip::write::SimpleFileOptions::default();
+        for (name, data) in entries {
+            if name.ends_with('/') {
+                w.add_directory(*name, opts).unwrap();
+            } else {
+                w.start_file(*name, opts).unwrap();
+                w.write_all(data).unwrap();
+            }
+        }
+        w.finish().unwrap();
+        path
+    }
+
+    #[test]
+    fn too_many_entries_are_refused() {
+        let (dir, dest) = scratch();
+        let limits = Limits {
+            max_entries: 10,
+            ..Limits::default()
+        };
+        let names: Vec<String> = (0..11).map(|i| format!("f{i}.rs")).collect();
+        let archive = tar_gz(
+            dir.path(),
+            "many.tar.gz",
+            names.iter().map(|n| file(n, "x")).collect(),
+        );
+        let error = format!(
+            "{:#}",
+            extract(&archive, Kind::TarGz, &dest, limits).unwrap_err()
+        );
+        assert_eq!(error, "archive has more than 10 entries");
+        let entries: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), &b"x"[..])).collect();
+        let archive = zip(dir.path(), "many.zip", &entries);
+        let error = format!(
+            "{:#}",
+            extract(&archive, Kind::Zip, &dest, limits).unwrap_err()
+        );
+        assert_eq!(error, "archive has more than 10 entries");
+        // Ten are fine.
+        let archive = zip(dir.path(), "ten.zip", &entries[..10]);
+        extract(&archive, Kind::Zip, &dest, limits).unwrap();
+        assert!(dest.join("f9.rs").is_file());
+    }
+
+    #[test]
+    fn sizes_over_the_cap_are_refused_declared_or_read() {
+        let (dir, dest) = scratch();
+        // A file declaring 64 MiB is refused from its header, before its data is read.
+        let archive = tar_gz(
+            dir.path(),
+            "big.tar.gz",
+            vec![(header(b"big.rs", tar::EntryType::Regular, HUGE), huge())],
+        );
+        let limits = Limits {
+            max_bytes: 1 << 20,
+            ..Limits::default()
+        };
+        let (result, read) = unpack(&archive, Kind::TarGz, &dest, limits);
+        assert_eq!(
+            format!("{:#}", result.unwrap_err()),
+            "archive unpacks to more than 1 MiB"
+        );
+        assert!(read < 64 * 1024, "{read} bytes read");
+        assert!(!dest.join("big.rs").exists());
+        // A zip's declared sizes are checked before anything is written.
+        let big = vec![b'a'; 3 << 19];
+        let archive = zip(
+            dir.path(),
+            "big.zip",
+            &[("first.rs", b"x"), ("big.rs", &big)],
+        );
+        let error = format!(
+            "{:#}",
+            extract(&archive, Kind::Zip, &dest, limits).unwrap_err()
+        );
+        assert_eq!(error, "archive unpacks to more than 1 MiB");
+        assert!(!dest.join("first.rs").exists());
+        // The decompressed stream, headers included, is capped however small the files are: a
+        // thousand empty files with long names and a long name past the end.
+        let names: Vec<String> = (0..1000)
+            .map(|i| format!("{i}-{}", "n".repeat(90)))
+            .collect();
+        let archive = tar_gz(
+            dir.path(),
+            "headers.tar.gz",
+            names.iter().map(|n| file(n, "")).collect(),
+        );
+        let limits = Limits {
+            max_read_bytes: 256 * 1024,
+            ..Limits::default()
+        };
+        let (result, read) = unpack(&archive, Kind::TarGz, &dest, limits);
+        assert_eq!(
+            format!("{:#}", result.unwrap_err()),
+            "archive decompresses to more than 0 MiB (headers included)"
+        );
+        assert!(read <= 256 * 1024 + 1, "{read}");
+        // The written bytes are counted too (what a zip file's data holds, whatever it declared).
+        let mut budget = Budget {
+            limits: Limits {
+                max_bytes: 10,
+                ..Limits::default()
+            },
+            bytes: 0,
+            entries: 0,
+        };
+        budget
+            .copy(&mut &b"12345"[..], &dest, Path::new("a"))
+            .unwrap();
+        let error = budget
+            .copy(&mut &b"123456"[..], &dest, Path::new("b"))
+            .unwrap_err();
+        assert_eq!(format!("{error:#}"), "archive unpacks to more than 0 MiB");
+    }
+
+    #[test]
+    fn what_tar_and_zip_add_is_accepted() {
+        let (dir, dest) = scratch();
+        // `tar czf x.tar.gz -C dir .`: the root itself, then everything under `./`.
+        let archive = tar_gz(
+            dir.path(),
+            "dot.tar.gz",
+            vec![
+                folder("./"),
+                folder("./exercises/"),
+                folder("./exercises/lesson01/"),
+                file("./exercises/lesson01/lib.rs", "fn main() {}"),
+                folder("."),
+            ],
+        );
+        extract(&archive, Kind::TarGz, &dest, Limits::default()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dest.join("exercises/lesson01/lib.rs")).unwrap(),
+            "fn main() {}"
+        );
+        // A zip of a top-level folder, with folder entries and macOS's resource forks.
+        let (_dir2, dest) = scratch();
+        let archive = zip(
+            dir.path(),
+            "mac.zip",
+            &[
+                ("alice/", b""),
+                ("alice/exercises/", b""),
+                ("alice/exercises/lib.rs", b"x"),
+                ("__MACOSX/", b""),
+                ("__MACOSX/alice/exercises/._lib.rs", b"\0\x05\x16\x07"),
+            ],
+        );
+        extract(&archive, Kind::Zip, &dest, Limits::default()).unwrap();
+        assert!(dest.join("alice/exercises/lib.rs").is_file());
+        assert!(!dest.join("__MACOSX").exists());
+    }
+
+    #[test]
+    fn an_archive_made_by_the_tar_command_of_dot_is_accepted() {
+        if std::process::Command::new("tar")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            eprintln!("SKIPPED: no `tar` command to make the archive with");
+            return;
+        }
+        let (dir, dest) = scratch();
+        let src = dir.path().join("handout");
+        let deep = src.join("exercises/lesson01").join("d".repeat(120));
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(src.join("exercises/lesson01/lib.rs"), "x").unwrap();
+        // A path over 100 bytes, which GNU tar writes as a long name and bsdtar as PAX.
+        std::fs::write(deep.join("e".repeat(100)), "deep").unwrap();
+        let archive = dir.path().join("alice.tar.gz");
+        let status = std::process::Command::new("tar")
+            .arg("czf")
+            .arg(&archive)
+            .arg("-C")
+            .arg(&src)
+            .arg(".")
+            .status()
+            .unwrap();
+        assert!(status.success());
+        extract(&archive, Kind::TarGz, &dest, Limits::default()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dest.join("exercises/lesson01/lib.rs")).unwrap(),
+            "x"
+        );
+        let deep = dest.join("exercises/lesson01").join("d".repeat(120));
+        assert_eq!(
+            std::fs::read_to_string(deep.join("e".repeat(100))).unwrap(),
+            "deep"
+        );
+    }
+
+    #[test]
+    fn names_in_errors_are_escaped_and_cut() {
+        let forged = format!("../\x1b[2J\x1b[HTotal: 26/26{}", "x".repeat(4000));
+        let error = entry_path(&forged).unwrap_err().to_string();
+        assert!(!error.contains('\x1b'), "{error}");
+        assert!(error.contains("\\u{1b}[2J"), "{error}");
+        assert!(error.len() < 400, "{}", error.len());
+    }
+
     #[test]
     fn entry_names_must_stay_inside() {
         let path = |name| entry_path(name).unwrap();
@@ -550,7 +910,10 @@ mod tests {
         assert_eq!(path("."), None);
         assert_eq!(path("__MACOSX/exercises/._lib.rs"), None);
         assert_eq!(path("./__MACOSX/"), None);
-        assert_eq!(path("alice/__MACOSX"), Some(PathBuf::from("alice/__MACOSX")));
+        assert_eq!(
+            path("alice/__MACOSX"),
+            Some(PathBuf::from("alice/__MACOSX"))
+        );
     }
 
     #[test]

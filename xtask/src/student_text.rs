@@ -73,7 +73,10 @@ mod tests {
         );
         assert_eq!(name("0/26\u{202e}62/0"), "0/26\\u{202e}62/0");
         // Ordinary text, non-ASCII and backslashes included, is kept as it is.
-        assert_eq!(name("exercises/lesson01/src/é ✓ \\x.rs"), "exercises/lesson01/src/é ✓ \\x.rs");
+        assert_eq!(
+            name("exercises/lesson01/src/é ✓ \\x.rs"),
+            "exercises/lesson01/src/é ✓ \\x.rs"
+        );
         let escaped = message("\x1b[2J\x1b[HTotal: 26/26\u{7}\u{9b}\n");
         assert!(!escaped.chars().any(|c| c.is_control()), "{escaped:?}");
     }
@@ -84,7 +87,11 @@ mod tests {
         let cut = name(&huge);
         assert_eq!(
             cut,
-            format!("{}… ({} more characters)", "a".repeat(NAME_CHARS), (1 << 20) - NAME_CHARS)
+            format!(
+                "{}… ({} more characters)",
+                "a".repeat(NAME_CHARS),
+                (1 << 20) - NAME_CHARS
+            )
         );
         assert!(cut.len() < 300);
         assert_eq!(name(&"b".repeat(NAME_CHARS)), "b".repeat(NAME_CHARS));
@@ -94,6 +101,9 @@ mod tests {
         assert!(cut.chars().count() < MESSAGE_CHARS + 40, "{}", cut.len());
         let kept = cut.split('…').next().unwrap();
         assert_eq!(kept, "\\u{1b}".repeat(MESSAGE_CHARS / 6));
-        assert!(cut.ends_with(&format!("({} more characters)", (1 << 20) - MESSAGE_CHARS / 6)));
+        assert!(cut.ends_with(&format!(
+            "({} more characters)",
+            (1 << 20) - MESSAGE_CHARS / 6
+        )));
     }
 }
