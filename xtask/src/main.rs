@@ -591,7 +591,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         "\nFiles the student changed outside exercises/*/src (not used: graded with the instructors' copies):\n",
                     );
                     for f in &report.modified_files {
-                        text.push_str(&format!("  {}\n", report::readable::printable(f)));
+                        text.push_str(&format!("  {}\n", student_text::name(f)));
                     }
                     text
                 }
