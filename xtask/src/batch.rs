@@ -18,6 +18,7 @@ use crate::archive;
 use crate::course::Course;
 use crate::grade::Options;
 use crate::report::Report;
+use crate::student_text;
 use crate::verdict::Status;
 use anyhow::{Context as _, Result, anyhow, bail};
 use std::collections::BTreeMap;
@@ -204,7 +205,10 @@ fn grade_entry(
         Ok(_) => {
             let name = entry.path.file_name().unwrap_or_default().to_string_lossy();
             let (kind, _) = archive::kind(&name).with_context(|| {
-                format!("`{name}` is not a folder, a .zip or a .tar.gz: nothing to grade")
+                format!(
+                    "`{}` is not a folder, a .zip or a .tar.gz: nothing to grade",
+                    student_text::name(&name)
+                )
             })?;
             scratch = crate::fsutil::scratch_dir("batch-unpacked")?;
             archive::extract(
@@ -293,13 +297,15 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
     let announce = |r: &Row| {
         let n = done.fetch_add(1, Ordering::SeqCst) + 1;
         let what = match &r.error {
-            Some(e) => format!("not graded: {}", e.lines().next().unwrap_or("")),
+            Some(e) => format!(
+                "not graded: {}",
+                student_text::message(e.lines().next().unwrap_or(""))
+            ),
             None => format!("{}/{}", r.score, r.max),
         };
-        let line = format!("{}: {what}", r.id);
         eprintln!(
-            "[{n}/{total}] {} ({:.1} s)",
-            crate::report::readable::printable(&line),
+            "[{n}/{total}] {}: {what} ({:.1} s)",
+            student_text::name(&r.id),
             r.seconds
         );
     };
@@ -352,7 +358,9 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
     })
 }
 
-/// The gradebook: `id,total,max,<lesson ids…>,official,modified_files,isolation,error`.
+/// The gradebook: `id,total,max,<lesson ids…>,official,modified_files,isolation,error`. The `id`
+/// and `error` cells quote the student's names: they are escaped and cut
+/// ([`student_text::message`]), so the file holds no control character but its line ends.
 pub fn gradebook_csv(batch: &Batch) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["id".to_owned(), "total".into(), "max".into()];
@@ -360,7 +368,11 @@ pub fn gradebook_csv(batch: &Batch) -> Result<String> {
     header.extend(["official", "modified_files", "isolation", "error"].map(String::from));
     w.write_record(&header)?;
     for r in &batch.rows {
-        let mut rec = vec![inert_cell(&r.id), r.score.to_string(), r.max.to_string()];
+        let mut rec = vec![
+            inert_cell(&student_text::message(&r.id)),
+            r.score.to_string(),
+            r.max.to_string(),
+        ];
         rec.extend(
             batch
                 .lessons
@@ -370,7 +382,9 @@ pub fn gradebook_csv(batch: &Batch) -> Result<String> {
         rec.push(r.official.to_string());
         rec.push(r.modified.to_string());
         rec.push(r.isolation.clone());
-        rec.push(inert_cell(r.error.as_deref().unwrap_or_default()));
+        rec.push(inert_cell(&student_text::message(
+            r.error.as_deref().unwrap_or_default(),
+        )));
         w.write_record(&rec)?;
     }
     let bytes = w.into_inner()?;
@@ -541,10 +555,43 @@ mod tests {
             lines,
             [
                 "\"'=HYPERLINK(\"\"http://x\"\")\",0,10,0,false,0,none,'+1",
-                "'@sum,0,10,0,false,0,none,\"'-2, \t\"",
+                "'@sum,0,10,0,false,0,none,\"'-2, \\t\"",
                 "a=b,0,10,0,false,0,none,ok-ish",
             ]
         );
+    }
+
+    #[test]
+    fn the_gradebook_holds_no_control_character_and_no_huge_cell() {
+        let forged = "\x1b[2J\x1b[HTotal: 26/26\u{7}\r\u{9b}\u{7f}";
+        let batch = Batch {
+            lessons: vec![("lesson01".into(), 10)],
+            rows: vec![
+                row(
+                    &format!("eve{forged}"),
+                    Err(anyhow!("archive entry `{forged}\nforged` is bad")),
+                    10,
+                    0.1,
+                ),
+                row("mallory", Err(anyhow!("{}", "n".repeat(1 << 20))), 10, 0.1),
+            ],
+            first_seconds: 0.1,
+            total_seconds: 0.1,
+            parallel: 1,
+            builds: (0, 0),
+        };
+        let csv = gradebook_csv(&batch).unwrap();
+        assert!(
+            !csv.bytes().any(|b| (b < 0x20 && b != b'\n') || b == 0x7f),
+            "{csv:?}"
+        );
+        assert!(!csv.contains('\u{9b}'));
+        assert!(csv.contains("eve\\u{1b}[2J\\u{1b}[HTotal: 26/26\\u{7}\\r\\u{9b}\\u{7f}"));
+        assert!(csv.contains("\\nforged` is bad"));
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[2].len() < 2100, "{}", lines[2].len());
+        assert!(lines[2].ends_with(&format!("… ({} more characters)", (1 << 20) - 2000)));
     }
 
     #[test]

@@ -58,6 +58,7 @@ mod sandbox_paths;
 #[cfg(feature = "instructor")]
 mod scaffold;
 mod stateful;
+mod student_text;
 mod style;
 #[cfg(feature = "instructor")]
 mod submission;
@@ -618,7 +619,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         "\nFiles the student changed outside exercises/*/src (not used: graded with the instructors' copies):\n",
                     );
                     for f in &report.modified_files {
-                        text.push_str(&format!("  {}\n", report::readable::printable(f)));
+                        text.push_str(&format!("  {}\n", student_text::name(f)));
                     }
                     text
                 }

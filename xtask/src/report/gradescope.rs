@@ -59,12 +59,12 @@ pub fn render(report: &Report) -> String {
     if !report.official {
         output.push_str(&format!(
             "\nUNOFFICIAL: these course files differ from the instructors' copy: {}",
-            report.modified_files.join(", ")
+            file_names(report)
         ));
     } else if !report.modified_files.is_empty() {
         output.push_str(&format!(
             "\nFiles you changed outside exercises/*/src were not used: {}",
-            report.modified_files.join(", ")
+            file_names(report)
         ));
     }
     let v = json!({
@@ -79,4 +79,15 @@ pub fn render(report: &Report) -> String {
         "tests": tests,
     });
     serde_json::to_string_pretty(&v).expect("json")
+}
+
+/// The submission's modified files, each escaped and cut ([`crate::student_text::name`]): the
+/// student chose their names.
+fn file_names(report: &Report) -> String {
+    let names: Vec<String> = report
+        .modified_files
+        .iter()
+        .map(|f| crate::student_text::name(f))
+        .collect();
+    names.join(", ")
 }

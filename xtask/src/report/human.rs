@@ -223,7 +223,7 @@ pub fn render(report: &Report, style: &Style, detail: Detail) -> String {
             style.yellow("Unofficial:")
         );
         for f in &report.modified_files {
-            let _ = writeln!(out, "  {}", printable(f));
+            let _ = writeln!(out, "  {}", crate::student_text::name(f));
         }
         let _ = writeln!(
             out,

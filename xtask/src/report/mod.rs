@@ -29,7 +29,9 @@ pub struct Report {
     /// Submissions: SHA-256 over the graded student sources (see `manifest::sources_digest`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sources_sha256: Option<String>,
-    /// Files that differ from the manifest (empty when official).
+    /// Files that differ from the manifest (empty when official). Their names are the student's:
+    /// written escaped and cut ([`crate::student_text::name`]).
+    #[serde(serialize_with = "student_names")]
     pub modified_files: Vec<String>,
     /// Points earned.
     pub score: u32,
@@ -39,6 +41,11 @@ pub struct Report {
     pub execution_time: f64,
     /// One entry per graded lesson.
     pub lessons: Vec<LessonReport>,
+}
+
+/// `names` as [`crate::student_text::name`] shows them.
+fn student_names<S: serde::Serializer>(names: &[String], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(names.iter().map(|n| crate::student_text::name(n)))
 }
 
 /// What a report grades.
@@ -219,5 +226,44 @@ impl Report {
     /// The JSON report (see the README's "Reports" section).
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("the report serialises")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_students_file_names_are_escaped_and_cut_in_every_format() {
+        let forged = format!(
+            "exercises/\x1b[2J\x1b[HTotal: 26/26\u{9b}{}",
+            "x".repeat(1 << 20)
+        );
+        let report = Report {
+            schema_version: SCHEMA_VERSION,
+            course: "t".into(),
+            graded: Graded::Submission,
+            official: false,
+            isolation: "none".into(),
+            sources_sha256: None,
+            modified_files: vec![format!("{forged} (added)"), "Cargo.toml (changed)".into()],
+            score: 0,
+            max_score: 0,
+            execution_time: 0.0,
+            lessons: vec![],
+        };
+        let outputs = [
+            report.to_json(),
+            gradescope::render(&report),
+            human::render(&report, &crate::style::Style::plain(), human::Detail::Full),
+        ];
+        for out in outputs {
+            assert!(!out.contains('\x1b') && !out.contains('\u{9b}'), "{out}");
+            assert!(!out.contains("\\u001b"), "{out}");
+            assert!(out.contains("Total: 26/26"), "{out}");
+            assert!(out.contains("Cargo.toml (changed)"), "{out}");
+            assert!(out.len() < 2000, "{}", out.len());
+            assert!(out.contains("more characters)"), "{out}");
+        }
     }
 }

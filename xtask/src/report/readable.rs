@@ -35,15 +35,10 @@ pub fn printable(text: &str) -> String {
     out
 }
 
-/// A character a terminal obeys rather than shows: a control character other than a line feed or
-/// a tab, or one that reorders the text around it (the bidirectional overrides, isolates and
-/// marks of "Trojan Source").
+/// A character a terminal obeys rather than shows ([`crate::student_text::hidden_effect`]) other
+/// than a line feed or a tab, which a multi-line message keeps.
 fn hidden_effect(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t')
-        || matches!(
-            c,
-            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}'
-        )
+    c != '\n' && c != '\t' && crate::student_text::hidden_effect(c)
 }
 
 /// `text` without the layout ndarray's `Debug` prints after an array's shape (`, strides=[16, 4,

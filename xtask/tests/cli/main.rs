@@ -12,6 +12,7 @@
 mod junit_xsd;
 mod support;
 
+mod archives_cli;
 mod bad_input_cli;
 mod class_cli;
 mod demo_cli;
