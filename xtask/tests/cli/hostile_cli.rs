@@ -328,17 +328,8 @@ impl Mode {
     }
 }
 
-/// The JSON report of `grade --submission DIR EXTRA…` in `course`, stopped after `limit_secs`.
-fn graded_submission(
-    course: &Scratch,
-    dir: &OutDir,
-    extra: &[&str],
-    limit_secs: u64,
-) -> serde_json::Value {
-    graded_submission_in(Mode::Landlock, course, dir, extra, limit_secs)
-}
-
-/// [`graded_submission`] in `mode`.
+/// The JSON report of `grade --submission DIR EXTRA…` in `course` in `mode`, stopped after
+/// `limit_secs`.
 fn graded_submission_in(
     mode: Mode,
     course: &Scratch,
@@ -784,8 +775,17 @@ fn leaking_exercises(course: &Scratch, dir: &str, first_lines: &str) -> String {
 /// reads, and refuses a file it cannot read.
 #[test]
 fn a_shebang_line_does_not_hide_a_file_from_the_scan() {
-    let course = Scratch::new("hostile-shebang");
-    if !support::has_sandbox() {
+    shebang_line(Mode::Landlock);
+}
+
+#[test]
+fn a_shebang_line_does_not_hide_a_file_from_the_scan_in_a_container() {
+    shebang_line(Mode::Container);
+}
+
+fn shebang_line(mode: Mode) {
+    let course = Scratch::new(&format!("hostile-shebang-{mode:?}"));
+    if !mode.available() {
         return;
     }
     let sub = OutDir::new("shebang-submission");
@@ -798,7 +798,7 @@ fn a_shebang_line_does_not_hide_a_file_from_the_scan() {
         leaking_exercises(&course, l6, "\u{feff}#!/usr/bin/env x\r\n"),
     )
     .unwrap();
-    let report = graded_submission(&course, &sub, &[], 600);
+    let report = graded_submission_in(mode, &course, &sub, &[], 600);
     let hidden = std::fs::read_to_string(
         course
             .root
@@ -826,8 +826,17 @@ fn a_shebang_line_does_not_hide_a_file_from_the_scan() {
 /// by its path; `rustc` says whether it was there to read.
 #[test]
 fn a_submissions_build_finds_no_other_students_code() {
-    let course = Scratch::new("hostile-other-builds");
-    if !support::has_sandbox() {
+    other_students_code(Mode::Landlock);
+}
+
+#[test]
+fn a_submissions_build_finds_no_other_students_code_in_a_container() {
+    other_students_code(Mode::Container);
+}
+
+fn other_students_code(mode: Mode) {
+    let course = Scratch::new(&format!("hostile-other-builds-{mode:?}"));
+    if !mode.available() {
         return;
     }
     let (l2, l3) = ("lesson02-split-heads", "lesson03-parallel-attention");
@@ -838,7 +847,7 @@ fn a_submissions_build_finds_no_other_students_code() {
     // Another test's build may come between (and, as this one's will, clear Alice's away).
     let library = (0..3)
         .find_map(|_| {
-            let report = graded_submission(&course, &alice, &["2"], 600);
+            let report = graded_submission_in(mode, &course, &alice, &["2"], 600);
             assert_eq!(report["lessons"][0]["build"], "ok", "{report:#}");
             std::fs::read_dir(&deps).unwrap().flatten().find_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
@@ -853,7 +862,7 @@ fn a_submissions_build_finds_no_other_students_code() {
         l3,
         &format!("#[path = {:?}]\nmod alices;", library.display().to_string()),
     );
-    let report = graded_submission(&course, &bob, &["3"], 600);
+    let report = graded_submission_in(mode, &course, &bob, &["3"], 600);
     let output = report["lessons"][0]["compiler_output"].as_str().unwrap();
     assert!(
         output.contains("No such file or directory") && !output.contains("UTF-8"),
