@@ -191,6 +191,30 @@ pub fn resolve(dir: &Path, course: &Course) -> Result<PathBuf> {
     ))
 }
 
+/// The folder to grade for the submission at `path`, the one way every grading path reads a
+/// submission (`--submission`, `--submissions`' entries, the Gradescope bundle): a folder, or a
+/// `.zip`/`.tar.gz` unpacked into a scratch folder (returned, to keep until grading ends), then
+/// [`resolve`]d: a handout, its `exercises/` folder alone, or either one folder down.
+pub fn open(path: &Path, course: &Course) -> Result<(Option<crate::fsutil::TempDir>, PathBuf)> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Ok((None, resolve(path, course)?)),
+        Ok(_) => {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            let (kind, _) = archive::kind(&name).with_context(|| {
+                format!(
+                    "`{}` is not a folder, a .zip or a .tar.gz: nothing to grade",
+                    student_text::name(&name)
+                )
+            })?;
+            let scratch = crate::fsutil::scratch_dir("batch-unpacked")?;
+            archive::extract(path, kind, scratch.path(), archive::Limits::default())?;
+            let dir = resolve(scratch.path(), course)?;
+            Ok((Some(scratch), dir))
+        }
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
 /// Unpacks (when needed) and grades one entry with the target directory `target`.
 fn grade_entry(
     root: &Path,
@@ -199,38 +223,19 @@ fn grade_entry(
     opts: &Options,
     target: &Path,
 ) -> Result<Report> {
-    let scratch;
-    let dir = match std::fs::metadata(&entry.path) {
-        Ok(m) if m.is_dir() => resolve(&entry.path, course)?,
-        Ok(_) => {
-            let name = entry.path.file_name().unwrap_or_default().to_string_lossy();
-            let (kind, _) = archive::kind(&name).with_context(|| {
-                format!(
-                    "`{}` is not a folder, a .zip or a .tar.gz: nothing to grade",
-                    student_text::name(&name)
-                )
-            })?;
-            scratch = crate::fsutil::scratch_dir("batch-unpacked")?;
-            archive::extract(
-                &entry.path,
-                kind,
-                scratch.path(),
-                archive::Limits::default(),
-            )?;
-            resolve(scratch.path(), course)?
-        }
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", entry.path.display())),
-    };
+    let (_unpacked, dir) = open(&entry.path, course)?;
     let mut opts = opts.clone();
     opts.target_dir = Some(target.to_path_buf());
     opts.progress = false;
-    crate::submission::grade(
+    let mut report = crate::submission::grade(
         root,
         course,
         &dir,
         &opts,
         &crate::submission::SubmissionOptions::default(),
-    )
+    )?;
+    report.student = Some(entry.id.clone());
+    Ok(report)
 }
 
 fn row(id: &str, result: Result<Report>, max: u32, seconds: f64) -> Row {

@@ -144,6 +144,7 @@ mod tests {
             graded: Graded::Exercises,
             official: true,
             isolation: "none".into(),
+            student: None,
             sources_sha256: None,
             modified_files: vec![],
             score: 0,

@@ -554,6 +554,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
         },
         official: modified_files.is_empty(),
         isolation,
+        student: None,
         sources_sha256: None,
         modified_files,
         score: reports.iter().map(|l| l.score).sum(),

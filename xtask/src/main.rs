@@ -164,6 +164,10 @@ enum Cmd {
         /// With --submission: keep a copy of the graded sources and the JSON report in DIR.
         #[arg(long, value_name = "DIR", requires = "submission")]
         keep: Option<PathBuf>,
+        /// With --submission: whose submission it is, carried into every report (default: the
+        /// folder's or archive's name).
+        #[arg(long, value_name = "ID", requires = "submission")]
+        student: Option<String>,
         /// Write the report to FILE; a short summary still goes to the terminal.
         #[arg(long, value_name = "FILE")]
         output: Option<PathBuf>,
@@ -510,6 +514,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             submission,
             allow_unsandboxed,
             keep,
+            student,
             submissions,
             gradebook,
             reports,
@@ -562,7 +567,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             // Only the full grader's submission grading reads these.
             #[cfg(not(feature = "instructor"))]
-            let _ = (allow_unsandboxed, keep, gradebook, reports);
+            let _ = (allow_unsandboxed, keep, gradebook, reports, &student);
             let opts = grade::Options {
                 solutions,
                 lesson,
@@ -592,16 +597,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             let report = match &submission {
                 #[cfg(feature = "instructor")]
-                Some(dir) => submission::grade(
-                    &root,
-                    &course,
-                    dir,
-                    &opts,
-                    &submission::SubmissionOptions {
-                        allow_unsandboxed,
-                        keep,
-                    },
-                )?,
+                Some(path) => {
+                    // As a class run reads its entries: an archive, a handout or its
+                    // `exercises/` folder, one folder down or not.
+                    let (_unpacked, dir) = batch::open(path, &course)?;
+                    let mut report = submission::grade(
+                        &root,
+                        &course,
+                        &dir,
+                        &opts,
+                        &submission::SubmissionOptions {
+                            allow_unsandboxed,
+                            keep,
+                        },
+                    )?;
+                    report.student = student.or_else(|| submission::default_id(path));
+                    report
+                }
                 #[cfg(not(feature = "instructor"))]
                 Some(_) => unreachable!("relaunched with the instructor feature"),
                 None => grade::grade(&root, &course, &opts)?,

@@ -15,7 +15,6 @@
 //! * `AUTOGRADER_GRADER`: a grader binary to use instead of building `xtask`.
 //! * `CARGO_TARGET_DIR`: where to build (default `$AUTOGRADER_ROOT/source/target`).
 
-use crate::course::Course;
 use crate::fsutil;
 use anyhow::{Context as _, Result};
 use std::io::Write;
@@ -77,13 +76,9 @@ trap 'rm -rf "$SCRATCH"' EXIT
     )
 }
 
-/// `run_autograder`: grades `/autograder/submission` (or the only folder inside it) and always
-/// leaves a valid `results.json`.
-pub fn run_script(lesson_dirs: &[&str]) -> String {
-    let patterns: Vec<String> = lesson_dirs
-        .iter()
-        .map(|d| format!("\"$1/{d}\" \"$1/exercises/{d}\""))
-        .collect();
+/// `run_autograder`: grades `/autograder/submission` (read as `grade --submission` reads any
+/// submission: `crate::batch::open`) and always leaves a valid `results.json`.
+pub fn run_script() -> String {
     format!(
         r#"#!/usr/bin/env bash
 # Gradescope runs this for every submission: official grading of /autograder/submission into
@@ -117,19 +112,8 @@ fail() {{
   exit 0
 }}
 
-has_lessons() {{
-  for d in {lessons}; do [ -d "$d" ] && return 0; done
-  return 1
-}}
-
-# A submission zipped as a folder: grade the only folder inside it.
-if ! has_lessons "$SUB"; then
-  mapfile -t inner < <(find "$SUB" -mindepth 1 -maxdepth 1 -type d ! -name '.*' ! -name __MACOSX)
-  if [ "${{#inner[@]}}" -eq 1 ] && has_lessons "${{inner[0]}}"; then
-    SUB="${{inner[0]}}"
-  fi
-fi
-
+# The grader reads the submission as a class run reads its entries (a handout, its exercises/
+# folder alone, either zipped as a folder one level down).
 cd "$COURSE" || fail "the course is missing from the autograder ($COURSE)"
 GRADER="${{AUTOGRADER_GRADER:-}}"
 if [ -z "$GRADER" ]; then
@@ -143,16 +127,14 @@ if [ "$code" -gt 1 ] || [ ! -s "$RESULTS/results.json" ]; then
 fi
 cat "$LOG"
 exit 0
-"#,
-        lessons = patterns.join(" ")
+"#
     )
 }
 
 /// Writes the bundle to `out`; returns the number of files in it.
-pub fn bundle(root: &Path, course: &Course, out: &Path) -> Result<usize> {
+pub fn bundle(root: &Path, out: &Path) -> Result<usize> {
     crate::bless::require_solutions(root)?;
     let files = fsutil::files_under(root, root, &|rel, _| left_out(rel));
-    let dirs: Vec<&str> = course.lessons.iter().map(|l| l.dir.as_str()).collect();
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
@@ -168,7 +150,7 @@ pub fn bundle(root: &Path, course: &Course, out: &Path) -> Result<usize> {
         .with_context(cannot_write)?;
     zip.start_file("run_autograder", exe)
         .with_context(cannot_write)?;
-    zip.write_all(run_script(&dirs).as_bytes())
+    zip.write_all(run_script().as_bytes())
         .with_context(cannot_write)?;
     for f in &files {
         let bytes = std::fs::read(root.join(f)).with_context(|| format!("cannot read {f}"))?;

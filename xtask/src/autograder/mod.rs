@@ -97,7 +97,7 @@ pub fn run(root: &Path, course: &Course, platform: Platform) -> Result<ExitCode>
         Platform::Gradescope { .. } => unreachable!("relaunched with the instructor feature"),
         #[cfg(feature = "instructor")]
         Platform::Gradescope { out } => {
-            let n = gradescope::bundle(root, course, &out)?;
+            let n = gradescope::bundle(root, &out)?;
             println!(
                 "wrote the Gradescope autograder to {} ({n} files; Rust {})",
                 out.display(),

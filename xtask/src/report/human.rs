@@ -168,6 +168,9 @@ pub fn render(report: &Report, style: &Style, detail: Detail) -> String {
         ""
     };
     let _ = writeln!(out, "{}{what}", style.bold(&report.course));
+    if let Some(student) = &report.student {
+        let _ = writeln!(out, "Student: {}", crate::student_text::name(student));
+    }
     let mut explained = HashSet::new();
     for lesson in &report.lessons {
         let _ = writeln!(

@@ -24,8 +24,16 @@ pub struct Report {
     /// False when checks, snapshots or the course file differ from the instructors' manifest, or
     /// (submissions) when the checks ran without a sandbox.
     pub official: bool,
-    /// How check processes were isolated: `landlock-abi-N`, or `none`.
+    /// How check processes were isolated: `landlock-abi-N`, `container-uid` or `none`.
     pub isolation: String,
+    /// Submissions: whose they are (`grade --submission DIR --student ID`, by default the
+    /// folder's or archive's name; a class run's id). The student's words: written escaped and
+    /// cut ([`crate::student_text::name`]).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "student_name"
+    )]
+    pub student: Option<String>,
     /// Submissions: SHA-256 over the graded student sources (see `manifest::sources_digest`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sources_sha256: Option<String>,
@@ -41,6 +49,14 @@ pub struct Report {
     pub execution_time: f64,
     /// One entry per graded lesson.
     pub lessons: Vec<LessonReport>,
+}
+
+/// A student's id as [`crate::student_text::name`] shows it.
+fn student_name<S: serde::Serializer>(id: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    match id {
+        Some(id) => s.serialize_str(&crate::student_text::name(id)),
+        None => s.serialize_none(),
+    }
 }
 
 /// `names` as [`crate::student_text::name`] shows them.
@@ -245,6 +261,7 @@ mod tests {
             graded: Graded::Submission,
             official: false,
             isolation: "none".into(),
+            student: Some(forged.clone()),
             sources_sha256: None,
             modified_files: vec![format!("{forged} (added)"), "Cargo.toml (changed)".into()],
             score: 0,

@@ -5,7 +5,9 @@
 //!
 //! To keep the suite short, the class is graded on lesson 1 only (`grade --submissions DIR 1`).
 
-use crate::support::{self, OutDir, Scratch, assert_valid_report, shared_target, which, xtask_in};
+use crate::support::{
+    self, OutDir, Scratch, assert_valid_report, json_of, shared_target, which, xtask_in,
+};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -534,7 +536,7 @@ fn the_gradescope_bundle_grades_a_nested_submission_and_reports_errors() {
     assert_eq!(r["score"].as_u64(), Some(0));
     let output = r["output"].as_str().unwrap();
     assert!(output.contains("could not grade"), "{output}");
-    assert!(output.contains("holds no lesson"), "{output}");
+    assert!(output.contains("not a submission of this course"), "{output}");
 
     // A handout zipped as a folder (nested one level), lesson 1 solved, lesson 3 broken.
     std::fs::remove_dir_all(root.join("submission")).unwrap();
@@ -1068,4 +1070,89 @@ fn a_student_cannot_swap_the_build_later_students_reuse() {
         graded_checks(&reports, "c-last"),
         graded_checks(&reports, "a-first")
     );
+}
+
+/// One way to read a submission: `--submission` takes what a class run's entries may be (a
+/// handout, its `exercises/` folder alone, an archive of either, one folder down), grades each the
+/// same and lists no modified file for an untouched handout, whatever the path; the Gradescope
+/// bundle too (an `exercises/`-only submission was shown 169 "deleted" files there). The report
+/// names the student: `--student`, else the folder's or archive's name.
+#[test]
+fn a_submission_reads_the_same_through_every_path() {
+    let course = Scratch::new("one-way");
+    if !support::has_sandbox() {
+        return;
+    }
+    let work = OutDir::new("one-way");
+    let full = work.path.join("alice-handout");
+    handout(&course, &full);
+    solve_lesson01(&course, &full.join("exercises"));
+    // Only the `exercises/` folder, as a student may upload it.
+    let only = work.path.join("bob");
+    std::fs::create_dir_all(&only).unwrap();
+    std::process::Command::new("cp")
+        .arg("-r")
+        .arg(full.join("exercises"))
+        .arg(&only)
+        .status()
+        .unwrap();
+    let zipped = work.path.join("carol.zip");
+    zip_dir(&only, "carol/", &zipped);
+    let tarred = work.path.join("dan.tar.gz");
+    tar_dir(&full, "", &tarred);
+    let graded = |path: &Path, extra: &[&str]| {
+        let args = [
+            &["grade", "--submission", path.to_str().unwrap(), "1"][..],
+            extra,
+            &["--format", "json"],
+        ]
+        .concat();
+        json_of(&course.xtask(&args).output().unwrap())
+    };
+    let mut scores = Vec::new();
+    for (path, id) in [
+        (&full, "alice-handout"),
+        (&only, "bob"),
+        (&only.join("exercises"), "exercises"),
+        (&zipped, "carol"),
+        (&tarred, "dan"),
+    ] {
+        let r = graded(path, &[]);
+        assert_eq!(
+            r["modified_files"],
+            serde_json::json!([]),
+            "{}: {r:#}",
+            path.display()
+        );
+        assert_eq!(r["official"], true, "{}", path.display());
+        assert_eq!(r["student"], id, "{}", path.display());
+        scores.push(r["score"].as_u64().unwrap());
+    }
+    assert!(
+        scores[0] > 0 && scores.iter().all(|s| *s == scores[0]),
+        "{scores:?}"
+    );
+    let r = graded(&only, &["--student", "bob@example.edu"]);
+    assert_eq!(r["student"], "bob@example.edu");
+
+    // Gradescope, with only `exercises/` uploaded.
+    let root = work.path.join("autograder");
+    gradescope_root(&course, &root);
+    std::process::Command::new("cp")
+        .arg("-r")
+        .arg(only.join("exercises"))
+        .arg(root.join("submission"))
+        .status()
+        .unwrap();
+    let r = run_autograder(&root);
+    let output = r["output"].as_str().unwrap_or_default();
+    assert!(!output.contains("(deleted)"), "{output}");
+    let l1: u64 = r["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["name"].as_str().unwrap().starts_with("lesson01 /"))
+        .map(|t| t["score"].as_u64().unwrap())
+        .sum();
+    assert_eq!(l1, scores[0], "{r:#}");
 }
