@@ -305,6 +305,13 @@ pub fn grade(
     Ok(report)
 }
 
+/// The student id a submission at `path` gets when none is given: its name, without an archive's
+/// extension (`alice.zip` is `alice`), as a class run names its entries.
+pub fn default_id(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    Some(crate::archive::kind(&name).map_or(name.clone(), |(_, stem)| stem.to_owned()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,11 +329,4 @@ mod tests {
         assert!(ignored("x/y.snap.new"));
         assert!(!ignored("exercises/lesson01-a/tests/snapshots/a.snap"));
     }
-}
-
-/// The student id a submission at `path` gets when none is given: its name, without an archive's
-/// extension (`alice.zip` is `alice`), as a class run names its entries.
-pub fn default_id(path: &Path) -> Option<String> {
-    let name = path.file_name()?.to_string_lossy().into_owned();
-    Some(crate::archive::kind(&name).map_or(name.clone(), |(_, stem)| stem.to_owned()))
 }
