@@ -282,9 +282,20 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         .map(|l| (l.id.clone(), l.max_points()))
         .collect();
     let max: u32 = lessons.iter().map(|(_, m)| m).sum();
+    crate::preflight::check(root, course)?;
     let list = entries(dir)?;
     if list.is_empty() {
         bail!("{} holds no submission", dir.display());
+    }
+    // `bob/`, `bob.zip` and `bob.tgz` would share a gradebook row's id and a report's name.
+    if let Some(pair) = list.windows(2).find(|pair| pair[0].id == pair[1].id) {
+        bail!(
+            "two submissions would get the id `{}`: {} and {}: nothing was graded\n  help: rename \
+             one of them",
+            student_text::name(&pair[0].id),
+            student_text::name(&pair[0].path.display().to_string()),
+            student_text::name(&pair[1].path.display().to_string())
+        );
     }
     let base = opts
         .grade

@@ -141,18 +141,24 @@ impl Problem {
 
     /// The 1-based line of `text` (the course file) the problem is on, when it can be found.
     pub fn line(&self, text: &str) -> Option<usize> {
-        let lines: Vec<&str> = text.lines().collect();
-        let start = match &self.after {
-            Some(after) => lines.iter().position(|l| l.contains(after.as_str()))?,
-            None => 0,
-        };
-        let found = lines[start..]
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.contains(self.needle.as_str()))
-            .nth(self.nth - 1)?;
-        Some(start + found.0 + 1)
+        line_of(text, self.after.as_deref(), &self.needle, self.nth)
     }
+}
+
+/// The 1-based line of `text` holding `needle` for the `nth` time at or after the first line
+/// holding `after` (from the start without it).
+pub fn line_of(text: &str, after: Option<&str>, needle: &str, nth: usize) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = match after {
+        Some(after) => lines.iter().position(|l| l.contains(after))?,
+        None => 0,
+    };
+    let found = lines[start..]
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains(needle))
+        .nth(nth.checked_sub(1)?)?;
+    Some(start + found.0 + 1)
 }
 
 impl std::fmt::Display for Problem {

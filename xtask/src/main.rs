@@ -48,6 +48,8 @@ mod manifest;
 mod misconception;
 mod outside_sources;
 mod plan;
+#[cfg(feature = "instructor")]
+mod preflight;
 mod progress;
 mod refused;
 mod report;
@@ -598,6 +600,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let report = match &submission {
                 #[cfg(feature = "instructor")]
                 Some(path) => {
+                    preflight::check(&root, &course)?;
                     // As a class run reads its entries: an archive, a handout or its
                     // `exercises/` folder, one folder down or not.
                     let (_unpacked, dir) = batch::open(path, &course)?;

@@ -536,7 +536,10 @@ fn the_gradescope_bundle_grades_a_nested_submission_and_reports_errors() {
     assert_eq!(r["score"].as_u64(), Some(0));
     let output = r["output"].as_str().unwrap();
     assert!(output.contains("could not grade"), "{output}");
-    assert!(output.contains("not a submission of this course"), "{output}");
+    assert!(
+        output.contains("not a submission of this course"),
+        "{output}"
+    );
 
     // A handout zipped as a folder (nested one level), lesson 1 solved, lesson 3 broken.
     std::fs::remove_dir_all(root.join("submission")).unwrap();
@@ -1155,4 +1158,84 @@ fn a_submission_reads_the_same_through_every_path() {
         .map(|t| t["score"].as_u64().unwrap())
         .sum();
     assert_eq!(l1, scores[0], "{r:#}");
+}
+
+/// A mistake in the instructors' course stops a class run before any submission is touched, with
+/// the file and line (a misspelled lesson folder gave every student 0 on that lesson, exit 0); two
+/// entries that would share an id are refused, naming both. Exit 2, nothing written either way.
+#[test]
+fn a_class_run_refuses_a_broken_course_and_clashing_ids_before_grading() {
+    let course = Scratch::new("preflight");
+    let work = OutDir::new("preflight");
+    let class = work.path.join("class");
+    handout(&course, &class.join("bob"));
+    let gradebook = work.path.join("grades.csv");
+    let reports = work.path.join("reports");
+    let run = || {
+        course
+            .xtask(&[
+                "grade",
+                "--submissions",
+                class.to_str().unwrap(),
+                "--gradebook",
+                gradebook.to_str().unwrap(),
+                "--reports",
+                reports.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap()
+    };
+    let refused = |out: &std::process::Output, says: &[&str]| {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        for s in says {
+            assert!(stderr.contains(s), "{s}: {stderr}");
+        }
+        assert!(
+            !gradebook.exists() && !reports.exists(),
+            "something was written"
+        );
+    };
+    // A lesson folder misspelled in course.toml.
+    let text = course.read("course.toml");
+    let line = text
+        .lines()
+        .position(|l| l == "dir = \"lesson03-parallel-attention\"")
+        .unwrap()
+        + 1;
+    course.write(
+        "course.toml",
+        &text.replacen(
+            "dir = \"lesson03-parallel-attention\"",
+            "dir = \"lesson03-paralel-attention\"",
+            1,
+        ),
+    );
+    refused(
+        &run(),
+        &[&format!(
+            "course.toml:{line}: lesson `lesson03` names the folder"
+        )],
+    );
+    // A check renamed in course.toml only.
+    let renamed = text.replacen(
+        "name = \"head_size_of_gpt2_small\"",
+        "name = \"head_size_of_gpt2_smal\"",
+        1,
+    );
+    assert_ne!(renamed, text);
+    course.write("course.toml", &renamed);
+    refused(
+        &run(),
+        &[
+            "the check `head_size_of_gpt2_smal` is no test function of exercises/lesson02-split-heads/tests/checks.rs",
+        ],
+    );
+    course.write("course.toml", &text);
+    // `bob/` and `bob.zip`.
+    zip_dir(&class.join("bob"), "", &class.join("bob.zip"));
+    refused(
+        &run(),
+        &["two submissions would get the id `bob`", "bob.zip"],
+    );
 }
