@@ -91,7 +91,7 @@ fn forget_earlier_submissions(
         .map(|l| l.id.as_str())
         .filter(|id| !same(id))
         .collect();
-    // `lesson02-<hash>`, `liblesson02-<hash>.rlib`, `lesson02_hidden-<hash>`, `lesson02.d`, ...
+    // `<id>-<hash>`, `lib<id>-<hash>.rlib`, `<id>_hidden-<hash>`, `<id>.d`, ...
     let of_a_lesson = |name: &str| {
         let name = name.strip_prefix("lib").unwrap_or(name);
         ids.iter().any(|id| {

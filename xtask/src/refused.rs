@@ -36,10 +36,6 @@ const REFUSED: &[(&str, &str)] = &[
         "`include_bytes!` (it reads files at compile time)",
     ),
     (
-        "include",
-        "`include!` (it reads files at compile time; an item named `include` counts too: rename it)",
-    ),
-    (
         "debugger_visualizer",
         "`debugger_visualizer` (it copies a file into the program at compile time)",
     ),
@@ -161,7 +157,6 @@ mod tests {
             "const B: &[u8] = include_bytes!(\"data.txt\");",
             "include_bytes",
         ),
-        ("const S: &str = concat!(include!(\"lit.rs\"));", "include"),
         (
             "#![debugger_visualizer(gdb_script_file = \"data.txt\")]\npub fn f() {}",
             "debugger_visualizer",
@@ -204,7 +199,6 @@ mod tests {
     fn every_spelling_rustc_compiles_is_refused_for_its_construct() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("data.txt"), "secret").unwrap();
-        std::fs::write(dir.path().join("lit.rs"), "\"secret\"").unwrap();
         for (i, (text, ident)) in SPELLINGS.iter().enumerate() {
             let file = dir.path().join(format!("s{i}.rs"));
             std::fs::write(&file, text).unwrap();
