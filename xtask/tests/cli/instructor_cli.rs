@@ -639,3 +639,47 @@ fn check_runs_the_solutions_own_tests() {
     );
     assert!(report.contains("Not ready"), "{report}");
 }
+
+/// The handout made from the real course (its docs and README included, which scratch copies
+/// leave out) names no hidden check and no hidden target anywhere.
+#[test]
+fn the_real_handout_names_no_hidden_check() {
+    let root = crate::support::course_root();
+    let course = std::fs::read_to_string(root.join("course.toml")).unwrap();
+    // Each hidden check's name, and its lesson's hidden test target (`<lesson id>_hidden`).
+    let mut names = std::collections::BTreeSet::new();
+    let mut lesson = "";
+    for line in course.lines() {
+        if let Some(id) = line
+            .strip_prefix("id = \"")
+            .and_then(|r| r.strip_suffix('"'))
+        {
+            lesson = id;
+        }
+        if line.contains("hidden = true")
+            && let Some(name) = line
+                .split("name = \"")
+                .nth(1)
+                .and_then(|r| r.split('"').next())
+        {
+            names.insert(name.to_owned());
+            names.insert(format!("{lesson}_hidden"));
+        }
+    }
+    assert!(
+        !names.is_empty(),
+        "course.toml lists no hidden check: nothing to look for"
+    );
+    let out = OutDir::new("real-handout");
+    xtask_in(&root, &["dist", out.arg()]).assert().success();
+    for (path, bytes) in tree_of(&out.path) {
+        let text = String::from_utf8_lossy(&bytes);
+        for name in &names {
+            assert!(
+                !text.contains(name.as_str()),
+                "{} names `{name}`",
+                path.display()
+            );
+        }
+    }
+}
