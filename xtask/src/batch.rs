@@ -374,13 +374,21 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
     })
 }
 
-/// The gradebook: `id,total,max,<lesson ids…>,official,modified_files,isolation,error`. The `id`
-/// and `error` cells quote the student's names: they are escaped and cut
+/// The gradebook: `id,total,max,status,<lesson id>,<lesson id> max…,official,modified_files,
+/// isolation,error`; `status` is `ok`, `compile_error (<lesson ids>)` or `error` (then the `error`
+/// cell says why). The `id` and `error` cells quote the student's names: they are escaped and cut
 /// ([`student_text::message`]), so the file holds no control character but its line ends.
 pub fn gradebook_csv(batch: &Batch) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header = vec!["id".to_owned(), "total".into(), "max".into()];
-    header.extend(batch.lessons.iter().map(|(id, _)| id.clone()));
+    let mut header = vec![
+        "id".to_owned(),
+        "total".into(),
+        "max".into(),
+        "status".into(),
+    ];
+    for (id, _) in &batch.lessons {
+        header.extend([id.clone(), format!("{id} max")]);
+    }
     header.extend(["official", "modified_files", "isolation", "error"].map(String::from));
     w.write_record(&header)?;
     for r in &batch.rows {
@@ -388,13 +396,14 @@ pub fn gradebook_csv(batch: &Batch) -> Result<String> {
             inert_cell(&student_text::message(&r.id)),
             r.score.to_string(),
             r.max.to_string(),
+            status(r),
         ];
-        rec.extend(
-            batch
-                .lessons
-                .iter()
-                .map(|(id, _)| r.lessons.get(id).copied().unwrap_or(0).to_string()),
-        );
+        for (id, max) in &batch.lessons {
+            rec.extend([
+                r.lessons.get(id).copied().unwrap_or(0).to_string(),
+                max.to_string(),
+            ]);
+        }
         rec.push(r.official.to_string());
         rec.push(r.modified.to_string());
         rec.push(r.isolation.clone());
@@ -405,6 +414,25 @@ pub fn gradebook_csv(batch: &Batch) -> Result<String> {
     }
     let bytes = w.into_inner()?;
     Ok(String::from_utf8(bytes)?)
+}
+
+/// A row's `status` cell: `error` when it could not be graded, `compile_error (<lesson ids>)`
+/// when a lesson did not compile, else `ok`.
+fn status(row: &Row) -> String {
+    let Some(report) = &row.report else {
+        return "error".to_owned();
+    };
+    let broken: Vec<&str> = report
+        .lessons
+        .iter()
+        .filter(|l| l.build == crate::report::Build::CompileError)
+        .map(|l| l.id.as_str())
+        .collect();
+    if broken.is_empty() {
+        "ok".to_owned()
+    } else {
+        format!("compile_error ({})", broken.join(" "))
+    }
 }
 
 /// A text cell that a spreadsheet shows as text: one that starts like a formula (`=`, `+`, `-`,
@@ -570,9 +598,9 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "\"'=HYPERLINK(\"\"http://x\"\")\",0,10,0,false,0,none,'+1",
-                "'@sum,0,10,0,false,0,none,\"'-2, \\t\"",
-                "a=b,0,10,0,false,0,none,ok-ish",
+                "\"'=HYPERLINK(\"\"http://x\"\")\",0,10,error,0,10,false,0,none,'+1",
+                "'@sum,0,10,error,0,10,false,0,none,\"'-2, \\t\"",
+                "a=b,0,10,error,0,10,false,0,none,ok-ish",
             ]
         );
     }
@@ -623,8 +651,9 @@ mod tests {
         let csv = gradebook_csv(&batch).unwrap();
         assert_eq!(
             csv,
-            "id,total,max,lesson01,lesson02,official,modified_files,isolation,error\n\
-             bob,0,15,0,0,false,0,none,\"bad, \"\"zip\"\"\"\n"
+            "id,total,max,status,lesson01,lesson01 max,lesson02,lesson02 max,official,\
+             modified_files,isolation,error\n\
+             bob,0,15,error,0,10,0,5,false,0,none,\"bad, \"\"zip\"\"\"\n"
         );
     }
 }

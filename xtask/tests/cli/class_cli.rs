@@ -307,7 +307,12 @@ fn a_class_is_graded_row_by_row() {
         );
         assert_eq!(num(id, "total"), 0, "{id}");
         assert_eq!(by_id[id]["official"], "false", "{id}");
+        assert_eq!(by_id[id]["status"], "error", "{id}");
     }
+    // What the status column says of the others, and each lesson's maximum beside its points.
+    assert_eq!(by_id["broken"]["status"], "compile_error (lesson01)");
+    assert_eq!(by_id["full"]["status"], "ok");
+    assert_eq!(by_id["full"]["lesson01 max"], by_id["full"]["max"]);
 
     // One report per graded student, each valid against the published schema.
     let written: BTreeSet<String> = std::fs::read_dir(&reports)
