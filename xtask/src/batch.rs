@@ -5,7 +5,7 @@
 //! name without its archive extension. Each submission is graded by the official single-submission
 //! grader ([`crate::submission::grade`]), which only ever reads the student's folder; archives are
 //! unpacked into a scratch folder first ([`crate::archive`]). A submission that cannot be graded
-//! (not a course, a bad archive, a path out of the archive, a symbolic link out of the folder, a
+//! (not a course, a bad archive, a path out of the archive, a symbolic link in the folder, a
 //! grading error) gets a row with its error and zero points, and the batch goes on.
 //!
 //! Submissions run `jobs` at a time in one target directory. Their builds take turns under the
@@ -155,7 +155,8 @@ fn is_submission(dir: &Path, course: &Course) -> bool {
 /// The folder to grade inside `dir`: `dir` itself, or its only sub-folder (a submission zipped
 /// as a folder).
 pub fn resolve(dir: &Path, course: &Course) -> Result<PathBuf> {
-    if let Some(link) = archive::escaping_link(dir) {
+    // A link out is named as such; any other link is refused too (see `submission::find_link`).
+    if let Some(link) = archive::escaping_link(dir).or_else(|| crate::submission::find_link(dir)) {
         return Err(anyhow!(link));
     }
     // A folder holding only `exercises/` (no handout around it) is graded as that folder, so the

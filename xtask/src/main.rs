@@ -363,6 +363,8 @@ fn usage_error(e: &clap::Error) -> String {
 }
 
 fn main() -> ExitCode {
+    // Before anything can start a child: no handle of the caller's reaches a build or a check.
+    sandbox::close_inherited();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // --help, --version, and the help shown for a bare `cargo xtask`, as clap prints them.

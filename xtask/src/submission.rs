@@ -29,12 +29,16 @@ pub struct Submission {
 
 /// Finds the exercises in `dir`: a whole handout (`dir/exercises/<lesson dir>`) or just its
 /// `exercises/` folder (`dir/<lesson dir>`).
+/// Refuses a `dir` holding a symbolic link (see [`find_link`]).
 pub fn locate(dir: &Path, course: &Course) -> Result<Submission> {
     if !dir.is_dir() {
         bail!("{} is not a directory", dir.display());
     }
-    let has_lessons = |d: &Path| course.lessons.iter().any(|l| d.join(&l.dir).is_dir());
-    if dir.join("exercises").is_dir() && has_lessons(&dir.join("exercises")) {
+    if let Some(link) = find_link(dir) {
+        bail!(link);
+    }
+    let has_lessons = |d: &Path| course.lessons.iter().any(|l| real_dir(&d.join(&l.dir)));
+    if real_dir(&dir.join("exercises")) && has_lessons(&dir.join("exercises")) {
         Ok(Submission {
             exercises: dir.join("exercises"),
             handout: Some(dir.to_path_buf()),
@@ -50,6 +54,38 @@ pub fn locate(dir: &Path, course: &Course) -> Result<Submission> {
             dir.display()
         ))
     }
+}
+
+/// The first symbolic link inside the submission `dir`, at any depth, as a message naming it
+/// (relative to `dir`); `None` when there is none. A student's link could lead the grader to any
+/// file it can read, the reference solution included, so a submission holding one is not graded.
+/// `dir` itself may be a link (the instructor names it); folders never read (build output, git)
+/// are not searched.
+pub fn find_link(dir: &Path) -> Option<String> {
+    let mut walk = walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| !(e.file_type().is_dir() && ignored(&e.file_name().to_string_lossy())));
+    // An unreadable folder is not searched: nothing in it can be read to grade either.
+    walk.find_map(|e| {
+        let e = e.ok()?;
+        e.path_is_symlink().then(|| {
+            let rel = e.path().strip_prefix(dir).unwrap_or(e.path());
+            let target = std::fs::read_link(e.path()).unwrap_or_default();
+            format!(
+                "`{}` is a symbolic link (to `{}`): a submission is graded only from its own \
+                 files and folders, never through a link; replace the link with what it points to",
+                rel.display(),
+                target.display()
+            )
+        })
+    })
+}
+
+/// True when `path` is a folder itself, not a link to one.
+fn real_dir(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
 }
 
 /// Files of a student's tree that are never compared: build output, git, insta's pending files.
@@ -144,8 +180,17 @@ pub const MAX_SOURCES_BYTES: u64 = 32 << 20;
 /// [`MAX_SOURCE_BYTES`] without reading more than that.
 fn read_source(path: &Path, name: &str) -> Result<Vec<u8>> {
     use std::io::Read as _;
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        bail!("{name} is not a regular file (a symbolic link?): it is not graded");
+    }
+    let mut options = std::fs::File::options();
+    options.read(true);
+    // The check above and the open are two steps: a link put in between is not followed either.
+    #[cfg(target_os = "linux")]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, nix::libc::O_NOFOLLOW);
+    let file = options
+        .open(path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     let mut bytes = Vec::new();
     file.take(MAX_SOURCE_BYTES + 1)
         .read_to_end(&mut bytes)
@@ -161,9 +206,15 @@ fn read_source(path: &Path, name: &str) -> Result<Vec<u8>> {
 }
 
 /// Whether the files at `a` and `b` have the same contents; a file that cannot be read differs.
-/// Sizes are compared first, so a huge file the student added is never read.
+/// Sizes are compared first, so a huge file the student added is never read. A link is never
+/// followed: it differs from every file.
 fn same_contents(a: &Path, b: &Path) -> bool {
-    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).ok();
+    let size = |p: &Path| {
+        std::fs::symlink_metadata(p)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| m.len())
+    };
     match (size(a), size(b)) {
         (Some(x), Some(y)) if x == y => {
             matches!((std::fs::read(a), std::fs::read(b)), (Ok(x), Ok(y)) if x == y)
@@ -216,7 +267,7 @@ pub fn grade(
     let mut total = 0u64;
     for lesson in &course.lessons {
         let theirs = sub.exercises.join(&lesson.dir).join("src");
-        if !theirs.is_dir() {
+        if !real_dir(&theirs) {
             continue;
         }
         for rel in fsutil::files_under(&theirs, &theirs, &|rel, _| ignored(rel)) {
