@@ -579,46 +579,15 @@ mod imp {
 ///
 /// No jobserver is passed on: a sandboxed build's environment is cleared (it never sees
 /// `MAKEFLAGS`), and a local build's cargo, finding the named descriptors closed, uses a jobserver
-/// of its own. Called first thing in `main`, while this process has a single thread; without
-/// `/proc` (no `/proc/self/fd` to list), every descriptor below the open-files limit is marked.
-#[cfg(target_os = "linux")]
+/// of its own. Called first thing in `main`, while this process has a single thread.
+#[cfg(unix)]
 pub fn close_inherited() {
-    let listed: Option<Vec<i32>> = std::fs::read_dir("/proc/self/fd").ok().map(|dir| {
-        dir.flatten()
-            .filter_map(|e| e.file_name().to_str()?.parse().ok())
-            .collect()
-    });
-    let fds = listed.unwrap_or_else(|| {
-        let (soft, _) = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
-            .unwrap_or((1 << 16, 0));
-        (0..i32::try_from(soft.min(1 << 20)).unwrap_or(1 << 20)).collect()
-    });
-    for fd in fds.into_iter().filter(|&fd| fd > 2) {
-        set_cloexec(fd);
-    }
+    close_fds::set_fds_cloexec(3, &[]);
 }
 
-/// Elsewhere there is no sandbox to keep handles out of, and no `/proc` to list them.
-#[cfg(not(target_os = "linux"))]
+/// Elsewhere no descriptor is inherited by a child unless asked for.
+#[cfg(not(unix))]
 pub fn close_inherited() {}
-
-/// Sets `FD_CLOEXEC` on `fd`; a number that is not open (the listing's own descriptor, closed
-/// by now) is left alone.
-#[cfg(target_os = "linux")]
-#[allow(unsafe_code)]
-fn set_cloexec(fd: i32) {
-    use nix::libc::{F_GETFD, F_SETFD, FD_CLOEXEC, fcntl};
-    // SAFETY: `fcntl` with `F_GETFD`/`F_SETFD` takes a plain integer and touches no memory; on
-    // a number that is not an open descriptor it fails with `EBADF`. Only the descriptor's
-    // close-on-exec flag changes, never the file it refers to, so no owner of it is affected
-    // (std has no safe way to name a descriptor this process did not open itself).
-    unsafe {
-        let flags = fcntl(fd, F_GETFD);
-        if flags >= 0 && flags & FD_CLOEXEC == 0 {
-            fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-        }
-    }
-}
 
 /// This program, to start again as the sandbox. On Linux `/proc/self/exe`, which still runs when
 /// the file was replaced on disk meanwhile (a rebuild during a long grading run).
