@@ -36,8 +36,8 @@ pub fn is_function_name(name: &str) -> bool {
 /// The stub appended to the exercise crate; `@ALLOW@` silences the unused argument when the file
 /// does not already.
 const STUB: &str = r#"
-/// `@NAME@(n)`: the `(n, n)` matrix whose entry `(i, j)` is `i * n + j`, its index in row-major
-/// order.
+/// `@NAME@(n)`: the `(n, n)` matrix whose entry `(i, j)` is `i * n + j`
+/// (its index in row-major order).
 ///
 /// A new exercise's placeholder contract: replace it with the exercise's own (what it computes,
 /// the shapes it takes and returns).
@@ -292,18 +292,21 @@ pub fn run(root: &Path, course: &Course, lesson_key: &str, name: &str) -> Result
         fsutil::write(&root.join(rel), text)?;
         println!("updated {rel}");
     }
-    let course = match Course::load(root) {
-        Ok(c) => c,
-        Err(e) => {
-            for (rel, text) in &originals {
-                fsutil::write(&root.join(rel), text)?;
+    // A half-added exercise would leave the lesson broken: any failure from here puts the files back.
+    let restore = |why: anyhow::Error| -> anyhow::Error {
+        for (rel, text) in &originals {
+            if let Err(e) = fsutil::write(&root.join(rel), text) {
+                return e.context(format!("{why:#}; and {rel} could not be restored"));
             }
-            return Err(e.context("course.toml refused the new exercise; nothing was changed"));
         }
+        why.context(format!(
+            "`{name}` was not added (the files are as they were)"
+        ))
     };
+    let course = Course::load(root).map_err(restore)?;
     let lesson = course
         .find_lesson(id)
-        .context("the lesson is missing from course.toml")?;
+        .ok_or_else(|| restore(anyhow!("the lesson is missing from course.toml")))?;
 
     // The re-export lists and appended code in rustfmt's layout, as `check` wants them.
     let fmt = crate::cargo::command()
@@ -316,16 +319,21 @@ pub fn run(root: &Path, course: &Course, lesson_key: &str, name: &str) -> Result
             &lesson.package(true),
         ])
         .status()
-        .context("could not run cargo fmt")?;
+        .context("could not run cargo fmt")
+        .map_err(restore)?;
     if !fmt.success() {
-        bail!("cargo fmt failed on {id}'s crates: fix what it says, then `cargo xtask bless {id}`");
+        return Err(restore(anyhow!(
+            "cargo fmt failed on {id}'s crates (it says why above)"
+        )));
     }
 
-    let plans = crate::bless::plan(root, &course, &[lesson])?;
-    print!("{}", crate::bless::render(&plans, false));
+    let plans = crate::bless::plan(root, &course, &[lesson]).map_err(restore)?;
     if let Some(why) = plans.iter().find_map(|p| p.refused.as_ref()) {
-        bail!("the exercise is added, but {id}'s snapshots could not be blessed: {why}");
+        return Err(restore(anyhow!(
+            "{id}'s snapshots could not be blessed: {why}"
+        )));
     }
+    print!("{}", crate::bless::render(&plans, false));
     crate::bless::apply(root, &course, &plans)?;
     println!(
         "updated {}\n\nNext:\n  \

@@ -439,7 +439,7 @@ pub fn add_readme_row(readme: &str, row: &str) -> Option<String> {
         .into_iter()
         .filter(|(_, l)| l.trim_start().starts_with('|'))
         .map(|(i, _)| i)
-        .last()?;
+        .next_back()?;
     let mut lines: Vec<&str> = readme.lines().collect();
     lines.insert(last + 1, row);
     let mut out = lines.join("\n");

@@ -655,7 +655,9 @@ fn with_readme(s: &Scratch) {
 fn a_new_exercise_is_ready_once_its_next_steps_are_followed() {
     let s = Scratch::new("new-exercise");
     with_readme(&s);
-    s.xtask(&["new", "rope", "--title", "Rotary embeddings"])
+    // Numbered 9, not the next free 8: the copies share one target folder, and
+    // `a_scaffolded_lesson_passes_check` needs lesson08's builds to be its own.
+    s.xtask(&["new", "lesson09-rope", "--title", "Rotary embeddings"])
         .assert()
         .success();
     let course = s.read("course.toml");
