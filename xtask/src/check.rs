@@ -9,7 +9,8 @@
 //! * every snapshot is what the solutions produce and none is orphaned (`bless --check`),
 //! * every misconception, planted, fails exactly the checks course.toml lists and is named by at
 //!   least one of them,
-//! * `course.toml`, the test functions and the crates agree,
+//! * `course.toml`, the test functions and the crates agree, and README.md's lesson table lists
+//!   course.toml's lessons,
 //! * `checks.sha256` matches the tree.
 
 use crate::bless;
@@ -171,6 +172,10 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
         agree.extend(unlisted_lessons(root, course));
     }
     section("course.toml agrees with the checks and the crates", agree);
+    section(
+        "README.md's lesson table lists course.toml's lessons",
+        crate::scaffold::readme_problems(root, course, &lessons, lesson.is_none()),
+    );
 
     let mut manifest = crate::manifest::differences(root, course);
     if lesson.is_some() {

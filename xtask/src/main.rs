@@ -46,6 +46,8 @@ mod judge;
 mod kept_builds;
 mod manifest;
 mod misconception;
+#[cfg(feature = "instructor")]
+mod new_exercise;
 mod outside_sources;
 mod plan;
 #[cfg(feature = "instructor")]
@@ -240,6 +242,15 @@ enum Cmd {
         /// The lesson's title.
         #[arg(long)]
         title: String,
+    },
+    /// Add an exercise to a lesson: stub, reference, re-exports, course.toml entry with a hint and
+    /// a check, the check and its blessed snapshot (instructors).
+    #[command(name = "new-exercise")]
+    NewExercise {
+        /// The lesson: `lesson08`, `8` or its directory name.
+        lesson: String,
+        /// The exercise's function name, a snake_case identifier, e.g. `rotate_pairs`.
+        name: String,
     },
     /// Write the student handout to OUT_DIR: no solutions, hidden checks or instructor-only files
     /// (instructors).
@@ -453,7 +464,11 @@ fn needs_instructor(command: &Cmd) -> bool {
             submissions,
             ..
         } => submission.is_some() || submissions.is_some() || *format == Format::Junit,
-        Cmd::Bless { .. } | Cmd::Check { .. } | Cmd::New { .. } | Cmd::Dist { .. } => true,
+        Cmd::Bless { .. }
+        | Cmd::Check { .. }
+        | Cmd::New { .. }
+        | Cmd::NewExercise { .. }
+        | Cmd::Dist { .. } => true,
         Cmd::Autograder { platform } => autograder::needs_instructor(platform),
         _ => false,
     }
@@ -710,6 +725,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         #[cfg(feature = "instructor")]
+        Cmd::NewExercise { lesson, name } => {
+            new_exercise::run(&root, &course, &lesson, &name)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        #[cfg(feature = "instructor")]
         Cmd::Dist { out_dir } => {
             let summary = dist::make(&root, &course, &out_dir)?;
             println!(
@@ -773,7 +793,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
         #[cfg(all(target_os = "linux", feature = "instructor"))]
         Cmd::ContainerLike { .. } => unreachable!("handled before the course is read"),
         #[cfg(not(feature = "instructor"))]
-        Cmd::Bless { .. } | Cmd::Check { .. } | Cmd::New { .. } | Cmd::Dist { .. } => {
+        Cmd::Bless { .. }
+        | Cmd::Check { .. }
+        | Cmd::New { .. }
+        | Cmd::NewExercise { .. }
+        | Cmd::Dist { .. } => {
             unreachable!("relaunched with the instructor feature")
         }
         Cmd::Manifest => {

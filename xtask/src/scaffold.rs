@@ -3,10 +3,11 @@
 //!
 //! It writes the exercise crate and the solution crate with the same layout as lessons 1 and 2 (one
 //! placeholder exercise `placeholder` whose stub is `todo!("placeholder: ...")`, one check with an
-//! exact snapshot, the worked example `examples/demo.rs`), appends the lesson to `course.toml`,
-//! blesses its snapshot from the new solution and refreshes `checks.sha256`.
+//! exact snapshot, the worked example `examples/demo.rs`), appends the lesson to `course.toml` and
+//! its row to README.md's lesson table, blesses its snapshot from the new solution and refreshes
+//! `checks.sha256`. `cargo xtask check` holds README's table to course.toml ([`readme_problems`]).
 
-use crate::course::Course;
+use crate::course::{Course, Lesson};
 use crate::fsutil;
 use anyhow::{Context as _, Result, anyhow, bail};
 use std::path::Path;
@@ -330,7 +331,26 @@ pub fn course_entry(lesson: &NewLesson, title: &str) -> String {
         .replace("@TITLE_TOML@", &title_toml)
 }
 
-/// Scaffolds the lesson, appends it to course.toml, blesses its snapshot and refreshes the
+/// Adds the lesson's row to README.md's lesson table (no README, no table to keep).
+fn add_to_readme(root: &Path, lesson: &NewLesson, title: &str) -> Result<()> {
+    let path = root.join("README.md");
+    let Ok(readme) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let row = readme_row(lesson.number, &lesson.dir, title);
+    match add_readme_row(&readme, &row) {
+        Some(text) => {
+            fsutil::write(&path, &text)?;
+            println!("added its row to README.md's lesson table");
+        }
+        None => println!(
+            "README.md has no lesson table under `{README_SECTION}`: add one with this row:\n{row}"
+        ),
+    }
+    Ok(())
+}
+
+/// Scaffolds the lesson, appends it to course.toml and README's lesson table, blesses its snapshot and refreshes the
 /// manifest. Returns the new lesson.
 pub fn run(root: &Path, course: &Course, slug: &str, title: &str) -> Result<NewLesson> {
     crate::bless::require_solutions(root)?;
@@ -351,6 +371,7 @@ pub fn run(root: &Path, course: &Course, slug: &str, title: &str) -> Result<NewL
     text.push_str(&course_entry(&lesson, title));
     fsutil::write(&course_file, &text)?;
     println!("appended {} to course.toml", lesson.id);
+    add_to_readme(root, &lesson, title)?;
 
     let course = Course::load(root)?;
     let new = course
@@ -363,16 +384,115 @@ pub fn run(root: &Path, course: &Course, slug: &str, title: &str) -> Result<NewL
     }
     crate::bless::apply(root, &course, &plans)?;
     println!(
-        "updated {}\n\nNext: write the lesson in exercises/{}/src and solutions/{}/src, its checks in \
-         exercises/{}/tests/checks.rs, list them in course.toml, then `cargo xtask bless {}` and \
-         `cargo xtask check`.",
+        "updated {}\n\nNext:\n  \
+         - add each exercise with `cargo xtask new-exercise {id} NAME` (stub, reference, check, \
+         snapshot and course.toml entry at once)\n  \
+         - write the lesson's text in exercises/{dir}/src/lib.rs and its worked example in \
+         exercises/{dir}/examples/demo.rs\n  \
+         - after changing a reference or a check: `cargo xtask bless {id}`, then \
+         `cargo xtask check {id}`",
         crate::manifest::FILE,
-        lesson.dir,
-        lesson.dir,
-        lesson.dir,
-        lesson.id
+        id = lesson.id,
+        dir = lesson.dir,
     );
     Ok(lesson)
+}
+
+/// README.md's lessons section: the table under this heading lists every lesson of course.toml.
+pub const README_SECTION: &str = "## Lessons";
+
+/// README's row of a lesson: `| N | `exercises/DIR` | TITLE |` (a `|` in the title escaped).
+pub fn readme_row(number: u32, dir: &str, title: &str) -> String {
+    format!(
+        "| {number} | `exercises/{dir}` | {} |",
+        title.replace('|', "\\|")
+    )
+}
+
+/// The lines of README's lessons section, `(line index, line)`, up to the next `## ` heading.
+fn lessons_section(readme: &str) -> Option<Vec<(usize, &str)>> {
+    let mut lines = readme.lines().enumerate();
+    lines.find(|(_, l)| l.trim_end() == README_SECTION)?;
+    Some(lines.take_while(|(_, l)| !l.starts_with("## ")).collect())
+}
+
+/// The lesson rows of README's table: `(number, dir)` of each `| N | `exercises/DIR` | ... |`.
+pub fn readme_rows(readme: &str) -> Option<Vec<(u32, String)>> {
+    let rows = lessons_section(readme)?
+        .into_iter()
+        .filter_map(|(_, l)| {
+            let mut cells = l.trim().strip_prefix('|')?.split('|').map(str::trim);
+            let number = cells.next()?.parse().ok()?;
+            let dir = cells
+                .next()?
+                .strip_prefix("`exercises/")?
+                .strip_suffix('`')?;
+            Some((number, dir.to_owned()))
+        })
+        .collect();
+    Some(rows)
+}
+
+/// README with `row` added after the last row of its lessons table; `None` when it has no table.
+pub fn add_readme_row(readme: &str, row: &str) -> Option<String> {
+    let last = lessons_section(readme)?
+        .into_iter()
+        .filter(|(_, l)| l.trim_start().starts_with('|'))
+        .map(|(i, _)| i)
+        .next_back()?;
+    let mut lines: Vec<&str> = readme.lines().collect();
+    lines.insert(last + 1, row);
+    let mut out = lines.join("\n");
+    if readme.ends_with('\n') {
+        out.push('\n');
+    }
+    Some(out)
+}
+
+/// Where README.md's lesson table and course.toml disagree, one problem each, saying the edit that
+/// fixes it. Only `lessons`' rows are looked for; rows of lessons course.toml does not have are
+/// reported when `extra` is set (a check of the whole course). A course without README.md has no
+/// table to keep.
+pub fn readme_problems(
+    root: &Path,
+    course: &Course,
+    lessons: &[&Lesson],
+    extra: bool,
+) -> Vec<String> {
+    let Ok(readme) = std::fs::read_to_string(root.join("README.md")) else {
+        return Vec::new();
+    };
+    let Some(rows) = readme_rows(&readme) else {
+        return vec![format!(
+            "README.md has no `{README_SECTION}` section: add it, with one row per lesson"
+        )];
+    };
+    let mut out = Vec::new();
+    for l in lessons {
+        let Some(number) = l.number() else { continue };
+        if !rows.iter().any(|(n, d)| *n == number && *d == l.dir) {
+            out.push(format!(
+                "README.md's lesson table has no row for {} ({}): add this row to its `{README_SECTION}` table:\n{}",
+                l.id,
+                l.dir,
+                readme_row(number, &l.dir, &l.title)
+            ));
+        }
+    }
+    if extra {
+        for (n, d) in &rows {
+            if !course
+                .lessons
+                .iter()
+                .any(|l| l.dir == *d && l.number() == Some(*n))
+            {
+                out.push(format!(
+                    "README.md's lesson table has a row `| {n} | `exercises/{d}` |` that is no lesson of course.toml: delete it (or correct it to the lesson's number and folder)"
+                ));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -422,5 +542,53 @@ mod tests {
         let c: Course = toml::from_str(&text).unwrap();
         assert_eq!(c.lessons[0].title, "Rotary \"RoPE\" \\ embeddings");
         assert_eq!(c.lessons[0].exercises[0].checks[0].points, 1);
+    }
+
+    #[test]
+    fn readme_rows_are_added_and_held_to_course_toml() {
+        let readme = "# C\n\n## Lessons\n\n| lesson | crate you edit | what you build |\n|---|---|---|\n\
+                      | 2 | `exercises/lesson02-split` | split |\n\nText.\n\n## Next\n\n| 9 | `exercises/lesson09-x` | x |\n";
+        assert_eq!(
+            readme_rows(readme).unwrap(),
+            vec![(2, "lesson02-split".to_owned())]
+        );
+        let row = readme_row(3, "lesson03-rope", "a | b");
+        assert_eq!(row, "| 3 | `exercises/lesson03-rope` | a \\| b |");
+        let added = add_readme_row(readme, &row).unwrap();
+        assert!(
+            added.contains("| split |\n| 3 | `exercises/lesson03-rope` | a \\| b |\n\nText."),
+            "{added}"
+        );
+        assert_eq!(readme_rows(&added).unwrap().len(), 2);
+        assert!(add_readme_row("# C\n", &row).is_none());
+
+        let root = crate::fsutil::scratch_dir("readme-rows").unwrap();
+        let mut c = course();
+        c.lessons.push(
+            toml::from_str("id = \"lesson03\"\ndir = \"lesson03-rope\"\ntitle = \"Rope\"\n")
+                .unwrap(),
+        );
+        let all: Vec<&Lesson> = c.lessons.iter().collect();
+        // No README, no table to keep.
+        assert!(readme_problems(root.path(), &c, &all, true).is_empty());
+        std::fs::write(root.path().join("README.md"), readme).unwrap();
+        let problems = readme_problems(root.path(), &c, &all, true);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0]
+                .starts_with("README.md's lesson table has no row for lesson03 (lesson03-rope)")
+                && problems[0].ends_with("\n| 3 | `exercises/lesson03-rope` | Rope |"),
+            "{}",
+            problems[0]
+        );
+        std::fs::write(root.path().join("README.md"), &added).unwrap();
+        assert!(readme_problems(root.path(), &c, &all, true).is_empty());
+        // A row course.toml does not have is reported by a whole-course check only.
+        let two = course();
+        let only_two: Vec<&Lesson> = two.lessons.iter().collect();
+        assert!(readme_problems(root.path(), &two, &only_two, false).is_empty());
+        let extra = readme_problems(root.path(), &two, &only_two, true);
+        assert_eq!(extra.len(), 1, "{extra:?}");
+        assert!(extra[0].contains("`| 3 | `exercises/lesson03-rope` |` that is no lesson"));
     }
 }

@@ -683,3 +683,233 @@ fn the_real_handout_names_no_hidden_check() {
         }
     }
 }
+
+/// The course's README, which scratch copies leave out: the lesson table `new` adds to and
+/// `check` holds to course.toml.
+fn with_readme(s: &Scratch) {
+    let readme = std::fs::read_to_string(support::course_root().join("README.md")).unwrap();
+    s.write("README.md", &readme);
+}
+
+/// `new`, then `new-exercise`, then exactly what new-exercise's "Next:" says, step by step (each
+/// step's wording checked, each edit the least it asks for, each command run as printed): the
+/// lesson is ready to publish and grades the new exercise `not_started`. Bad requests are refused
+/// with one `error:` line and change nothing.
+#[test]
+fn a_new_exercise_is_ready_once_its_next_steps_are_followed() {
+    let s = Scratch::new("new-exercise");
+    with_readme(&s);
+    // Numbered 9, not the next free 8: the copies share one target folder, and
+    // `a_scaffolded_lesson_passes_check` needs lesson08's builds to be its own.
+    s.xtask(&["new", "lesson09-rope", "--title", "Rotary embeddings"])
+        .assert()
+        .success();
+    let course = s.read("course.toml");
+    let dir = course
+        .lines()
+        .filter_map(|l| l.strip_prefix("dir = \"")?.strip_suffix("-rope\""))
+        .next()
+        .map(|d| format!("{d}-rope"))
+        .unwrap_or_else(|| panic!("no lesson ...-rope in course.toml:\n{course}"));
+    let id = dir.trim_end_matches("-rope").to_owned();
+    let number: u32 = id.trim_start_matches("lesson").parse().unwrap();
+    assert!(
+        s.read("README.md").contains(&format!(
+            "| 7 | `exercises/lesson07-kv-cache` | decoding with a KV cache: `KvCache` (append, capacity, memory = lesson 6's formula), `decode_step`, `generate` (token by token equals full causal attention) |\n| {number} | `exercises/{dir}` | Rotary embeddings |\n"
+        )),
+        "new did not add the lesson's row after the last one"
+    );
+
+    let before = s.snapshot_tree();
+    for (lesson, name, says) in [
+        ("lesson99", "rotate_pairs", "no lesson named `lesson99`"),
+        (
+            id.as_str(),
+            "RotatePairs",
+            "`RotatePairs` is not a Rust function name",
+        ),
+        (
+            id.as_str(),
+            "2pairs",
+            "`2pairs` is not a Rust function name",
+        ),
+        (id.as_str(), "match", "`match` is not a Rust function name"),
+        (
+            id.as_str(),
+            "placeholder",
+            "exercise `placeholder` already exists",
+        ),
+        (
+            id.as_str(),
+            "split_heads",
+            "exercise `split_heads` already exists (in lesson02",
+        ),
+    ] {
+        let out = s.xtask(&["new-exercise", lesson, name]).assert().code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(err.starts_with("error: ") && err.contains(says), "{err}");
+        assert_eq!(err.matches("error:").count(), 1, "{err}");
+    }
+    assert!(
+        before == s.snapshot_tree(),
+        "a refused new-exercise changed files"
+    );
+
+    let out = s
+        .xtask(&["new-exercise", &id, "rotate_pairs"])
+        .assert()
+        .success();
+    let text = stdout_of(out.get_output());
+    let next: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "Next:")
+        .skip(1)
+        .map(str::trim)
+        .collect();
+    let (ex, so) = (format!("exercises/{dir}"), format!("solutions/{dir}"));
+    assert_eq!(
+        next,
+        [
+            format!(
+                "1. In {ex}/src/exercises.rs, replace `rotate_pairs`'s placeholder contract (its \
+                 doc comment and signature) with the exercise's own; keep its `todo!()` body."
+            ),
+            format!(
+                "2. In {so}/src/exercises.rs, give `rotate_pairs` the same signature and a \
+                 working body."
+            ),
+            format!(
+                "3. In {ex}/tests/checks.rs, make `rotate_pairs_matches_snapshot` call it with \
+                 the lesson's inputs; in course.toml, rewrite its hint."
+            ),
+            format!("4. Run `cargo xtask bless {id}`, then `cargo xtask check {id}`."),
+        ],
+        "{text}"
+    );
+    // The generated stub, reference and check, each the last item of its file.
+    let replace_tail = |rel: &str, from: &str, with: &str| {
+        let text = s.read(rel);
+        let at = text
+            .rfind(from)
+            .unwrap_or_else(|| panic!("no `{from}` in {rel}:\n{text}"));
+        s.write(rel, &format!("{}{with}", &text[..at]));
+    };
+    // Step 1: the contract (doc comment and signature) is the exercise's own; the body stays.
+    replace_tail(
+        &format!("{ex}/src/exercises.rs"),
+        "/// `rotate_pairs(n)`",
+        "/// Swaps the columns of each pair `(0, 1)`, `(2, 3)`, ... of `x`, shape `(r, c)` with `c`\n\
+         /// even, into a new `(r, c)` matrix.\n\
+         pub fn rotate_pairs(x: ndarray::ArrayView2<f64>) -> ndarray::Array2<f64> {\n    \
+         todo!(\"rotate_pairs: build the (n, n) matrix of i * n + j\")\n}\n",
+    );
+    // Step 2: the same signature, a working body.
+    replace_tail(
+        &format!("{so}/src/exercises.rs"),
+        "/// `rotate_pairs(n)`",
+        "/// Swaps the columns of each pair `(0, 1)`, `(2, 3)`, ... of `x`, shape `(r, c)`.\n\
+         pub fn rotate_pairs(x: ndarray::ArrayView2<f64>) -> ndarray::Array2<f64> {\n    \
+         ndarray::Array2::from_shape_fn(x.dim(), |(i, j)| x[[i, j ^ 1]])\n}\n",
+    );
+    // Step 3: the check calls it with the lesson's inputs; the hint says how.
+    replace_tail(
+        &format!("{ex}/tests/checks.rs"),
+        "#[test]\nfn rotate_pairs_matches_snapshot",
+        "#[test]\nfn rotate_pairs_matches_snapshot() {\n    let _proof = course_check::proof();\n    \
+         let x = ndarray::Array2::from_shape_fn((2, 4), |(i, j)| (10 * i + j) as f64);\n    \
+         assert_exact_snapshot!(\"rotate_pairs\", rotate_pairs(x.view()));\n}\n",
+    );
+    let course = s.read("course.toml");
+    let hint = "\"`ndarray::Array2::from_shape_fn((n, n), |(i, j)| (i * n + j) as f64)` builds it in one go.\"";
+    assert!(course.contains(hint), "{course}");
+    s.write(
+        "course.toml",
+        &course.replacen(
+            hint,
+            "\"Column `j` of the result is column `j ^ 1` of `x`.\"",
+            1,
+        ),
+    );
+    // Step 4: its commands, as printed.
+    let commands: Vec<&str> = next[3].split('`').skip(1).step_by(2).collect();
+    assert_eq!(commands.len(), 2, "{}", next[3]);
+    let mut last = String::new();
+    for command in commands {
+        let args: Vec<&str> = command
+            .strip_prefix("cargo xtask ")
+            .unwrap_or_else(|| panic!("not a cargo xtask command: {command}"))
+            .split_whitespace()
+            .collect();
+        let out = s.xtask(&args).output().unwrap();
+        last = stdout_of(&out);
+        assert!(
+            out.status.success(),
+            "`{command}` failed:\n{last}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(last.contains("Ready to publish"), "{last}");
+    let snapshot = s.read(&format!(
+        "{ex}/tests/snapshots/{id}__checks__rotate_pairs.snap"
+    ));
+    assert!(
+        snapshot.ends_with("shape (2, 4)\n[0] 1 0 3 2\n[1] 11 10 13 12\n"),
+        "bless did not take the new reference:\n{snapshot}"
+    );
+
+    // The student's grade: both exercises not started, and official (the manifest is current).
+    let report = json_of(
+        s.xtask(&["grade", &id, "--format", "json"])
+            .assert()
+            .code(1)
+            .get_output(),
+    );
+    assert_eq!(report["official"], true, "{}", report["modified_files"]);
+    let exercises: Vec<&str> = report["lessons"][0]["exercises"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(exercises, ["placeholder", "rotate_pairs"]);
+    let all = statuses(&report);
+    assert_eq!(
+        all["rotate_pairs_matches_snapshot"].0, "not_started",
+        "{all:?}"
+    );
+    assert_eq!(
+        all["placeholder_matches_snapshot"].0, "not_started",
+        "{all:?}"
+    );
+}
+
+/// `check` holds README's lesson table to course.toml: a lesson without its row fails, naming the
+/// lesson and the row to add.
+#[test]
+fn check_names_a_lesson_missing_from_the_readme_table() {
+    let s = Scratch::new("readme-table");
+    with_readme(&s);
+    let readme = s.read("README.md");
+    let row = readme
+        .lines()
+        .find(|l| l.starts_with("| 2 | `exercises/lesson02-split-heads` |"))
+        .expect("README has no row for lesson 2: update this test")
+        .to_owned();
+    s.write("README.md", &readme.replacen(&format!("{row}\n"), "", 1));
+    let out = s.xtask(&["check", "lesson02"]).assert().code(1);
+    let text = stdout_of(out.get_output());
+    assert!(
+        text.contains("FAIL README.md's lesson table lists course.toml's lessons (1 problem(s))"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "README.md's lesson table has no row for lesson02 (lesson02-split-heads): add this row"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("| 2 | `exercises/lesson02-split-heads` | Splitting into heads |"),
+        "{text}"
+    );
+}
