@@ -99,20 +99,19 @@ fn container_boxes() -> Result<tempfile::TempDir> {
     Ok(boxes)
 }
 
-/// A check's box in `boxes` for the container mode: a user of its own, a folder with a random
-/// name that only that user may enter, holding a link to (or a copy of) `exe` and its private
-/// folder. Returns the user, the executable and private folder there, and the box (removed when
-/// dropped).
+/// A check's box in the container mode: a user of its own, a folder with a random name that only
+/// that user may enter (removed when dropped), holding a link to (or a copy of) the check's
+/// executable and its private folder.
+struct UserBox {
+    uid: u32,
+    exe: std::path::PathBuf,
+    private: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// A [`UserBox`] in `boxes` for `exe`.
 #[cfg(all(target_os = "linux", feature = "instructor"))]
-fn user_box(
-    boxes: &Path,
-    exe: &Path,
-) -> std::io::Result<(
-    u32,
-    std::path::PathBuf,
-    std::path::PathBuf,
-    tempfile::TempDir,
-)> {
+fn user_box(boxes: &Path, exe: &Path) -> std::io::Result<UserBox> {
     let uid = crate::container::next_user();
     let dir = tempfile::Builder::new()
         .prefix("check-")
@@ -126,19 +125,16 @@ fn user_box(
     std::fs::create_dir(&private)?;
     crate::container::give_to(&private, uid)?;
     crate::container::give_to(dir.path(), uid)?;
-    Ok((uid, linked, private, dir))
+    Ok(UserBox {
+        uid,
+        exe: linked,
+        private,
+        _dir: dir,
+    })
 }
 
 #[cfg(not(all(target_os = "linux", feature = "instructor")))]
-fn user_box(
-    _: &Path,
-    _: &Path,
-) -> std::io::Result<(
-    u32,
-    std::path::PathBuf,
-    std::path::PathBuf,
-    tempfile::TempDir,
-)> {
+fn user_box(_: &Path, _: &Path) -> std::io::Result<UserBox> {
     Err(std::io::Error::other("the container mode needs Linux"))
 }
 
@@ -216,15 +212,15 @@ impl Runner {
         let (exe, env, run_as, _box) = match &self.boxes {
             None => (exe.to_path_buf(), env, None, None),
             Some(boxes) => match user_box(boxes.path(), exe) {
-                Ok((uid, exe, private, dir)) => (
-                    exe,
+                Ok(user) => (
+                    user.exe.clone(),
                     CheckEnv {
-                        observations: private.join(".observations"),
-                        private_dir: private,
+                        observations: user.private.join(".observations"),
+                        private_dir: user.private.clone(),
                         ..env
                     },
-                    Some(uid),
-                    Some(dir),
+                    Some(user.uid),
+                    Some(user),
                 ),
                 Err(e) => return failed(format!("cannot prepare the check's user: {e}")),
             },

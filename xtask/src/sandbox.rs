@@ -298,15 +298,7 @@ mod imp {
             && std::fs::write("/proc/self/setgroups", "deny").is_ok()
             && std::fs::write("/proc/self/uid_map", format!("0 {} 1", me.0)).is_ok()
             && std::fs::write("/proc/self/gid_map", format!("0 {} 1", me.1)).is_ok();
-        let ended = run_inner(args);
-        if let Some(path) = &args.status {
-            let _ = std::fs::write(path, ended.to_line());
-        }
-        match ended {
-            Ended::Exited(c) => c,
-            Ended::SetupFailed => SETUP_FAILED,
-            _ => 1,
-        }
+        report(args, run_inner(args))
     }
 
     /// The container mode's supervisor: the inner stage without namespaces, then every process of
@@ -317,6 +309,11 @@ mod imp {
         if let Some(uid) = args.uid {
             crate::container::end_user(uid, &args.write);
         }
+        report(args, ended)
+    }
+
+    /// Writes how the program `ended` to the status file; the supervisor's exit code.
+    fn report(args: &SandboxArgs, ended: Ended) -> i32 {
         if let Some(path) = &args.status {
             let _ = std::fs::write(path, ended.to_line());
         }
