@@ -641,6 +641,20 @@ pub fn claim_exercise(root: &Path, lesson: &Lesson) -> Result<std::fs::File> {
     Ok(lock)
 }
 
+/// [`claim_exercise`] for the solution crates of `lessons`, for `check`, which runs their own
+/// tests with `cargo test`: hold the returned lock until that has finished.
+pub fn claim_solutions(root: &Path, lessons: &[&Lesson]) -> Result<std::fs::File> {
+    let target = crate::workspace::target_dir(root, None);
+    let lock = take_build_lock(&target)?;
+    let inputs: Vec<Inputs> = lessons
+        .iter()
+        .map(|lesson| Inputs::read(root, lesson, true))
+        .collect();
+    let inputs: Vec<&Inputs> = inputs.iter().collect();
+    decide_by_content(root, &target, &inputs, true, false)?;
+    Ok(lock)
+}
+
 /// Takes the grader's build lock on the target directory, held until the returned file is dropped.
 ///
 /// Every build takes it and keeps it until its check executables have names of their own outside

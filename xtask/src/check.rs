@@ -299,7 +299,11 @@ fn solution_tests(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>> {
         for name in &names {
             cmd.args(["--test", name]);
         }
+        // Other copies of the course sharing the target folder decide by content too: without
+        // the lock, one removed this crate's fingerprints in the middle of the build.
+        let lock = crate::build::claim_solutions(root, &[lesson])?;
         let out = cmd.output().context("could not run cargo test")?;
+        drop(lock);
         if out.status.success() {
             continue;
         }
