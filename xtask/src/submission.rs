@@ -376,6 +376,26 @@ mod tests {
     }
 
     #[test]
+    fn a_link_at_any_depth_is_found_but_not_the_folder_named_through_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("sub");
+        std::fs::create_dir_all(dir.join("exercises/l1/src")).unwrap();
+        std::fs::create_dir_all(dir.join("target/debug")).unwrap();
+        std::fs::write(dir.join("exercises/l1/src/lib.rs"), "").unwrap();
+        // Build output is never read: a link there is no concern.
+        std::os::unix::fs::symlink("/etc", dir.join("target/debug/etc")).unwrap();
+        let named = tmp.path().join("named");
+        std::os::unix::fs::symlink(&dir, &named).unwrap();
+        assert_eq!(find_link(&named), None);
+        std::os::unix::fs::symlink("lib.rs", dir.join("exercises/l1/src/alias.rs")).unwrap();
+        let found = find_link(&named).unwrap();
+        assert!(
+            found.starts_with("`exercises/l1/src/alias.rs` is a symbolic link (to `lib.rs`)"),
+            "{found}"
+        );
+    }
+
+    #[test]
     fn build_output_and_scratch_files_are_ignored() {
         assert!(ignored("x/y.snap.new"));
         assert!(!ignored("exercises/lesson01-a/tests/snapshots/a.snap"));

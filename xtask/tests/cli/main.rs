@@ -19,6 +19,7 @@ mod demo_cli;
 mod feedback_cli;
 mod find_your_way;
 mod grade_cli;
+mod handles_links_cli;
 mod hostile_cli;
 mod instructor_cli;
 mod misconceptions_cli;
