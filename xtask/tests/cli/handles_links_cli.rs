@@ -111,10 +111,33 @@ fn grade_with_handles(dir: &Path, args: &[&str], name: &str) -> serde_json::Valu
 
 #[test]
 fn a_callers_handles_never_reach_a_submissions_checks() {
-    let course = Scratch::new("handles-submission");
-    if !support::has_sandbox() {
+    if support::has_sandbox() {
+        handles_of_a_submission(&[]);
+    }
+}
+
+/// The same in the container mode (no Landlock, no namespaces: a check's own user), which
+/// inherited handles would bypass as well.
+#[test]
+fn a_callers_handles_never_reach_a_submissions_checks_in_a_container() {
+    let exe = env!("CARGO_BIN_EXE_xtask");
+    let probe = xtask_in(
+        &support::course_root(),
+        &["__container-like", "--", exe, "__sandbox", "--probe"],
+    )
+    .output()
+    .unwrap();
+    if String::from_utf8_lossy(&probe.stdout).trim() != "container-uid" {
+        eprintln!("SKIPPED: the container mode is not available here");
         return;
     }
+    handles_of_a_submission(&["__container-like", "--", exe]);
+}
+
+/// A submission whose checks write to descriptors 9 and 10, graded officially with them open in
+/// the grader (started through `prefix`, e.g. the container-like filter).
+fn handles_of_a_submission(prefix: &[&str]) {
+    let course = Scratch::new("handles-submission");
     let sub = OutDir::new("handles-exercises");
     support::copy_dir(&course.root.join("exercises"), &sub.path);
     std::fs::write(
@@ -126,8 +149,8 @@ fn a_callers_handles_never_reach_a_submissions_checks() {
     let named = OutDir::new("handles-link");
     std::fs::create_dir_all(named.path.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(&sub.path, &named.path).unwrap();
-    let report = grade_with_handles(
-        &course.root,
+    let args = [
+        prefix,
         &[
             "grade",
             "--submission",
@@ -136,8 +159,9 @@ fn a_callers_handles_never_reach_a_submissions_checks() {
             "--format",
             "json",
         ],
-        "handles-submission-logs",
-    );
+    ]
+    .concat();
+    let report = grade_with_handles(&course.root, &args, "handles-submission-logs");
     assert_eq!(report["official"], true, "{report}");
     assert_passed(&report, "head_size");
 }
