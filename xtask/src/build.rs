@@ -634,24 +634,26 @@ fn prune_checks_dirs(xtask_dir: &Path, keep: &Path) {
 /// otherwise rebuild the example from its own sources, and `cargo run` take that build for this
 /// copy's.
 pub fn claim_exercise(root: &Path, lesson: &Lesson) -> Result<std::fs::File> {
-    let target = crate::workspace::target_dir(root, None);
-    let lock = take_build_lock(&target)?;
-    let inputs = Inputs::read(root, lesson, false);
-    decide_by_content(root, &target, &[&inputs], false, false)?;
-    Ok(lock)
+    claim(root, &[lesson], false)
 }
 
 /// [`claim_exercise`] for the solution crates of `lessons`, for `check`, which runs their own
 /// tests with `cargo test`: hold the returned lock until that has finished.
 pub fn claim_solutions(root: &Path, lessons: &[&Lesson]) -> Result<std::fs::File> {
+    claim(root, lessons, true)
+}
+
+/// The build lock on `root`'s target folder, with cargo's reuse of `lessons`' crates (exercises'
+/// or `solutions`') decided by content.
+fn claim(root: &Path, lessons: &[&Lesson], solutions: bool) -> Result<std::fs::File> {
     let target = crate::workspace::target_dir(root, None);
     let lock = take_build_lock(&target)?;
     let inputs: Vec<Inputs> = lessons
         .iter()
-        .map(|lesson| Inputs::read(root, lesson, true))
+        .map(|lesson| Inputs::read(root, lesson, solutions))
         .collect();
     let inputs: Vec<&Inputs> = inputs.iter().collect();
-    decide_by_content(root, &target, &inputs, true, false)?;
+    decide_by_content(root, &target, &inputs, solutions, false)?;
     Ok(lock)
 }
 

@@ -400,9 +400,10 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         // `{:#}`: the message, then each cause after a `: `, on one line (a did-you-mean's
-        // `  help:` line is part of its message).
+        // `  help:` line is part of its message). Causes may quote a student's file names:
+        // written so that none can move the cursor or clear the screen.
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", report::readable::printable(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }

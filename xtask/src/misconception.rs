@@ -356,11 +356,8 @@ pub struct Outcome {
 /// name alone when the line cannot be found.
 fn where_listed(root: &Path, id: &str) -> String {
     let text = std::fs::read_to_string(root.join("course.toml")).unwrap_or_default();
-    let needle = format!("id = \"{id}\"");
-    match text.lines().position(|l| l.contains(&needle)) {
-        Some(n) => format!("course.toml:{}", n + 1),
-        None => "course.toml".to_owned(),
-    }
+    crate::course::line_of(&text, None, &format!("id = \"{id}\""), 1)
+        .map_or_else(|| "course.toml".to_owned(), |n| format!("course.toml:{n}"))
 }
 
 /// Plants each misconception of `lesson` in turn, runs the lesson's visible checks on it, and

@@ -99,9 +99,10 @@ fn container_boxes() -> Result<tempfile::TempDir> {
     Ok(boxes)
 }
 
-/// A check's box in the container mode: a user of its own, a folder with a random name that only
-/// that user may enter (removed when dropped), holding a link to (or a copy of) the check's
-/// executable and its private folder.
+/// A check's box in the container mode: a user of its own, a folder with a random name (removed
+/// when dropped) holding a link to (or a copy of) the check's executable and the private folder
+/// that only that user may enter. The box stays the grader's: the user cannot swap the private
+/// folder for a link that would make the grader read its observations elsewhere.
 struct UserBox {
     uid: u32,
     exe: std::path::PathBuf,
@@ -124,7 +125,7 @@ fn user_box(boxes: &Path, exe: &Path) -> std::io::Result<UserBox> {
     let private = dir.path().join("tmp");
     std::fs::create_dir(&private)?;
     crate::container::give_to(&private, uid)?;
-    crate::container::give_to(dir.path(), uid)?;
+    crate::container::pass_through_only(dir.path())?;
     Ok(UserBox {
         uid,
         exe: linked,

@@ -76,8 +76,8 @@ pub fn find_link(dir: &Path) -> Option<String> {
             format!(
                 "`{}` is a symbolic link (to `{}`): a submission is graded only from its own \
                  files and folders, never through a link; replace the link with what it points to",
-                rel.display(),
-                target.display()
+                crate::student_text::name(&rel.to_string_lossy()),
+                crate::student_text::name(&target.to_string_lossy())
             )
         })
     })

@@ -246,6 +246,28 @@ fn a_submission_holding_a_link_is_refused_and_names_it() {
     }
 }
 
+/// A link whose name and target are terminal escapes (clearing the screen, writing a forged
+/// total): the refusal names it, escaped, so nothing reaches the instructor's terminal raw.
+#[test]
+fn a_refused_links_name_reaches_the_terminal_escaped() {
+    let course = Scratch::new("links-escapes");
+    let sub = OutDir::new("links-escapes");
+    let forged = "\x1b[2J\x1b[HTotal: 26 of 26";
+    let link = format!("exercises/lesson01-why-heads/src/{forged}.rs");
+    linked_submission(&course.root, &sub.path, &link, Path::new(forged));
+    let out = course
+        .xtask(&["grade", "--submission", sub.arg(), "1", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains('\x1b'), "{stderr:?}");
+    assert!(
+        stderr.contains("\\u{1b}[2J\\u{1b}[HTotal: 26 of 26.rs` is a symbolic link"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_class_entry_holding_a_link_is_an_error_row() {
     let course = Scratch::new("links-class");
