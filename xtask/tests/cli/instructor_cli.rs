@@ -730,7 +730,10 @@ fn the_real_handout_readme_links_resolve_and_only_student_files_ship() {
             }
         }
     }
-    assert!(checked > 0, "the handout's README and docs link to nothing: update this test");
+    assert!(
+        checked > 0,
+        "the handout's README and docs link to nothing: update this test"
+    );
 }
 
 /// The relative targets of a Markdown text's links (`[text](target)`, `[label]: target`), without
