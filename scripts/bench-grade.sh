@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures the student's grading loop on a fresh clone of this repository, each figure next to
-# its target (issue 14):
+# its target:
 #   cold    first `cargo xtask grade` after a clone (dependencies fetched, nothing built); with
 #           --cold N, N times, the target folder emptied before each
 #   warm    `cargo xtask grade` again with nothing changed (median and min–max of RUNS)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Races two builds of the core's benchmark forward against each other: the machine's speed drifts
-# by 10-20% within minutes, so two builds are compared in alternating runs, never one after the
+# Races two builds of the core's benchmark forward against each other: a shared machine's speed
+# drifts within minutes, so two builds are compared in alternating runs, never one after the
 # other. Each round runs A, then B (`bench_mha --causal --kernel K --runs 10`, B=8 T=256 D=512
 # h=8) and takes the ratio of B's median to A's; the result is the median of the rounds' ratios
 # and their range (below 1: B is faster).

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Races the course's own `cargo test` (or, with --first-grade, a student's first `cargo xtask
-# grade`) on two commits: the machine's speed drifts by 10-20% within minutes (more from hour to
+# grade`) on two commits: a shared machine's speed drifts within minutes (more from hour to
 # hour), so the two trees run alternately, never one after the other. Each commit is cloned once
 # (its own folder, dependencies fetched); each round empties both target folders and runs
 # `cargo test --locked -q` (or `cargo xtask grade`) in each, the order swapped every other round.
 # Prints each run's wall time and CPU time (user + system: steadier than wall time on a shared
 # machine), then the medians. A run that fails is reported and still timed.
 # Usage: scripts/race-tests.sh [--first-grade] A B [ROUNDS]   (ROUNDS 3; A, B: commits, e.g.
-# HEAD~1 HEAD). A round takes two fresh `cargo test` runs (4-5 minutes on a two-core machine).
+# HEAD~1 HEAD). A round takes two fresh `cargo test` runs (minutes each).
 set -euo pipefail
 case ${1:-} in
   -h | --help | "") sed -n '2,11p' "$0"; exit 0 ;;

@@ -11,8 +11,11 @@
 //!   which are not shipped, use them),
 //! * the hidden checks' test targets in `exercises/<dir>/Cargo.toml` (a target whose file is
 //!   missing would break the workspace), the hidden checks in `course.toml`, `solutions/*` in the
-//!   root `Cargo.toml`'s `members` and `default-members`, the instructors' guide
-//!   (`docs/instructors.md`) and the README's pointer to it.
+//!   root `Cargo.toml`'s `members` and `default-members`, the instructors' guides and design notes
+//!   (`docs/instructors.md`, `docs/class-grading.md`, `docs/feedback.md`) and the README's pointer
+//!   to them,
+//! * the benchmarks: `scripts/` and their logs, `docs/bench-*.md` (`docs/report.schema.json`
+//!   ships: it describes the `grade --format json` a student can ask for).
 //!
 //! It adds a pristine copy of each lesson's stub, `exercises/<dir>/.stubs/exercises.rs`, which
 //! `cargo xtask reset` restores from.
@@ -35,8 +38,16 @@ pub const INSTRUCTOR_ONLY: &[&str] = &[
     "solutions",
     ".ci",
     "xtask/tests",
+    // The instructors' guides and design notes (how grading works, grading a class, how the
+    // grader words a failure): the README is the students' page.
     "docs/instructors.md",
     "docs/class-grading.md",
+    "docs/feedback.md",
+    // The benchmarks' logs and scripts: they measure the course and race builds of it from a
+    // clone of its repository (`bench-class.sh` grades `solutions/`), nothing a student runs.
+    "docs/bench-core.md",
+    "docs/bench-grade.md",
+    "scripts",
     // The instructors' official grading workflow (`autograder github`), should the course's
     // repository hold it: it names their token, and would only fail in a student's repository.
     crate::autograder::github::GRADING_WORKFLOW,
@@ -511,6 +522,12 @@ mod tests {
             "a.snap.new",
             "docs/instructors.md",
             "docs/class-grading.md",
+            "docs/feedback.md",
+            "docs/bench-core.md",
+            "docs/bench-grade.md",
+            "scripts/bench-grade.sh",
+            "scripts/race-tests.sh",
+            "scripts/fresh-clone.sh",
         ] {
             assert!(instructor_only(p), "{p}");
         }
@@ -518,7 +535,9 @@ mod tests {
             "exercises/x/src/lib.rs",
             "xtask/src/main.rs",
             "solutionsx",
+            "scriptsx",
             "README.md",
+            "docs/report.schema.json",
         ] {
             assert!(!instructor_only(p), "{p}");
         }

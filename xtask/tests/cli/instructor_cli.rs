@@ -684,6 +684,80 @@ fn the_real_handout_names_no_hidden_check() {
     }
 }
 
+/// The handout made from the real course carries only what a student uses: no benchmark, no
+/// instructors' notes, nothing that names `solutions/` outside the grader's own source (which the
+/// handout builds) and course.toml's comments (the file's format, shared with the instructors);
+/// and every relative link of its README and docs leads to a file it holds.
+#[test]
+fn the_real_handout_readme_links_resolve_and_only_student_files_ship() {
+    let out = OutDir::new("real-handout-files");
+    xtask_in(&support::course_root(), &["dist", out.arg()])
+        .assert()
+        .success();
+    let h = &out.path;
+    let tree = tree_of(h);
+    for gone in [
+        "scripts",
+        "docs/bench-core.md",
+        "docs/bench-grade.md",
+        "docs/instructors.md",
+        "docs/class-grading.md",
+        "docs/feedback.md",
+    ] {
+        assert!(!h.join(gone).exists(), "{gone} was shipped");
+    }
+    assert!(h.join("docs/report.schema.json").is_file());
+    let mut checked = 0;
+    for (path, bytes) in &tree {
+        let rel = path.to_string_lossy().replace('\\', "/");
+        let text = String::from_utf8_lossy(bytes);
+        if !rel.starts_with("xtask/src/") {
+            for line in text.lines().filter(|l| l.contains("solutions/")) {
+                assert!(
+                    rel == "course.toml" && line.trim_start().starts_with('#'),
+                    "{rel} names solutions/, which the handout does not have: {line}"
+                );
+            }
+        }
+        if rel.ends_with(".md") {
+            let dir = path.parent().unwrap_or(Path::new(""));
+            for link in relative_links(&text) {
+                checked += 1;
+                assert!(
+                    h.join(dir).join(&link).exists(),
+                    "{rel} links to {link}, which the handout does not hold"
+                );
+            }
+        }
+    }
+    assert!(
+        checked > 0,
+        "the handout's README and docs link to nothing: update this test"
+    );
+}
+
+/// The relative targets of a Markdown text's links (`[text](target)`, `[label]: target`), without
+/// their `#fragment`; web addresses and links within the page left out.
+fn relative_links(text: &str) -> Vec<String> {
+    let inline = text
+        .split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next());
+    let reference = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with('['))
+        .filter_map(|l| l.split_once("]: ").map(|(_, target)| target));
+    inline
+        .chain(reference)
+        .filter_map(|target| {
+            let target = target.split_whitespace().next()?;
+            let target = target.trim_matches(['<', '>']).split('#').next()?;
+            let web = target.contains("://") || target.starts_with("mailto:");
+            (!target.is_empty() && !web).then(|| target.to_owned())
+        })
+        .collect()
+}
+
 /// The course's README, which scratch copies leave out: the lesson table `new` adds to and
 /// `check` holds to course.toml.
 fn with_readme(s: &Scratch) {

@@ -35,15 +35,14 @@ pub fn shared_target() -> PathBuf {
 
 /// The folder the tests' scratch copies, their output folders and every grader they start keep
 /// their temporary files in (the graders as `TMPDIR`): `/dev/shm/course-tests` where that
-/// memory-backed folder can be written and has 1 GiB free (the suite's files there peaked at
-/// 182 MiB; a container's `/dev/shm` is often 64 MiB), else the system's temporary folder.
+/// memory-backed folder can be written and has 1 GiB free (a container's is often too small for
+/// the suite's files), else the system's temporary folder.
 ///
 /// Two reasons. Speed: the suite creates and deletes tens of thousands of files, and on a disk
-/// file system each new file can cost a scan past the ones deleted shortly before (ext4 without
-/// a journal, this suite's `cli` executable: 115.8 s on disk against 98.9 s here, 66.6 against
-/// 44.0 s of system time, fresh builds both; `docs/bench-grade.md`). And coverage: the sandbox
-/// used to open all of `/dev` to every process, so with the courses beneath it every official
-/// grade in the suite checks that it keeps them closed (`xtask/src/sandbox_paths.rs`).
+/// file system each new file can cost a scan past the ones deleted shortly before
+/// (`docs/bench-grade.md`, "Why it is built this way"). And coverage: with the courses beneath
+/// `/dev`, every official grade in the suite checks that the sandbox keeps them closed
+/// (`xtask/src/sandbox_paths.rs`).
 pub fn temp_root() -> PathBuf {
     static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     ROOT.get_or_init(|| {
@@ -324,11 +323,9 @@ pub fn xtask_in(dir: &Path, args: &[&str]) -> assert_cmd::Command {
 /// The same command as [`xtask_in`], as a `std` command, for a test that starts it and goes on
 /// while it runs.
 ///
-/// Its local builds write no incremental caches (`CARGO_INCREMENTAL=0`): a student's exercise
-/// crates keep theirs, but every scratch copy here is built once or twice from sources at a new
-/// path, so the caches were written for nothing (in fresh clones, the `cli` executable took
-/// 117–119 s with them and 98–101 s without, its CPU time 192–196 s against 161–167 s). Official
-/// builds clear the environment, so they keep the profile's setting either way.
+/// Its local builds write no incremental caches (`CARGO_INCREMENTAL=0`): every scratch copy here is
+/// built once or twice from sources at a new path, so the caches would be written for nothing.
+/// Official builds clear the environment, so they keep the profile's setting either way.
 pub fn xtask_process(dir: &Path, args: &[&str]) -> std::process::Command {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"));
     cmd.current_dir(dir)
