@@ -20,7 +20,7 @@
 //!   pairs of the attention;
 //! * matrix products use a packed GEMM with a micro-kernel for the CPU's SIMD level, picked at
 //!   run time (see `fast/gemm.rs`, written with `pulp`'s safe SIMD types): AVX-512 (`8 × 16`
-//!   blocks, about 70 GFLOP/s per core on the benchmark machine, twice `matrixmultiply`'s),
+//!   blocks),
 //!   AVX2 + FMA (`6 × 8` blocks) or, on aarch64, NEON (`6 × 8` blocks of 128-bit vectors, tested
 //!   under an emulator: `tests/neon_emulated.rs`), with the weight matrices packed once per call
 //!   and shared by the threads. Without either (or with [`Kernel::Portable`] asked for) they fall back to
@@ -30,8 +30,8 @@
 //!   (the lessons' checks, which call [`mha_forward`] on tiny inputs, build the crate that way);
 //! * packed weights, scratch buffers and the returned arrays come from a small process-wide pool
 //!   (at most sixteen buffers and 256 MiB) so that repeated calls do not fault in fresh pages: a
-//!   dropped [`MhaOutput`] gives its arrays back (at `B = 8, T = 256, D = 512` that saves about
-//!   8,600 page faults and 21 ms of kernel CPU time per call on the benchmark machine).
+//!   dropped [`MhaOutput`] gives its arrays back (`docs/bench-core.md` gives the measurements
+//!   behind each of these choices).
 
 use crate::error::{Result, ShapeError};
 use gemm::{PackedB, Skip};

@@ -30,14 +30,13 @@ use ndarray::{ArrayView2, ArrayViewMut2, s};
 pub(super) mod tiles;
 
 /// The AVX-512 GEMM: `8 × 16` blocks of `c` in sixteen 8-lane accumulators. `KC = 512`
-/// measured a little faster than 256 for the `D = 512` projections (one depth block).
+/// keeps the `D = 512` projections in one depth block.
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 type Avx512 = tiles::Tiles<pulp::x86::V4, 8, 2, 16, 512>;
 /// The AVX2 GEMM: `6 × 8` blocks of `c` in twelve 4-lane accumulators (with the two `b` vectors
 /// and the splat, 15 of the 16 registers: wider tiles such as `4 × 12` spill). `KC = 256`: a
 /// `KC × NR` panel of `b` (16 KiB) and the `MR × KC` panel of `a` streaming past it (12 KiB) fit
-/// a 32 KiB L1 together, which with 512 (32 + 24 KiB) they did not; the benchmark forward ran
-/// 3–5% faster than with 512 (whole-forward races, 2026-12-02). Its row block: [`avx2_mc`].
+/// a 32 KiB L1 together, which with 512 (32 + 24 KiB) they did not. Its row block: [`avx2_mc`].
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 type Avx2 = tiles::Tiles<pulp::x86::V3, 6, 2, 8, 256>;
 
@@ -70,14 +69,12 @@ fn avx2_mc() -> usize {
     })
 }
 
-/// Rows of `a` the AVX2 GEMM packs at a time on a CPU of this `cpuid` vendor, measured on the
-/// `(T, D) @ (D, 3D)` projection (`profile_blocking`) and whole forwards
-/// (`scripts/race-forward.sh`), 2026-12-02:
+/// Rows of `a` the AVX2 GEMM packs at a time on a CPU of this `cpuid` vendor (chosen with
+/// `profile_blocking` and `scripts/race-forward.sh`; figures in `docs/bench-core.md`):
 /// - **AMD (`AuthenticAMD`): 264**, the benchmark's `T = 256` rows in one block, so each panel
-///   of the packed `b` is read from L3 once per product, not once per block. On an EPYC (Zen 4,
-///   1 MiB L2) the projection ran 9–10% faster than with 96 (132: 5.5%) and the forward 2.5–5%.
-/// - **Intel and any other vendor: 96.** On a Xeon (AMX, 2 MiB L2) 264 made the projection
-///   11–16% slower than 96 (132: as fast as 96) and the forward 8%.
+///   of the packed `b` is read from L3 once per product, not once per block.
+/// - **Intel and any other vendor: 96**: on a Xeon with a 2 MiB L2, one block of 264 rows was
+///   slower than blocks of 96.
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 fn avx2_mc_for(vendor: &[u8; 12]) -> usize {
     if vendor == b"AuthenticAMD" { 264 } else { 96 }

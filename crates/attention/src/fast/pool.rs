@@ -2,9 +2,8 @@
 //! [`super::mha_forward`] returns.
 //!
 //! Large fresh allocations come from the OS as untouched pages, and faulting them in costs about
-//! as much as the arithmetic that fills them (about 0.4 ms per MiB on the benchmark machine; at
-//! `B = 8, T = 256, D = 512` the returned arrays alone are 40 MiB, about 8,600 faults and 21 ms of
-//! kernel CPU time per call). Repeated forwards therefore take their buffers from here and give them
+//! as much as the arithmetic that fills them (at `B = 8, T = 256, D = 512` the returned arrays
+//! alone are 40 MiB). Repeated forwards therefore take their buffers from here and give them
 //! back, as a BLAS library keeps its packing buffers, and an [`super::MhaOutput`] gives its two
 //! arrays back when it is dropped.
 

@@ -9,14 +9,12 @@ use ndarray::{ArrayViewMut2, Axis, ShapeBuilder};
 /// Their layout keeps a GEMM's accesses to them spread over the caches:
 /// - each starts on a 64-byte boundary ([`pool::aligned`]): glibc's large blocks start 16 bytes
 ///   past one, so every row of a GEMM tile (8 values, one cache line, with AVX2; 16, two lines,
-///   with AVX-512) touched one line more than it needs. Aligned, the forward ran about 1% faster
-///   with AVX2 and 2% with AVX-512 (`scripts/race-forward.sh`, 10–20 rounds in both orders,
-///   2026-12-02); aligning the returned arrays as well changed nothing measurable;
+///   with AVX-512) touched one line more than it needs (aligning the returned arrays as well changed nothing
+///   measurable);
 /// - each row is [`ROW_PAD`] values longer than its data: rows of `3D = 1536` or `D = 512`
 ///   values are a multiple of 4 KiB apart, so the same columns of every row map to the same L1
 ///   cache set (64 sets of 64-byte lines on the CPUs measured), and a GEMM's column of tiles
-///   could not stay in L1. Padded, the forward ran about 2.7% faster with AVX-512 and no
-///   differently with AVX2 (races in both orders, 12–20 rounds, 2026-12-02).
+///   could not stay in L1 (figures of both choices in `docs/bench-core.md`).
 pub(super) struct Scratch {
     qkv: Vec<f64>,
     merged: Vec<f64>,
