@@ -51,6 +51,36 @@ fn assert_rows_sum_to_one(w: ArrayView4<f64>) {
     }
 }
 
+/// Why some weights are not finite: the first such row, its largest score, and what went wrong.
+fn overflowed(w: ArrayView4<f64>, scores: ArrayView4<f64>) -> String {
+    let rows = w.lanes(Axis(3)).into_iter().zip(scores.lanes(Axis(3)));
+    let Some((n, (row, s))) = rows
+        .enumerate()
+        .find(|(_, (row, _))| row.iter().any(|x| !x.is_finite()))
+    else {
+        return "every weight is finite".into();
+    };
+    let max = s.fold(f64::NEG_INFINITY, |m, &x| m.max(x));
+    format!(
+        "weight row {n} (row-major order) is {row} for scores up to {max}: exp overflowed (exp of \
+         anything past 709 is infinite, and infinity / infinity is NaN); subtract the row's \
+         maximum from every score before exp"
+    )
+}
+
+/// Where the first NaN weight of `fully_masked_row_gets_zero_weights` is, and why it is there.
+fn nan_where(w: ArrayView4<f64>) -> String {
+    match w.indexed_iter().find(|(_, x)| x.is_nan()) {
+        Some(((_, head, 1, _), _)) => format!(
+            "head {head}: the fully masked query 1 gets NaN weights, {}: its scores are all -inf, \
+             every exp is 0, and 0 / 0 is NaN; a row whose maximum is -inf must get weights 0.0",
+            w.slice(s![0, head, 1, ..])
+        ),
+        Some((at, _)) => format!("weight {at:?} is NaN: no NaN, ever"),
+        None => "no NaN, ever".into(),
+    }
+}
+
 // ---- fold_heads --------------------------------------------------------------------------------
 
 #[test]
@@ -278,7 +308,11 @@ fn masked_softmax_without_mask() {
         .slice_mut(s![0, 0, 0, ..])
         .assign(&array![1000.0, 1001.0, 999.0, -1000.0, 1000.0]);
     let w = masked_softmax(scores.view(), None).unwrap();
-    assert!(w.iter().all(|x| x.is_finite()), "every weight is finite");
+    assert!(
+        w.iter().all(|x| x.is_finite()),
+        "{}",
+        overflowed(w.view(), scores.view())
+    );
     assert_rows_sum_to_one(w.view());
     let reference = attention::softmax::softmax(&scores);
     assert!(max_abs_diff(w.view(), reference.view()) < 1e-12);
@@ -313,7 +347,7 @@ fn fully_masked_row_gets_zero_weights() {
     allowed.slice_mut(s![.., .., 1, ..]).fill(false);
     allowed[[0, 0, 2, 3]] = false;
     let w = masked_softmax(scores.view(), Some(allowed.view())).unwrap();
-    assert!(w.iter().all(|x| !x.is_nan()), "no NaN, ever");
+    assert!(w.iter().all(|x| !x.is_nan()), "{}", nan_where(w.view()));
     for head in 0..2 {
         let row = w.slice(s![0, head, 1, ..]);
         assert!(

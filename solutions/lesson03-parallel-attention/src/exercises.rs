@@ -31,8 +31,9 @@ pub fn attention_scores(q: ArrayView4<f64>, k: ArrayView4<f64>) -> Result<Array4
             k.shape(),
         ));
     }
-    let qf = fold_heads(q);
-    let kf = fold_heads(k);
+    // Through `crate::exercises`, so a planted misconception reaches the callers too.
+    let qf = crate::exercises::fold_heads(q);
+    let kf = crate::exercises::fold_heads(k);
     let mut scores = batched_matmul(qf.view(), kf.view().permuted_axes([0, 2, 1]))?;
     scores *= 1.0 / (hs as f64).sqrt();
     unfold_heads(scores.view(), h)
@@ -84,6 +85,7 @@ pub fn parallel_attention(
             v.shape(),
         ));
     }
+    use crate::exercises::{attention_scores, fold_heads, masked_softmax};
     let scores = attention_scores(q, k)?;
     let weights = masked_softmax(scores.view(), allowed)?;
     let out = batched_matmul(fold_heads(weights.view()).view(), fold_heads(v).view())?;

@@ -27,6 +27,7 @@ pub mod exercises {
         }
         pub fn attention_scores(q: ArrayView4<f64>, k: ArrayView4<f64>) -> Result<Array4<f64>> {
             "keys-not-validated" => crate::misconceptions::keys_not_validated::attention_scores,
+            "scores-queries-transposed" => crate::misconceptions::scores_queries_transposed::attention_scores,
             "scaled-by-model-width" => crate::misconceptions::scaled_by_model_width::attention_scores,
             "unfold-by-batch" => crate::misconceptions::unfold_by_batch::attention_scores,
             "unscaled-scores" => crate::misconceptions::unscaled_scores::attention_scores,
@@ -36,6 +37,8 @@ pub mod exercises {
             allowed: Option<ArrayView4<bool>>,
         ) -> Result<Array4<f64>> {
             "mask-after-softmax" => crate::misconceptions::mask_after_softmax::masked_softmax,
+            "masked-softmax-without-max-shift" => crate::misconceptions::masked_softmax_without_max_shift::masked_softmax,
+            "masked-softmax-wrong-axis" => crate::misconceptions::masked_softmax_wrong_axis::masked_softmax,
         }
         pub fn causal_mask(t: usize, s: usize) -> Array4<bool> {
             "mask-inverted" => crate::misconceptions::mask_inverted::causal_mask,

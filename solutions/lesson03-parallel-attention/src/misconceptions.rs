@@ -9,8 +9,8 @@ use attention::Result;
 use attention::attend::batched_matmul;
 use attention::error::ShapeError;
 use attention::mask::apply_mask;
-use attention::softmax::softmax_inplace;
-use ndarray::{Array3, Array4, ArrayView4};
+use attention::softmax::{softmax_inplace, softmax_row};
+use ndarray::{Array3, Array4, ArrayView1, ArrayView4, Axis};
 
 /// `q kᵀ · factor` for every head, folded, multiplied and unfolded with `unfold_by` heads.
 fn scores_with(
@@ -150,5 +150,75 @@ pub mod mask_after_softmax {
             });
         }
         Ok(weights)
+    }
+}
+
+/// The scores with the mask applied (`-inf` where it is false), as the reference does it.
+fn masked_scores(
+    scores: ArrayView4<f64>,
+    allowed: Option<ArrayView4<bool>>,
+) -> Result<Array4<f64>> {
+    let mut weights = scores.to_owned();
+    if let Some(mask) = allowed {
+        apply_mask(&mut weights, &mask)?;
+    }
+    Ok(weights)
+}
+
+/// `masked-softmax-wrong-axis`: the masked scores normalised over the queries (axis 2), so each
+/// key's column sums to 1 instead of each query's row.
+pub mod masked_softmax_wrong_axis {
+    use super::*;
+
+    /// `(B, h, T, S)` scores -> weights whose columns, not rows, sum to 1.
+    pub fn masked_softmax(
+        scores: ArrayView4<f64>,
+        allowed: Option<ArrayView4<bool>>,
+    ) -> Result<Array4<f64>> {
+        let mut weights = masked_scores(scores, allowed)?;
+        for mut column in weights.lanes_mut(Axis(2)) {
+            let mut shifted = column.to_vec();
+            softmax_row(&mut shifted);
+            column.assign(&ArrayView1::from(&shifted));
+        }
+        Ok(weights)
+    }
+}
+
+/// `masked-softmax-without-max-shift`: `exp(s) / Σ exp(s)` straight, so scores past 709
+/// overflow and a fully masked row divides 0 by 0.
+pub mod masked_softmax_without_max_shift {
+    use super::*;
+
+    /// `(B, h, T, S)` scores -> weights that are NaN where a row's scores overflow `exp`.
+    pub fn masked_softmax(
+        scores: ArrayView4<f64>,
+        allowed: Option<ArrayView4<bool>>,
+    ) -> Result<Array4<f64>> {
+        let mut weights = masked_scores(scores, allowed)?;
+        weights.mapv_inplace(f64::exp);
+        for mut row in weights.lanes_mut(Axis(3)) {
+            let sum = row.sum();
+            row /= sum;
+        }
+        Ok(weights)
+    }
+}
+
+/// `scores-queries-transposed`: the queries transposed instead of the keys, `K Qᵀ`, so each head's
+/// scores are `(S, T)`: the transpose of `Q Kᵀ`.
+pub mod scores_queries_transposed {
+    use super::*;
+
+    /// `(B, h, T, hs), (B, h, S, hs) -> (B, h, S, T)`: `k qᵀ / √hs`.
+    pub fn attention_scores(q: ArrayView4<f64>, k: ArrayView4<f64>) -> Result<Array4<f64>> {
+        check_keys(q, k)?;
+        let (_, h, _, hs) = q.dim();
+        let mut scores = batched_matmul(
+            fold_heads(k).view(),
+            fold_heads(q).view().permuted_axes([0, 2, 1]),
+        )?;
+        scores *= 1.0 / (hs as f64).sqrt();
+        unfold_heads(scores.view(), h)
     }
 }

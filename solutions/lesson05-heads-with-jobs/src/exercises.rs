@@ -85,7 +85,8 @@ pub fn run_heads(x: ArrayView2<f64>, heads: &[Head]) -> Result<Array3<f64>> {
                 ),
             ));
         }
-        let w = causal_weights(x.dot(&head.wq).view(), x.dot(&head.wk).view())?;
+        // Through `crate::exercises`, so a planted misconception reaches `run_heads` too.
+        let w = crate::exercises::causal_weights(x.dot(&head.wq).view(), x.dot(&head.wk).view())?;
         out.index_axis_mut(Axis(0), i).assign(&w);
     }
     Ok(out)

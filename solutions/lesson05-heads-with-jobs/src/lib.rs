@@ -27,6 +27,7 @@ pub mod exercises {
         pub fn causal_weights(q: ArrayView2<f64>, k: ArrayView2<f64>) -> Result<Array2<f64>> {
             "causal-scores-scaled" => crate::misconceptions::causal_scores_scaled::causal_weights,
             "causal-softmax-without-max-shift" => crate::misconceptions::causal_softmax_without_max_shift::causal_weights,
+            "causal-softmax-wrong-axis" => crate::misconceptions::causal_softmax_wrong_axis::causal_weights,
             "mask-with-zero-scores" => crate::misconceptions::mask_with_zero_scores::causal_weights,
         }
     }

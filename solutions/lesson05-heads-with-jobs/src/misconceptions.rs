@@ -6,8 +6,8 @@
 use attention::Result;
 use attention::error::ShapeError;
 use attention::mask::{apply_mask, causal};
-use attention::softmax::softmax_inplace;
-use ndarray::{Array2, ArrayView2, Axis};
+use attention::softmax::{softmax_inplace, softmax_row};
+use ndarray::{Array2, ArrayView1, ArrayView2, Axis};
 
 fn scores(q: ArrayView2<f64>, k: ArrayView2<f64>) -> Result<Array2<f64>> {
     if q.dim() != k.dim() {
@@ -65,6 +65,24 @@ pub mod mask_with_zero_scores {
             }
         }
         softmax_inplace(&mut s);
+        Ok(s)
+    }
+}
+
+/// `causal-softmax-wrong-axis`: the masked scores normalised over the queries (axis 0), so each
+/// key's column sums to 1 instead of each query's row.
+pub mod causal_softmax_wrong_axis {
+    use super::*;
+
+    /// `(T, d), (T, d) -> (T, T)` whose columns, not rows, sum to 1.
+    pub fn causal_weights(q: ArrayView2<f64>, k: ArrayView2<f64>) -> Result<Array2<f64>> {
+        let mut s = scores(q, k)?;
+        apply_mask(&mut s, &causal(q.nrows(), q.nrows()).view())?;
+        for mut column in s.lanes_mut(Axis(0)) {
+            let mut shifted = column.to_vec();
+            softmax_row(&mut shifted);
+            column.assign(&ArrayView1::from(&shifted));
+        }
         Ok(s)
     }
 }

@@ -63,8 +63,9 @@ pub fn grouped_attention(
         operation: op.into(),
         ..e
     })?;
-    let k = repeat_kv(k, n_rep)?;
-    let v = repeat_kv(v, n_rep)?;
+    // Through `crate::exercises`, so a planted misconception reaches the callers too.
+    let k = crate::exercises::repeat_kv(k, n_rep)?;
+    let v = crate::exercises::repeat_kv(v, n_rep)?;
     let mask = causal.then(|| causal_mask(t, s));
     let mut out = Array4::zeros((b, h, t, hs));
     let mut weights = Array4::zeros((b, h, t, s));
@@ -137,6 +138,7 @@ pub fn gqa_forward(
     let q = split_heads(project(x, w.wq.view())?.view(), h)?;
     let k = split_heads(project(x, w.wk.view())?.view(), h_kv)?;
     let v = split_heads(project(x, w.wv.view())?.view(), h_kv)?;
+    use crate::exercises::{grouped_attention, merge_and_project};
     let (heads, weights) = grouped_attention(q.view(), k.view(), v.view(), causal)?;
     let out = merge_and_project(heads.view(), w.wo.view())?;
     Ok((out, weights))

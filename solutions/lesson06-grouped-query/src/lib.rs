@@ -18,8 +18,9 @@ pub mod setup;
 pub mod exercises {
     pub use crate::reference::*;
 
+    use crate::setup::GqaWeights;
     use attention::Result;
-    use ndarray::{Array3, Array4, ArrayView2, ArrayView4};
+    use ndarray::{Array3, Array4, ArrayView2, ArrayView3, ArrayView4};
 
     course_check::plantable! {
         pub fn grouped_attention(
@@ -29,6 +30,16 @@ pub mod exercises {
             causal: bool,
         ) -> Result<(Array4<f64>, Array4<f64>)> {
             "grouped-softmax-without-max-shift" => crate::misconceptions::grouped_softmax_without_max_shift::grouped_attention,
+            "grouped-softmax-wrong-axis" => crate::misconceptions::grouped_softmax_wrong_axis::grouped_attention,
+        }
+        pub fn gqa_forward(
+            x: ArrayView3<f64>,
+            w: &GqaWeights,
+            h: usize,
+            h_kv: usize,
+            causal: bool,
+        ) -> Result<(Array3<f64>, Array4<f64>)> {
+            "gqa-split-without-transpose" => crate::misconceptions::gqa_split_without_transpose::gqa_forward,
         }
         pub fn kv_cache_bytes(
             layers: usize,

@@ -25,6 +25,7 @@ pub mod exercises {
         pub fn decode_step(q: ArrayView3<f64>, cache: &KvCache) -> Result<(Array3<f64>, Array3<f64>)> {
             "decode-attends-only-to-new-key" => crate::misconceptions::decode_attends_only_to_new_key::decode_step,
             "decode-masks-the-cache-again" => crate::misconceptions::decode_masks_the_cache_again::decode_step,
+            "decode-softmax-wrong-axis" => crate::misconceptions::decode_softmax_wrong_axis::decode_step,
         }
     }
 }

@@ -83,3 +83,54 @@ pub mod decode_masks_the_cache_again {
         Ok((out, weights))
     }
 }
+
+/// `decode-softmax-wrong-axis`: every head's scores gathered into `(B, H, len)` and normalised
+/// over the heads (axis 1) instead of over the cached positions.
+pub mod decode_softmax_wrong_axis {
+    use super::*;
+    use attention::softmax::softmax_row;
+    use ndarray::ArrayView1;
+
+    /// `(B, H, hs)` against the cache -> `((B, H, hs), (B, H, len))`, each position's weights
+    /// summing to 1 across the heads.
+    pub fn decode_step(q: ArrayView3<f64>, cache: &KvCache) -> Result<(Array3<f64>, Array3<f64>)> {
+        let (b, h, hs) = q.dim();
+        let h_kv = cache.kv_heads();
+        if b != cache.batch()
+            || hs != cache.head_size()
+            || h == 0
+            || !h.is_multiple_of(h_kv)
+            || cache.is_empty()
+        {
+            return Err(ShapeError::new(
+                "decode_step",
+                "queries that fit the cache",
+                q.shape(),
+            ));
+        }
+        let len = cache.len();
+        let (keys, values) = (cache.keys(), cache.values());
+        let mut weights = Array3::zeros((b, h, len));
+        for bi in 0..b {
+            for i in 0..h {
+                let k = keys.slice(s![bi, i / (h / h_kv), .., ..]);
+                let scores = k.dot(&q.slice(s![bi, i, ..])) / (hs as f64).sqrt();
+                weights.slice_mut(s![bi, i, ..]).assign(&scores);
+            }
+        }
+        for mut across_heads in weights.lanes_mut(Axis(1)) {
+            let mut shifted = across_heads.to_vec();
+            softmax_row(&mut shifted);
+            across_heads.assign(&ArrayView1::from(&shifted));
+        }
+        let mut out = Array3::zeros((b, h, hs));
+        for bi in 0..b {
+            for i in 0..h {
+                let v = values.slice(s![bi, i / (h / h_kv), .., ..]);
+                out.slice_mut(s![bi, i, ..])
+                    .assign(&weights.slice(s![bi, i, ..]).dot(&v));
+            }
+        }
+        Ok((out, weights))
+    }
+}

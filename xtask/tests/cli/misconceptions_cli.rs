@@ -2,7 +2,39 @@
 //! (`grade --solutions --plant ID`), is named on a check that catches it, fails every check
 //! course.toml lists for it, and loses points; nothing is named where nothing is wrong.
 
-use crate::support::{course_root, json_of, xtask_in};
+use crate::support::{Scratch, course_root, json_of, xtask_in};
+
+const L3: &str = "exercises/lesson03-parallel-attention/src/exercises.rs";
+const L5: &str = "exercises/lesson05-heads-with-jobs/src/exercises.rs";
+const L6: &str = "exercises/lesson06-grouped-query/src/exercises.rs";
+
+/// The reference solution of a lesson with `from` replaced by `to` (which must occur once).
+fn planted(lesson_dir: &str, from: &str, to: &str) -> String {
+    let path = course_root()
+        .join("solutions")
+        .join(lesson_dir)
+        .join("src/exercises.rs");
+    let text = std::fs::read_to_string(path).unwrap();
+    assert_eq!(
+        text.matches(from).count(),
+        1,
+        "the reference solution changed: {from}"
+    );
+    text.replacen(from, to, 1)
+}
+
+/// Every check of a JSON report by name.
+fn checks(report: &serde_json::Value) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let mut out = std::collections::BTreeMap::new();
+    for l in report["lessons"].as_array().unwrap() {
+        for e in l["exercises"].as_array().unwrap() {
+            for c in e["checks"].as_array().unwrap() {
+                out.insert(c["name"].as_str().unwrap().to_owned(), c.clone());
+            }
+        }
+    }
+    out
+}
 
 #[derive(serde::Deserialize)]
 struct Course {
@@ -103,4 +135,176 @@ fn a_plant_in_the_environment_reaches_no_check() {
             "{extra:?}: a plant from the environment changed the stubs' grade"
         );
     }
+}
+
+/// A catalogued misconception whose wrong answer is no longer wrong (planted, it is the
+/// reference) is caught by no check: `check` fails and names it, with its line in course.toml.
+#[test]
+fn check_fails_on_a_misconception_that_no_check_catches() {
+    let s = Scratch::new("misconception-not-caught");
+    let lib = "solutions/lesson05-heads-with-jobs/src/lib.rs";
+    let planted = "\"causal-softmax-wrong-axis\" => crate::misconceptions::causal_softmax_wrong_axis::causal_weights,";
+    let text = s.read(lib);
+    assert!(
+        text.contains(planted),
+        "lesson 5's plants changed: update this test"
+    );
+    s.write(
+        lib,
+        &text.replacen(
+            planted,
+            "\"causal-softmax-wrong-axis\" => crate::reference::causal_weights,",
+            1,
+        ),
+    );
+    let out = s.xtask(&["check", "lesson05"]).assert().code(1);
+    let report = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let course = s.read("course.toml");
+    let line = course
+        .lines()
+        .position(|l| l == "id = \"causal-softmax-wrong-axis\"")
+        .unwrap()
+        + 1;
+    assert!(
+        report.contains("FAIL every misconception fails its checks and is named by one"),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!(
+            "lesson05: misconception `causal-softmax-wrong-axis` passes `causal_weights_small_case`, \
+             which course.toml says catches it\n           help: take `causal_weights_small_case` out \
+             of its `checks` (course.toml:{line})"
+        )),
+        "{report}"
+    );
+    assert!(
+        report.contains("misconception `causal-softmax-wrong-axis` is named by no check"),
+        "{report}"
+    );
+    // The other misconceptions of the lesson are still caught and named.
+    assert!(
+        report.contains("lesson05 mask-with-zero-scores: fails"),
+        "{report}"
+    );
+    assert!(report.contains("Not ready"), "{report}");
+}
+
+/// Lesson 3's `masked_softmax` written by hand without the max shift: the student's report names
+/// the misconception on both checks that catch it, each message says what went wrong (exp
+/// overflowed, 0 / 0), and `parallel_attention`, which calls it, is blocked by it.
+#[test]
+fn a_masked_softmax_without_max_shift_is_named_with_what_overflowed() {
+    let s = Scratch::new("misconception-masked-softmax");
+    s.write(
+        L3,
+        &planted(
+            "lesson03-parallel-attention",
+            "    softmax_inplace(&mut weights);\n",
+            "    weights.mapv_inplace(f64::exp);\n    for mut row in weights.lanes_mut(ndarray::Axis(3)) {\n        let sum = row.sum();\n        row /= sum;\n    }\n",
+        ),
+    );
+    let out = s
+        .xtask(&["grade", "lesson03", "--format", "json"])
+        .assert()
+        .code(1);
+    let all = checks(&json_of(out.get_output()));
+    let id = "masked-softmax-without-max-shift";
+    let overflow = &all["masked_softmax_without_mask"];
+    assert_eq!(overflow["diagnosis"]["id"], id);
+    assert_eq!(
+        overflow["diagnosis"]["title"],
+        "Softmax without subtracting the row maximum"
+    );
+    let message = overflow["message"].as_str().unwrap();
+    assert!(
+        message.contains("for scores up to 1001: exp overflowed"),
+        "{message}"
+    );
+    let masked_row = &all["fully_masked_row_gets_zero_weights"];
+    assert_eq!(masked_row["diagnosis"]["id"], id);
+    let message = masked_row["message"].as_str().unwrap();
+    assert!(message.contains("0 / 0 is NaN"), "{message}");
+    let composed = &all["parallel_attention_fully_masked_query"];
+    assert_eq!(composed["status"], "wrong");
+    assert_eq!(composed["blocked_by"], "masked_softmax");
+    for name in [
+        "masked_entries_get_exactly_zero",
+        "attention_scores_worked_example",
+    ] {
+        assert_eq!(all[name]["status"], "passed", "{name}");
+        assert_eq!(all[name]["diagnosis"], serde_json::Value::Null, "{name}");
+    }
+}
+
+/// Lesson 5's `causal_weights` normalising the columns: the human report names it under its own
+/// check and the heads built on it, explained the first time only.
+#[test]
+fn a_causal_softmax_over_the_wrong_axis_is_named_and_explained_once() {
+    let s = Scratch::new("misconception-causal-axis");
+    s.write(
+        L5,
+        &planted(
+            "lesson05-heads-with-jobs",
+            "    softmax_inplace(&mut scores);\n",
+            "    for mut column in scores.columns_mut() {\n        let mut c = column.to_vec();\n        attention::softmax::softmax_row(&mut c);\n        column.assign(&ndarray::ArrayView1::from(&c));\n    }\n",
+        ),
+    );
+    let out = s.xtask(&["grade", "lesson05"]).assert().code(1);
+    let table = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let title = "Misconception: Softmax over the queries instead of the keys";
+    assert_eq!(table.matches(&format!("{title}\n")).count(), 1, "{table}");
+    assert!(
+        table.matches(&format!("{title} (explained above)")).count() >= 2,
+        "{table}"
+    );
+    assert_eq!(
+        table
+            .matches("Query i spreads its attention over the keys")
+            .count(),
+        1,
+        "{table}"
+    );
+    assert!(
+        table.contains("causal_weights_small_case: wrong"),
+        "{table}"
+    );
+    assert!(
+        !table.contains("causal_weights_refuses_bad_shapes: wrong"),
+        "{table}"
+    );
+}
+
+/// Lesson 6's `gqa_forward` reshaping its projections straight into heads: named on the checks
+/// that catch it, while the shapes it gets right still pass.
+#[test]
+fn a_gqa_split_without_the_transpose_is_named() {
+    let s = Scratch::new("misconception-gqa-split");
+    let reshape = |m: &str, heads: &str| {
+        format!(
+            "    let {m} = project(x, w.w{m}.view())?;\n    let (b, t, width) = {m}.dim();\n    let {m} = {m}\n        .into_shape_with_order((b, {heads}, t, width / {heads}))\n        .expect(\"a standard-layout array reshapes\");\n"
+        )
+    };
+    let from = "    let q = split_heads(project(x, w.wq.view())?.view(), h)?;\n    let k = split_heads(project(x, w.wk.view())?.view(), h_kv)?;\n    let v = split_heads(project(x, w.wv.view())?.view(), h_kv)?;\n";
+    let to = [
+        reshape("q", "h"),
+        reshape("k", "h_kv"),
+        reshape("v", "h_kv"),
+    ]
+    .concat();
+    s.write(L6, &planted("lesson06-grouped-query", from, &to));
+    let out = s
+        .xtask(&["grade", "lesson06", "--format", "json"])
+        .assert()
+        .code(1);
+    let all = checks(&json_of(out.get_output()));
+    for name in [
+        "gqa_forward_worked_example",
+        "gqa_with_as_many_kv_heads_is_mha",
+    ] {
+        assert_eq!(
+            all[name]["diagnosis"]["id"], "gqa-split-without-transpose",
+            "{name}"
+        );
+    }
+    assert_eq!(all["gqa_forward_returns_model_width"]["status"], "passed");
 }
