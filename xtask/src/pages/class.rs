@@ -29,9 +29,9 @@ pub fn render(course: &str, rows: &[ClassRow], pairs: &[SimilarPair]) -> Result<
         .filter(|r| matches!(r.standing, Standing::Graded(_)))
         .map(|r| r.id.as_str())
         .collect();
-    plots(&mut body, &s)?;
+    scores(&mut body, &s)?;
     students(&mut body, rows, &pages);
-    pass_rates(&mut body, &s);
+    pass_rates(&mut body, &s)?;
     diagnoses(&mut body, &s, &pages);
     problems(&mut body, &s, &pages);
     similar(&mut body, pairs, &pages);
@@ -50,7 +50,7 @@ fn who(id: &str, pages: &Pages) -> String {
     }
 }
 
-fn plots(body: &mut String, s: &Stats) -> Result<()> {
+fn scores(body: &mut String, s: &Stats) -> Result<()> {
     let labels: Vec<String> = (0..BINS)
         .map(|i| match i {
             i if i + 1 == BINS => "100%".to_owned(),
@@ -62,17 +62,6 @@ fn plots(body: &mut String, s: &Stats) -> Result<()> {
         "<h2>Scores</h2>\n<figure id=\"histogram\">\n{}<figcaption>Graded students per total \
          score (percent of the points available).</figcaption>\n</figure>",
         super::plots::histogram(&s.histogram, &labels)?
-    );
-    let items: Vec<(String, f64)> = s
-        .pass_rates
-        .iter()
-        .map(|r| (r.exercise.clone(), r.passed as f64 / r.graded.max(1) as f64))
-        .collect();
-    let _ = writeln!(
-        body,
-        "<h2>Pass rate per exercise</h2>\n<figure id=\"pass-rates\">\n{}<figcaption>Share of the \
-         graded students with every check of the exercise passing.</figcaption>\n</figure>",
-        super::plots::rates(&items)?
     );
     Ok(())
 }
@@ -117,7 +106,18 @@ fn students(body: &mut String, rows: &[ClassRow], pages: &Pages) {
     let _ = writeln!(body, "</tbody>\n</table>");
 }
 
-fn pass_rates(body: &mut String, s: &Stats) {
+fn pass_rates(body: &mut String, s: &Stats) -> Result<()> {
+    let items: Vec<(String, f64)> = s
+        .pass_rates
+        .iter()
+        .map(|r| (r.exercise.clone(), r.passed as f64 / r.graded.max(1) as f64))
+        .collect();
+    let _ = writeln!(
+        body,
+        "<h2>Pass rate per exercise</h2>\n<figure id=\"pass-rates\">\n{}<figcaption>Share of the \
+         graded students with every check of the exercise passing.</figcaption>\n</figure>",
+        super::plots::rates(&items)?
+    );
     let _ = writeln!(
         body,
         "<table id=\"exercises\">\n<thead><tr><th>Lesson</th><th>Exercise</th><th>Passed</th>\
@@ -135,6 +135,7 @@ fn pass_rates(body: &mut String, s: &Stats) {
         );
     }
     let _ = writeln!(body, "</tbody>\n</table>");
+    Ok(())
 }
 
 fn diagnoses(body: &mut String, s: &Stats, pages: &Pages) {
@@ -204,7 +205,10 @@ fn problems(body: &mut String, s: &Stats, pages: &Pages) {
     }
     let _ = writeln!(body, "<h2>Missing students</h2>");
     if s.missing.is_empty() {
-        let _ = writeln!(body, "<p>No student of the roster is missing.</p>");
+        let _ = writeln!(
+            body,
+            "<p>No student on the roster is missing a submission.</p>"
+        );
     } else {
         let names: Vec<String> = s
             .missing

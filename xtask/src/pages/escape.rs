@@ -21,8 +21,9 @@ pub fn cut(text: &str, max_chars: usize) -> String {
 }
 
 /// `text` as HTML text or a quoted attribute value: `&`, `<`, `>`, `"` and `'` written as
-/// entities, and every control or reordering character but line feeds and tabs written out as an
-/// escape ([`printable`]), so it can neither open a tag, close a quote nor reorder what it shows.
+/// entities (tabs too), and every other control or reordering character but line feeds written
+/// out as an escape ([`printable`]), so it can neither open a tag, close a quote nor reorder what
+/// it shows.
 pub fn html(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     for c in printable(text).chars() {
@@ -32,6 +33,8 @@ pub fn html(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            // Shown as a tab, without a control byte in the file.
+            '\t' => out.push_str("&#9;"),
             c => out.push(c),
         }
     }
@@ -58,12 +61,13 @@ pub fn href(name: &str) -> String {
 }
 
 /// `text` as Markdown inline text on one line: control characters (line feeds included) written
-/// out, and every ASCII punctuation character backslash-escaped (CommonMark), so it can start no
-/// emphasis, link, code span, HTML tag or table cell.
+/// out, and every ASCII punctuation character that Markdown (CommonMark, GitHub's tables and
+/// autolinks) reads backslash-escaped, so it can start no emphasis, link, code span, HTML tag,
+/// entity or table cell; the others (`,;:'"?=/%@$^`) are left as written.
 pub fn md_inline(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     for c in crate::student_text::shown(text, usize::MAX).chars() {
-        if c.is_ascii_punctuation() {
+        if c.is_ascii_punctuation() && !",;:'\"?=/%@$^".contains(c) {
             out.push('\\');
         }
         out.push(c);
@@ -74,7 +78,8 @@ pub fn md_inline(text: &str) -> String {
 /// `text` as a fenced Markdown code block: the fence is longer than any run of backticks in the
 /// text, so nothing in it can close the block (everything inside a block is shown as it is).
 pub fn md_fence(text: &str) -> String {
-    let text = printable(text);
+    // Tabs as spaces: the file holds no control byte but its line ends.
+    let text = printable(text).replace('\t', "    ");
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat((longest + 1).max(3));
     format!("{fence}text\n{}\n{fence}\n", text.trim_end_matches('\n'))
@@ -92,7 +97,7 @@ mod tests {
             out,
             "&lt;script&gt;alert(1)&lt;/script&gt;&lt;/style&gt;&quot;&#39;&amp;\\u{202e}\\u{1b}[2J"
         );
-        assert_eq!(html("a\nb\tc"), "a\nb\tc");
+        assert_eq!(html("a\nb\tc"), "a\nb&#9;c");
     }
 
     #[test]
@@ -107,8 +112,8 @@ mod tests {
     #[test]
     fn markdown_escapes_inline_text_and_fences_blocks() {
         assert_eq!(
-            md_inline("<b>*x*</b>|`y`"),
-            "\\<b\\>\\*x\\*\\<\\/b\\>\\|\\`y\\`"
+            md_inline("<b>*x*</b>|`y`, &a"),
+            "\\<b\\>\\*x\\*\\</b\\>\\|\\`y\\`, \\&a"
         );
         assert_eq!(md_inline("a\nb"), "a\\\\nb");
         let block = md_fence("```\n</pre>\n````x");

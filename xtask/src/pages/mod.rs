@@ -102,13 +102,15 @@ pub fn write(dir: &Path, rows: &[ClassRow], pairs: &[SimilarPair]) -> Result<usi
 /// The class as its JSON reports in `dir` tell it (`<id>.json`, sorted by id); files that are
 /// not grade reports are skipped with a warning.
 pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
-    let entries = std::fs::read_dir(dir).with_context(|| {
-        format!(
-            "cannot read the reports folder {}\n  help: give the folder of `grade --submissions \
-             DIR --reports RDIR`",
+    if !dir.is_dir() {
+        bail!(
+            "{} is not a folder\n  help: give the reports folder of `cargo xtask grade \
+             --submissions DIR --reports RDIR`",
             dir.display()
-        )
-    })?;
+        );
+    }
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read the reports folder {}", dir.display()))?;
     let mut rows = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();

@@ -10,6 +10,22 @@ use crate::report::{Build, LessonReport, Report};
 use crate::verdict::Status;
 use std::fmt::Write as _;
 
+/// The grader's own words (a verdict, the next step) as HTML: escaped, and each `name` between
+/// backticks set as code, as the terminal report quotes names.
+fn words(text: &str) -> String {
+    html(text)
+        .split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                format!("<code>{part}</code>")
+            } else {
+                part.to_owned()
+            }
+        })
+        .collect()
+}
+
 /// The class of a status's colour.
 fn tone(status: Status) -> &'static str {
     match status {
@@ -47,7 +63,7 @@ pub fn render(id: &str, report: &Report) -> String {
         let _ = writeln!(
             body,
             "<h2>Next step</h2>\n<p class=\"next\">{}</p>",
-            html(&next.text())
+            words(&next.text())
         );
     }
     document(&format!("{} · {who}", report.course), &body)
@@ -105,7 +121,7 @@ fn lesson_section(body: &mut String, lesson: &LessonReport) {
             ex.score,
             ex.max_score,
             tone(status),
-            html(&exercise_label(ex))
+            words(&exercise_label(ex))
         );
     }
     let _ = writeln!(body, "</tbody>\n</table>");
@@ -133,13 +149,13 @@ fn check(body: &mut String, s: &Shown) {
         "<div class=\"check\">\n<p><code>{}</code>: <span class=\"{}\">{}</span>{hidden}</p>",
         html(&s.check.name),
         tone(s.check.status),
-        html(&s.verdict)
+        words(&s.verdict)
     );
     if !s.message.is_empty() {
         let _ = writeln!(body, "<pre class=\"message\">{}</pre>", html(&s.message));
     }
     if let Some(b) = &s.blocked {
-        let _ = writeln!(body, "<p class=\"blocked\">{}</p>", html(b));
+        let _ = writeln!(body, "<p class=\"blocked\">{}</p>", words(b));
     }
     if let Some(d) = s.diagnosis {
         let _ = writeln!(

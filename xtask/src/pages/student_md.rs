@@ -30,7 +30,7 @@ pub fn render(id: &str, report: &Report) -> String {
              is unofficial:\n"
         );
         for f in &report.modified_files {
-            let _ = writeln!(out, "- {}", md_inline(f));
+            let _ = writeln!(out, "- {}", md_inline(&crate::student_text::name(f)));
         }
         out.push('\n');
     }
