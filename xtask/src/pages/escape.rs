@@ -61,13 +61,13 @@ pub fn href(name: &str) -> String {
 }
 
 /// `text` as Markdown inline text on one line: control characters (line feeds included) written
-/// out, and every ASCII punctuation character that Markdown (CommonMark, GitHub's tables and
-/// autolinks) reads backslash-escaped, so it can start no emphasis, link, code span, HTML tag,
-/// entity or table cell; the others (`,;:'"?=/%@$^`) are left as written.
+/// out, and every ASCII punctuation character that Markdown (CommonMark, GitHub's tables,
+/// autolinks and mentions) reads backslash-escaped, so it can start no emphasis, link, code span,
+/// HTML tag, entity, table cell or mention; the others (`,;:'"?=/%$^`) are left as written.
 pub fn md_inline(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     for c in crate::student_text::shown(text, usize::MAX).chars() {
-        if c.is_ascii_punctuation() && !",;:'\"?=/%@$^".contains(c) {
+        if c.is_ascii_punctuation() && !",;:'\"?=/%$^".contains(c) {
             out.push('\\');
         }
         out.push(c);
@@ -112,8 +112,8 @@ mod tests {
     #[test]
     fn markdown_escapes_inline_text_and_fences_blocks() {
         assert_eq!(
-            md_inline("<b>*x*</b>|`y`, &a"),
-            "\\<b\\>\\*x\\*\\</b\\>\\|\\`y\\`, \\&a"
+            md_inline("<b>*x*</b>|`y`, &a @b"),
+            "\\<b\\>\\*x\\*\\</b\\>\\|\\`y\\`, \\&a \\@b"
         );
         assert_eq!(md_inline("a\nb"), "a\\\\nb");
         let block = md_fence("```\n</pre>\n````x");

@@ -12,7 +12,9 @@ pub struct Shown<'a> {
     pub check: &'a CheckReport,
     /// Its verdict in words, with whom it is blocked by (`wrong, blocked by `split_heads``).
     pub verdict: String,
-    /// Its message for people ([`readable`]), cut at [`TEXT_CHARS`]; the student's words.
+    /// Its message for people ([`readable`]), cut at [`TEXT_CHARS`]; the student's words. Empty
+    /// for a hidden check, whose message can hold the expected values it hides (as in the GitHub
+    /// Classroom feedback, `autograder::github`).
     pub message: String,
     /// The line saying which exercise to fix first, when it is blocked.
     pub blocked: Option<String>,
@@ -42,7 +44,11 @@ pub fn shown<'a>(lesson: &LessonReport, ex: &'a ExerciseReport) -> Vec<Shown<'a>
                 Some(b) => format!("{}, blocked by `{b}`", c.status.label()),
                 None => c.status.label().to_owned(),
             },
-            message: cut(&readable(&c.message), TEXT_CHARS),
+            message: if c.hidden {
+                String::new()
+            } else {
+                cut(&readable(&c.message), TEXT_CHARS)
+            },
             blocked: c
                 .blocked_by
                 .as_deref()
@@ -58,5 +64,70 @@ pub fn percent(score: u32, max: u32) -> u32 {
         100
     } else {
         (u64::from(score) * 100 / u64::from(max)) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Build;
+
+    fn check(name: &str, status: Status, hidden: bool) -> CheckReport {
+        CheckReport {
+            name: name.into(),
+            status,
+            points: 0,
+            max_points: 1,
+            message: format!("expected 42 in {name}"),
+            duration_ms: 1,
+            hidden,
+            blocked_by: None,
+            diagnosis: None,
+        }
+    }
+
+    #[test]
+    fn a_hidden_checks_message_is_not_shown_and_a_stub_says_it_once() {
+        let lesson = |build| LessonReport {
+            id: "lesson01".into(),
+            title: "t".into(),
+            build,
+            compiler_output: None,
+            score: 0,
+            max_score: 2,
+            exercises: vec![],
+        };
+        let ex = ExerciseReport {
+            name: "split".into(),
+            score: 0,
+            max_score: 2,
+            checks: vec![
+                check("passes", Status::Passed, false),
+                check("visible", Status::Wrong, false),
+                check("secret", Status::Wrong, true),
+            ],
+        };
+        let shown_of = |l: &LessonReport| {
+            shown(l, &ex)
+                .iter()
+                .map(|s| (s.check.name.clone(), s.message.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            shown_of(&lesson(Build::Ok)),
+            [
+                ("visible".to_owned(), "expected 42 in visible".to_owned()),
+                ("secret".to_owned(), String::new())
+            ]
+        );
+        assert!(shown_of(&lesson(Build::CompileError)).is_empty());
+        let stub = ExerciseReport {
+            checks: vec![
+                check("a", Status::NotStarted, false),
+                check("b", Status::NotStarted, false),
+            ],
+            ..ex.clone()
+        };
+        assert_eq!(shown(&lesson(Build::Ok), &stub).len(), 1);
     }
 }

@@ -140,7 +140,7 @@ fn lesson_section(body: &mut String, lesson: &LessonReport) {
 /// One failing check: verdict, message, blame and misconception.
 fn check(body: &mut String, s: &Shown) {
     let hidden = if s.check.hidden {
-        " <span class=\"muted\">(hidden check)</span>"
+        " <span class=\"muted\">(hidden check: its message is not shown)</span>"
     } else {
         ""
     };

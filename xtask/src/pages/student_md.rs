@@ -81,7 +81,7 @@ fn lesson_section(out: &mut String, lesson: &LessonReport) {
         let _ = writeln!(out, "### {}\n", md_inline(&ex.name));
         for s in checks {
             let hidden = if s.check.hidden {
-                " (hidden check)"
+                " (hidden check: its message is not shown)"
             } else {
                 ""
             };
