@@ -42,7 +42,7 @@ pub enum Standing {
     /// On the roster, with no submission.
     #[allow(
         dead_code,
-        reason = "a class run reads no roster yet: only rows of a roster are missing"
+        reason = "only a roster's rows are missing: a class run alone has none"
     )]
     Missing,
 }

@@ -123,6 +123,9 @@ fn fenced_lines(md: &str) -> Vec<&str> {
     inside
 }
 
+/// The graded students' ids.
+const GRADED: [&str; 4] = ["alice", "bob", "dave", EVE];
+
 #[test]
 fn a_class_run_writes_feedback_pages_and_the_class_page() {
     let course = Scratch::new("pages");
@@ -157,8 +160,7 @@ fn a_class_run_writes_feedback_pages_and_the_class_page() {
         "{stdout}"
     );
     let files = texts(&reports);
-    let graded = ["alice", "bob", "dave", EVE];
-    for id in graded {
+    for id in GRADED {
         for ext in ["json", "html", "md"] {
             assert!(
                 files.contains_key(&format!("{id}.{ext}")),
@@ -167,11 +169,17 @@ fn a_class_run_writes_feedback_pages_and_the_class_page() {
             );
         }
     }
-    let index = &files["index.html"];
+    assert_class_page(&files["index.html"]);
+    assert_student_pages(&files);
+    assert_hostile_text_inert(&files);
+    assert_written_again(&course, &reports, &files);
+    browse_pages(&reports, &[&format!("{EVE}.html"), "bob.html"], &GRADED);
+}
 
-    // The class page lists every student, links each graded one to their page, and names the
-    // misconception, the compile error and the submission not graded.
-    for id in graded {
+/// The class page lists every student, links each graded one to their page, and names the
+/// misconception, the compile error and the submission not graded.
+fn assert_class_page(index: &str) {
+    for id in GRADED {
         let link = format!("<a href=\"{}.html\">{}</a>", encoded(id), escaped(id));
         assert!(
             index.contains(&link),
@@ -194,8 +202,10 @@ fn a_class_run_writes_feedback_pages_and_the_class_page() {
     );
     assert!(index.contains("No pair above the threshold."));
     assert_eq!(index.matches("<svg class=\"plot\"").count(), 2, "{index}");
+}
 
-    // Bob's page explains the misconception; dave's shows the compiler's error.
+/// Bob's page explains the misconception; dave's shows the compiler's error.
+fn assert_student_pages(files: &BTreeMap<String, String>) {
     let bob = &files["bob.html"];
     assert!(
         bob.contains("Misconception:") && bob.contains("Reshaped straight to (B, h, T, hs)"),
@@ -210,9 +220,11 @@ fn a_class_run_writes_feedback_pages_and_the_class_page() {
         files["dave.html"]
     );
     assert!(files["dave.html"].contains("<pre class=\"compiler\">"));
+}
 
-    // Hostile text: no page holds a raw tag from a student; the panic message is escaped in
-    // HTML and fenced in Markdown.
+/// No page holds a raw tag from a student; the panic message is escaped in HTML and fenced in
+/// Markdown.
+fn assert_hostile_text_inert(files: &BTreeMap<String, String>) {
     for (name, text) in files.iter().filter(|(n, _)| n.ends_with(".html")) {
         assert!(
             !text.contains("<script") && !text.contains("alert(1)</"),
@@ -251,8 +263,11 @@ fn a_class_run_writes_feedback_pages_and_the_class_page() {
             "unfenced student text: {line}\n{eve_md}"
         );
     }
+}
 
-    // `class-page` writes the same student pages again from the reports alone.
+/// `class-page` writes the same student pages again from the reports alone, and a class page
+/// linking each of them.
+fn assert_written_again(course: &Scratch, reports: &Path, files: &BTreeMap<String, String>) {
     for (name, _) in files.iter().filter(|(n, _)| !n.ends_with(".json")) {
         std::fs::remove_file(reports.join(name)).unwrap();
     }
@@ -260,18 +275,13 @@ fn a_class_run_writes_feedback_pages_and_the_class_page() {
         .assert()
         .success()
         .stdout(predicates::str::contains("wrote 4 student page(s)"));
-    let again = texts(&reports);
-    for (name, text) in files
-        .iter()
-        .filter(|(n, _)| n.ends_with(".md") || *n != "index.html")
-    {
+    let again = texts(reports);
+    for (name, text) in files.iter().filter(|(n, _)| *n != "index.html") {
         assert_eq!(&again[name], text, "{name} differs when written again");
     }
-    for id in graded {
+    for id in GRADED {
         assert!(again["index.html"].contains(&format!("href=\"{}.html\"", encoded(id))));
     }
-
-    browse_pages(&reports, &[&format!("{EVE}.html"), "bob.html"], &graded);
 }
 
 /// `class-page` on a folder without reports (or no folder) exits 2 and says what to run.
