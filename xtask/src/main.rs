@@ -198,7 +198,8 @@ enum Cmd {
         /// With --submissions: write the gradebook CSV to FILE (default: standard output).
         #[arg(long, value_name = "FILE", requires = "submissions")]
         gradebook: Option<PathBuf>,
-        /// With --submissions: write one JSON report per student (`<id>.json`) in DIR.
+        /// With --submissions: write one JSON report per student (`<id>.json`) in DIR, with their
+        /// feedback pages (`<id>.html`, `<id>.md`) and the class page (`index.html`).
         #[arg(long, value_name = "DIR", requires = "submissions")]
         reports: Option<PathBuf>,
     },
