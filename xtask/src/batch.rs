@@ -561,9 +561,27 @@ pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Res
             }
         }
         println!("reports written to {}", dir.display());
+        let rows: Vec<crate::pages::ClassRow> = batch.rows.iter().map(class_row).collect();
+        let pages = crate::pages::write(dir, &rows, &[])?;
+        println!(
+            "feedback pages written: {pages} student(s) (<id>.html, <id>.md) and the class page {}",
+            dir.join(crate::pages::CLASS_PAGE).display()
+        );
     }
     print!("{}", summary(&batch));
     Ok(batch.rows.iter().all(|r| r.error.is_none()))
+}
+
+/// A gradebook row as the class page shows it.
+fn class_row(r: &Row) -> crate::pages::ClassRow {
+    use crate::pages::Standing;
+    crate::pages::ClassRow {
+        id: r.id.clone(),
+        standing: match (&r.report, &r.error) {
+            (Some(report), _) => Standing::Graded(Box::new(report.clone())),
+            (None, error) => Standing::NotGraded(error.clone().unwrap_or_default()),
+        },
+    }
 }
 
 #[cfg(test)]

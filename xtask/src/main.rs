@@ -49,6 +49,8 @@ mod misconception;
 #[cfg(feature = "instructor")]
 mod new_exercise;
 mod outside_sources;
+#[cfg(feature = "instructor")]
+mod pages;
 mod plan;
 #[cfg(feature = "instructor")]
 mod preflight;
@@ -196,7 +198,8 @@ enum Cmd {
         /// With --submissions: write the gradebook CSV to FILE (default: standard output).
         #[arg(long, value_name = "FILE", requires = "submissions")]
         gradebook: Option<PathBuf>,
-        /// With --submissions: write one JSON report per student (`<id>.json`) in DIR.
+        /// With --submissions: write one JSON report per student (`<id>.json`) in DIR, with their
+        /// feedback pages (`<id>.html`, `<id>.md`) and the class page (`index.html`).
         #[arg(long, value_name = "DIR", requires = "submissions")]
         reports: Option<PathBuf>,
     },
@@ -314,6 +317,16 @@ enum Cmd {
     },
     /// Rewrite checks.sha256 from the current checks and snapshots (instructors).
     Manifest,
+    /// Write the feedback pages again from the JSON reports in RDIR, without grading
+    /// (instructors): `<id>.html` and `<id>.md` per student, and the class page `index.html`.
+    ///
+    /// `grade --submissions DIR --reports RDIR` writes them too.
+    #[command(name = "class-page")]
+    ClassPage {
+        /// The reports folder of `grade --submissions DIR --reports RDIR`.
+        #[arg(value_name = "RDIR")]
+        dir: PathBuf,
+    },
     /// The sandbox a check process runs in (used by the grader itself).
     #[command(name = "__sandbox", hide = true)]
     Sandbox(sandbox::SandboxArgs),
@@ -469,7 +482,8 @@ fn needs_instructor(command: &Cmd) -> bool {
         | Cmd::Check { .. }
         | Cmd::New { .. }
         | Cmd::NewExercise { .. }
-        | Cmd::Dist { .. } => true,
+        | Cmd::Dist { .. }
+        | Cmd::ClassPage { .. } => true,
         Cmd::Autograder { platform } => autograder::needs_instructor(platform),
         _ => false,
     }
@@ -731,6 +745,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         #[cfg(feature = "instructor")]
+        Cmd::ClassPage { dir } => {
+            pages::run(&dir)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        #[cfg(feature = "instructor")]
         Cmd::Dist { out_dir } => {
             let summary = dist::make(&root, &course, &out_dir)?;
             println!(
@@ -798,7 +817,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         | Cmd::Check { .. }
         | Cmd::New { .. }
         | Cmd::NewExercise { .. }
-        | Cmd::Dist { .. } => {
+        | Cmd::Dist { .. }
+        | Cmd::ClassPage { .. } => {
             unreachable!("relaunched with the instructor feature")
         }
         Cmd::Manifest => {

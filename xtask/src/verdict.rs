@@ -1,10 +1,10 @@
 //! Verdicts: the outcome of one check and its message, and the helpers that read a panic out of a
 //! check's output (the decision itself is [`crate::judge`]'s).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The outcome of one check. Only `Passed` earns points.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// The check passed.

@@ -43,7 +43,7 @@ pub enum Detail {
 }
 
 /// The exercise's label in the table: its verdict, or whom it is blocked by.
-fn exercise_label(ex: &ExerciseReport) -> String {
+pub fn exercise_label(ex: &ExerciseReport) -> String {
     let status = ex.status();
     if let Some(blocker) = ex.blocked_by() {
         return format!("blocked: fix `{blocker}` first");
@@ -148,6 +148,57 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// What the student should do next, as the report's last line says it (the terminal report and
+/// the feedback pages, `crate::pages`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NextStep {
+    /// A lesson (its id) does not compile: nothing else of it can be graded.
+    FixCompileError(String),
+    /// The first unfinished exercise, or the one it is blocked by.
+    WorkOn(String),
+    /// Every check passes and the grade is official.
+    FullMarks,
+    /// Every check passes, against modified course files.
+    FullButUnofficial,
+}
+
+impl NextStep {
+    /// The step in words.
+    pub fn text(&self) -> String {
+        match self {
+            NextStep::FixCompileError(lesson) => format!(
+                "Next: fix the compile error in {} (shown above), then grade again",
+                lesson_name(lesson)
+            ),
+            NextStep::WorkOn(name) => {
+                format!("Next: work on `{name}`; stuck? `cargo xtask hint {name}`")
+            }
+            NextStep::FullMarks => "Full marks.".to_owned(),
+            NextStep::FullButUnofficial => {
+                "Every check passes, but against modified course files: not full marks.".to_owned()
+            }
+        }
+    }
+}
+
+/// The report's next step: the first unfinished exercise in course order (its compile error, or
+/// what it is blocked by, comes first), else full marks; none when nothing was graded.
+pub fn next_step(report: &Report) -> Option<NextStep> {
+    if let Some((lesson, ex)) = report.first_unfinished() {
+        Some(if lesson.build == super::Build::CompileError {
+            NextStep::FixCompileError(lesson.id.clone())
+        } else {
+            NextStep::WorkOn(ex.blocked_by().unwrap_or(&ex.name).to_owned())
+        })
+    } else if report.max_score > 0 && report.official {
+        Some(NextStep::FullMarks)
+    } else if report.max_score > 0 {
+        Some(NextStep::FullButUnofficial)
+    } else {
+        None
+    }
+}
+
 /// The lesson's number for people (`lesson02` → `2`), else its id.
 fn lesson_name(id: &str) -> String {
     match id
@@ -233,27 +284,14 @@ pub fn render(report: &Report, style: &Style, detail: Detail) -> String {
             "  Restore them (e.g. `git checkout -- <file>`) for an official grade."
         );
     }
-    if let Some((lesson, ex)) = report.first_unfinished() {
-        if lesson.build == super::Build::CompileError {
-            let _ = writeln!(
-                out,
-                "Next: fix the compile error in {} (shown above), then grade again",
-                lesson_name(&lesson.id)
-            );
-        } else {
-            let name = ex.blocked_by().unwrap_or(&ex.name);
-            let _ = writeln!(
-                out,
-                "Next: work on `{name}`; stuck? `cargo xtask hint {name}`"
-            );
+    match next_step(report) {
+        Some(NextStep::FullMarks) => {
+            let _ = writeln!(out, "{}", style.green(&NextStep::FullMarks.text()));
         }
-    } else if report.max_score > 0 && report.official {
-        let _ = writeln!(out, "{}", style.green("Full marks."));
-    } else if report.max_score > 0 {
-        let _ = writeln!(
-            out,
-            "Every check passes, but against modified course files: not full marks."
-        );
+        Some(next) => {
+            let _ = writeln!(out, "{}", next.text());
+        }
+        None => {}
     }
     out
 }

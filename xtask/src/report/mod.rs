@@ -7,13 +7,14 @@ pub mod junit;
 pub mod readable;
 
 use crate::verdict::Status;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Version of the JSON report's layout (2: `blocked_by` and `diagnosis` on every check).
 pub const SCHEMA_VERSION: u32 = 2;
 
-/// A whole grading run.
-#[derive(Debug, Clone, Serialize)]
+/// A whole grading run. Read back (`Deserialize`) by `cargo xtask class-page` from the JSON
+/// reports a class run wrote.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     /// Layout version of this report ([`SCHEMA_VERSION`]).
     pub schema_version: u32,
@@ -65,7 +66,7 @@ fn student_names<S: serde::Serializer>(names: &[String], s: S) -> Result<S::Ok, 
 }
 
 /// What a report grades.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Graded {
     /// The exercises in this workspace.
@@ -77,7 +78,7 @@ pub enum Graded {
 }
 
 /// Whether a lesson's crate compiled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Build {
     /// It compiled; its checks ran.
@@ -87,7 +88,7 @@ pub enum Build {
 }
 
 /// One lesson's result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LessonReport {
     /// Package id, e.g. `lesson01`.
     pub id: String,
@@ -106,7 +107,7 @@ pub struct LessonReport {
 }
 
 /// One exercise's result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ExerciseReport {
     /// The function's name.
     pub name: String,
@@ -119,7 +120,7 @@ pub struct ExerciseReport {
 }
 
 /// One check's result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CheckReport {
     /// The test function's name.
     pub name: String,
@@ -143,7 +144,7 @@ pub struct CheckReport {
 }
 
 /// A named misconception that a wrong answer matches (course.toml `[[lessons.misconceptions]]`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnosis {
     /// Its id, e.g. `split-without-transpose`.
     pub id: String,

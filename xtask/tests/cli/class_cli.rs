@@ -314,12 +314,20 @@ fn a_class_is_graded_row_by_row() {
     assert_eq!(by_id["full"]["status"], "ok");
     assert_eq!(by_id["full"]["lesson01 max"], by_id["full"]["max"]);
 
-    // One report per graded student, each valid against the published schema.
-    let written: BTreeSet<String> = std::fs::read_dir(&reports)
+    // One report per graded student, each valid against the published schema, with its
+    // feedback pages beside it (pages_cli tests what they say).
+    let all: BTreeSet<String> = std::fs::read_dir(&reports)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
+    let written: BTreeSet<String> = all
+        .iter()
+        .filter(|n| n.ends_with(".json"))
+        .cloned()
+        .collect();
     assert_eq!(written.len(), 8, "{written:?}");
+    assert_eq!(all.len(), 3 * 8 + 1, "{all:?}");
+    assert!(all.contains("index.html"), "{all:?}");
     for name in &written {
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(reports.join(name)).unwrap()).unwrap();

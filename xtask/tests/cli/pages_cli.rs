@@ -1,0 +1,438 @@
+//! Feedback pages: a class run (`grade --submissions DIR 2 --reports RDIR`, lesson 2 only) writes
+//! `<id>.html` and `<id>.md` per graded student and the class page `index.html`; `class-page
+//! RDIR` writes them again from the JSON reports. A student's hostile name and panic message are
+//! escaped (HTML) and fenced (Markdown), and a real browser (headless Chromium) shows the pages
+//! with no console message, every student, the planted misconception and drawn plots.
+
+use crate::support::{OutDir, Scratch, copy_dir, course_root, temp_root, which, xtask_in};
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const L2: &str = "lesson02-split-heads";
+/// What the hostile student's code panics with.
+const HOSTILE: &str = "<script>alert(1)</script></style>\"' onload=\"alert(2)";
+/// The hostile student's folder (a file name holds no `/`).
+const EVE: &str = "eve\"'><script>alert(3)<style>";
+
+/// `text` percent-encoded as a link's path segment (what the class page links to).
+fn encoded(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// `text` HTML-escaped as the pages escape it.
+fn escaped(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// Lesson 2's reference solution with `from` replaced by `to` (which must occur).
+fn solution_with(from: &str, to: &str) -> String {
+    let path = course_root()
+        .join("solutions")
+        .join(L2)
+        .join("src/exercises.rs");
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(
+        text.contains(from),
+        "the reference solution changed: {from}"
+    );
+    text.replacen(from, to, 1)
+}
+
+/// The class: alice solves lesson 2, bob splits without the transpose (a named misconception),
+/// dave's lesson does not compile, the hostile student panics with HTML, and a corrupt archive
+/// cannot be graded.
+fn plant_class(course: &Scratch, class: &Path, pristine: &Path) {
+    xtask_in(&course.root, &["dist", pristine.to_str().unwrap()])
+        .assert()
+        .success();
+    let file = |id: &str| {
+        class
+            .join(id)
+            .join("exercises")
+            .join(L2)
+            .join("src/exercises.rs")
+    };
+    for id in ["alice", "bob", "dave", EVE] {
+        copy_dir(pristine, &class.join(id));
+    }
+    std::fs::write(file("alice"), solution_with("", "")).unwrap();
+    std::fs::write(
+        file("bob"),
+        solution_with(
+            ".into_shape_with_order((b, t, h, hs))\n        .expect(\"a standard-layout array reshapes\")\n        .permuted_axes([0, 2, 1, 3]);",
+            ".into_shape_with_order((b, h, t, hs))\n        .expect(\"a standard-layout array reshapes\");",
+        ),
+    )
+    .unwrap();
+    let stub = std::fs::read_to_string(file("dave")).unwrap();
+    std::fs::write(
+        file("dave"),
+        format!("{stub}\npub fn broken() -> u32 {{ \"no\" }}\n"),
+    )
+    .unwrap();
+    let panics = stub.replacen(
+        "todo!(\"split_heads: reshape to (B, T, h, hs), then swap the T and h axes\")",
+        &format!("panic!({HOSTILE:?})"),
+        1,
+    );
+    assert_ne!(panics, stub, "the stub changed");
+    std::fs::write(file(EVE), panics).unwrap();
+    std::fs::write(class.join("corrupt.zip"), b"PK\x03\x04 not really a zip").unwrap();
+}
+
+/// Every file of `dir` with its text.
+fn texts(dir: &Path) -> BTreeMap<String, String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect()
+}
+
+/// The lines of a Markdown text that lie inside a fenced code block.
+fn fenced_lines(md: &str) -> Vec<&str> {
+    let mut fence: Option<&str> = None;
+    let mut inside = Vec::new();
+    for line in md.lines() {
+        let ticks = &line[..line.len() - line.trim_start_matches('`').len()];
+        match fence {
+            None if ticks.len() >= 3 => fence = Some(ticks),
+            Some(open) if line.trim_end() == open => fence = None,
+            Some(_) => inside.push(line),
+            None => {}
+        }
+    }
+    inside
+}
+
+/// The graded students' ids.
+const GRADED: [&str; 4] = ["alice", "bob", "dave", EVE];
+
+#[test]
+fn a_class_run_writes_feedback_pages_and_the_class_page() {
+    let course = Scratch::new("pages");
+    let work = OutDir::new("pages");
+    let class = work.path.join("submissions");
+    plant_class(&course, &class, &work.path.join("pristine"));
+    let reports = work.path.join("reports");
+    let out = xtask_in(
+        &course.root,
+        &[
+            "grade",
+            "--submissions",
+            class.to_str().unwrap(),
+            "2",
+            "--gradebook",
+            work.path.join("grades.csv").to_str().unwrap(),
+            "--reports",
+            reports.to_str().unwrap(),
+        ],
+    )
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "corrupt.zip is not graded\n{stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains("feedback pages written: 4 student(s)"),
+        "{stdout}"
+    );
+    let files = texts(&reports);
+    for id in GRADED {
+        for ext in ["json", "html", "md"] {
+            assert!(
+                files.contains_key(&format!("{id}.{ext}")),
+                "{id}.{ext}: {:?}",
+                files.keys()
+            );
+        }
+    }
+    assert_class_page(&files["index.html"]);
+    assert_student_pages(&files);
+    assert_hostile_text_inert(&files);
+    assert_written_again(&course, &reports, &files);
+    browse_pages(&reports, &format!("{EVE}.html"), &GRADED);
+}
+
+/// The class page lists every student, links each graded one to their page, and names the
+/// misconception, the compile error and the submission not graded.
+fn assert_class_page(index: &str) {
+    for id in GRADED {
+        let link = format!("<a href=\"{}.html\">{}</a>", encoded(id), escaped(id));
+        assert!(
+            index.contains(&link),
+            "no {link} in the class page:\n{index}"
+        );
+    }
+    assert!(index.contains("<td>corrupt</td>"), "{index}");
+    assert!(!index.contains("corrupt.html"), "{index}");
+    let misconception = index
+        .lines()
+        .find(|l| l.contains("<code>split-without-transpose</code>"))
+        .unwrap_or_else(|| panic!("the misconception is not listed:\n{index}"));
+    assert!(
+        misconception.contains("href=\"bob.html\""),
+        "{misconception}"
+    );
+    assert!(
+        index.contains("<tr><td><a href=\"dave.html\">dave</a></td><td>lesson02</td></tr>"),
+        "{index}"
+    );
+    assert!(index.contains("No pair above the threshold."));
+    assert_eq!(index.matches("<svg class=\"plot\"").count(), 2, "{index}");
+}
+
+/// Bob's page explains the misconception; dave's shows the compiler's error.
+fn assert_student_pages(files: &BTreeMap<String, String>) {
+    let bob = &files["bob.html"];
+    assert!(
+        bob.contains("Misconception:") && bob.contains("Reshaped straight to (B, h, T, hs)"),
+        "{bob}"
+    );
+    assert!(bob.contains("split_heads_moves_data"), "{bob}");
+    assert!(bob.contains("Next step"), "{bob}");
+    assert!(files["bob.md"].contains("**Misconception:** Reshaped straight to \\(B, h, T, hs\\)"));
+    assert!(
+        files["dave.html"].contains("does not compile"),
+        "{}",
+        files["dave.html"]
+    );
+    assert!(files["dave.html"].contains("<pre class=\"compiler\">"));
+}
+
+/// No page holds a raw tag from a student; the panic message is escaped in HTML and fenced in
+/// Markdown.
+fn assert_hostile_text_inert(files: &BTreeMap<String, String>) {
+    for (name, text) in files.iter().filter(|(n, _)| n.ends_with(".html")) {
+        assert!(
+            !text.contains("<script") && !text.contains("alert(1)</"),
+            "{name}:\n{text}"
+        );
+        assert_eq!(
+            text.matches("</style>").count(),
+            1,
+            "{name}: the page's own only"
+        );
+    }
+    let eve = &files[&format!("{EVE}.html")];
+    assert!(
+        eve.contains(&escaped(HOSTILE)),
+        "the panic message is not shown:\n{eve}"
+    );
+    assert!(
+        eve.contains(&format!(
+            "<strong class=\"student\">{}</strong>",
+            escaped(EVE)
+        )),
+        "{eve}"
+    );
+    let eve_md = &files[&format!("{EVE}.md")];
+    let fenced = fenced_lines(eve_md);
+    assert!(
+        fenced.iter().any(|l| l.contains(HOSTILE)),
+        "not fenced:\n{eve_md}"
+    );
+    for line in eve_md
+        .lines()
+        .filter(|l| l.contains('<') && !l.contains("\\<"))
+    {
+        assert!(
+            fenced.contains(&line),
+            "unfenced student text: {line}\n{eve_md}"
+        );
+    }
+}
+
+/// `class-page` writes the same student pages again from the reports alone, and a class page
+/// linking each of them.
+fn assert_written_again(course: &Scratch, reports: &Path, files: &BTreeMap<String, String>) {
+    for (name, _) in files.iter().filter(|(n, _)| !n.ends_with(".json")) {
+        std::fs::remove_file(reports.join(name)).unwrap();
+    }
+    xtask_in(&course.root, &["class-page", reports.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("wrote 4 student page(s)"));
+    let again = texts(reports);
+    for (name, text) in files.iter().filter(|(n, _)| *n != "index.html") {
+        assert_eq!(&again[name], text, "{name} differs when written again");
+    }
+    for id in GRADED {
+        assert!(again["index.html"].contains(&format!("href=\"{}.html\"", encoded(id))));
+    }
+}
+
+/// `class-page` on a folder without reports (or no folder) exits 2 and says what to run.
+#[test]
+fn class_page_without_reports_exits_2_with_help() {
+    let empty = OutDir::new("no-reports");
+    std::fs::create_dir_all(&empty.path).unwrap();
+    std::fs::write(empty.path.join("notes.json"), "{\"not\": \"a report\"}").unwrap();
+    for dir in [empty.path.clone(), empty.path.join("missing")] {
+        let out = xtask_in(&course_root(), &["class-page", dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("\n  help: "), "{stderr}");
+        assert!(stderr.contains("--reports"), "{stderr}");
+    }
+    assert!(!empty.path.join("index.html").exists());
+}
+
+/// Chromium, when installed.
+fn chromium() -> Option<PathBuf> {
+    ["chromium", "chromium-browser"]
+        .iter()
+        .find_map(|n| which(n))
+}
+
+/// `page` loaded in headless Chromium with a fresh profile and the network features off: its DOM
+/// after load and Chromium's log (console messages are `CONSOLE` lines).
+fn browse(chromium: &Path, page: &Path) -> (String, String) {
+    let profile = tempfile::tempdir_in(temp_root()).unwrap();
+    let url = format!(
+        "file://{}",
+        page.to_str()
+            .unwrap()
+            .split('/')
+            .map(encoded)
+            .collect::<Vec<_>>()
+            .join("/")
+    );
+    let mut child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(&url)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(90) {
+            child.kill().unwrap();
+            panic!("chromium did not finish loading {url} in 90 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// What a script measures of the class page's plots, written into the DOM: per `svg.plot`, its
+/// width and height on screen and how many of its shapes have an area.
+const MEASURE: &str = "<script>document.body.insertAdjacentHTML('beforeend', '<pre id=\"measure\">' + \
+    Array.from(document.querySelectorAll('svg.plot')).map(function (s) { var r = \
+    s.getBoundingClientRect(); var drawn = Array.from(s.querySelectorAll('rect')).filter(function \
+    (e) { var b = e.getBBox(); return b.width * b.height > 0; }).length; return \
+    Math.round(r.width) + 'x' + Math.round(r.height) + ':' + drawn; }).join(' ') + \
+    '</pre>');</script>";
+
+/// The class page and a student's `page` of `reports` in a real browser: no console message,
+/// every student and the misconception shown, and the plots drawn.
+fn browse_pages(reports: &Path, page: &str, students: &[&str]) {
+    let Some(chromium) = chromium() else {
+        eprintln!("\n!!!!!! SKIPPED: chromium not found (apt-get install chromium) !!!!!!\n");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run the browser test: install chromium"
+        );
+        return;
+    };
+    for page in ["index.html", page] {
+        let (dom, log) = browse(&chromium, &reports.join(page));
+        let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+        assert!(
+            console.is_empty(),
+            "{page}: console messages:\n{}",
+            console.join("\n")
+        );
+        assert!(
+            dom.contains("</body>"),
+            "{page} did not load:\n{dom}\n{log}"
+        );
+        if page == "index.html" {
+            for id in students {
+                // A DOM serialises text with `&`, `<` and `>` escaped, quotes as they are.
+                let text = id
+                    .replace('&', "&amp;")
+                    .replace('<', "&lt;")
+                    .replace('>', "&gt;");
+                assert!(dom.contains(&text), "{page} does not show {id}:\n{dom}");
+            }
+            assert!(dom.contains("split-without-transpose"), "{dom}");
+        }
+    }
+    // The plots, measured by a script in a copy of the class page without its policy (which
+    // lets no script run).
+    let index = std::fs::read_to_string(reports.join("index.html")).unwrap();
+    let policy = index
+        .find("<meta http-equiv=\"Content-Security-Policy\"")
+        .unwrap();
+    let end = policy + index[policy..].find('>').unwrap() + 1;
+    let measured = format!("{}{}", &index[..policy], &index[end..])
+        .replace("</body>", &format!("{MEASURE}</body>"));
+    let copy = reports.join("measured.html");
+    std::fs::write(&copy, measured).unwrap();
+    let (dom, log) = browse(&chromium, &copy);
+    std::fs::remove_file(&copy).unwrap();
+    // The last `<pre id="measure">`: the first is in the script's own text.
+    let (_, measured) = dom
+        .rsplit_once("<pre id=\"measure\">")
+        .unwrap_or_else(|| panic!("no measure:\n{dom}\n{log}"));
+    let line = measured.split("</pre>").next().unwrap();
+    let plots: Vec<&str> = line.split(' ').collect();
+    assert_eq!(plots.len(), 2, "{line}");
+    for plot in plots {
+        let (size, drawn) = plot.split_once(':').unwrap();
+        let (w, h) = size.split_once('x').unwrap();
+        let (w, h, drawn): (u32, u32, u32) = (
+            w.parse().unwrap(),
+            h.parse().unwrap(),
+            drawn.parse().unwrap(),
+        );
+        // The background and at least one bar.
+        assert!(
+            w > 100 && h > 50 && drawn >= 2,
+            "a plot is not drawn: {plot}"
+        );
+    }
+}
