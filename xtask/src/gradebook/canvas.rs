@@ -45,3 +45,39 @@ pub fn render(batch: &Batch) -> Result<String> {
     }
     to_csv(records)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::fixture::{batch, failed, graded};
+    use crate::roster::{Enrolment, Roster};
+
+    #[test]
+    fn canvas_gets_its_columns_points_possible_and_the_rosters_ids() {
+        let roster = Roster::parse(
+            std::path::Path::new("roster.csv"),
+            b"id,Name,canvas_id,SIS User ID,sis_login_id,section,email\n\
+              ann,\"Lee, Ann\",101,S1,ann@x,A,ann@x\n\
+              bo,@Bo,102,S2,bo@x,-B,bo@x\n",
+        )
+        .unwrap();
+        let mut ann = graded("ann", &[("lesson01", 7), ("lesson02", 5)], 15);
+        ann.enrolment = Enrolment::Listed(0);
+        let mut bo = failed("bo", "bad", 15);
+        bo.enrolment = Enrolment::Listed(1);
+        let mut eve = graded("eve", &[("lesson01", 10)], 15);
+        eve.enrolment = Enrolment::NotListed;
+        let lessons = [("lesson01", 10), ("lesson02", 5)];
+        let csv = render(&batch(&lessons, vec![ann, bo, eve], Some(roster))).unwrap();
+        assert_eq!(
+            csv,
+            "Student,ID,SIS User ID,SIS Login ID,Section,lesson01,lesson02\n\
+             Points Possible,,,,,10,5\n\
+             \"Lee, Ann\",101,S1,ann@x,A,7,5\n\
+             '@Bo,102,S2,bo@x,'-B,0,0\n"
+        );
+        // Without a roster: the submission's id is the student's name.
+        let csv = render(&batch(&lessons, vec![failed("=x", "", 15)], None)).unwrap();
+        assert!(csv.ends_with("\n'=x,,,,,0,0\n"), "{csv}");
+    }
+}

@@ -61,3 +61,57 @@ pub fn render(batch: &Batch) -> Result<String> {
     }
     to_csv(records)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::fixture::{batch, failed, graded};
+    use crate::roster::Enrolment;
+    use std::path::Path;
+
+    fn roster(text: &str) -> Roster {
+        Roster::parse(Path::new("roster.csv"), text.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn moodle_gets_an_identifier_and_a_column_per_lesson() {
+        let lessons = [("lesson01", 10), ("lesson02", 5)];
+        let mut ann = graded("ann", &[("lesson01", 7), ("lesson02", 5)], 15);
+        ann.enrolment = Enrolment::Listed(0);
+        let mut bo = failed("bo", "bad", 15);
+        bo.enrolment = Enrolment::Listed(1);
+        let mut eve = graded("eve", &[("lesson01", 10)], 15);
+        eve.enrolment = Enrolment::NotListed;
+        let rows = vec![ann, bo, eve];
+        let with = |text: &str| {
+            let r = roster(text);
+            render(&batch(&lessons, rows.clone(), Some(r))).unwrap()
+        };
+        assert_eq!(
+            with("id,username,email\nann,a1,ann@x\nbo,b1,=bo@x\n"),
+            "Email address,lesson01,lesson02\nann@x,7,5\n'=bo@x,0,0\n"
+        );
+        assert_eq!(
+            with("id,ID number\nann,7\nbo,8\n"),
+            "ID number,lesson01,lesson02\n7,7,5\n8,0,0\n"
+        );
+        assert_eq!(
+            with("id,name\nann,A\nbo,B\n"),
+            "Username,lesson01,lesson02\nann,7,5\nbo,0,0\n"
+        );
+        let csv = render(&batch(&lessons, vec![failed("-1", "", 15)], None)).unwrap();
+        assert_eq!(csv, "Username,lesson01,lesson02\n'-1,0,0\n");
+    }
+
+    #[test]
+    fn a_student_without_the_identifier_is_refused_before_grading() {
+        assert!(check(&roster("id,name\nann,A\n")).is_ok());
+        assert!(check(&roster("id,email\nann,a@x\nbo,b@x\n")).is_ok());
+        let e = check(&roster("id,email\nann,a@x\nbo, \n")).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("roster.csv:3: the student `bo` has no `email`"),
+            "{e}"
+        );
+    }
+}
