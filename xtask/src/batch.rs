@@ -566,10 +566,7 @@ pub fn summary(batch: &Batch) -> String {
     let _ = writeln!(
         out,
         "\nTime: {:.1} s for {} submission(s), {} at once; the first (which builds the dependencies) {:.1} s",
-        batch.total_seconds,
-        submitted,
-        batch.parallel,
-        batch.first_seconds
+        batch.total_seconds, submitted, batch.parallel, batch.first_seconds
     );
     if let Some(m) = batch.marginal_seconds() {
         let _ = writeln!(

@@ -103,7 +103,11 @@ impl Roster {
                     "{}: the roster's column {} is {}\n  help: give each column a name of its own",
                     at(1),
                     i + 1,
-                    if k.is_empty() { "unnamed" } else { "named twice" }
+                    if k.is_empty() {
+                        "unnamed"
+                    } else {
+                        "named twice"
+                    }
                 );
             }
         }
@@ -300,8 +304,9 @@ mod tests {
 
     #[test]
     fn a_roster_keeps_its_columns_and_trims_ids() {
-        let r = parse("\u{feff}Email, ID ,Name,submission\na@x, alice ,Alice,\nb@x,bob,Bob,bob.zip\n")
-            .unwrap();
+        let r =
+            parse("\u{feff}Email, ID ,Name,submission\na@x, alice ,Alice,\nb@x,bob,Bob,bob.zip\n")
+                .unwrap();
         assert_eq!(r.columns, ["Email", "Name"]);
         assert_eq!(r.students[0].id, "alice");
         assert_eq!(r.students[0].submission, None);
@@ -376,6 +381,9 @@ mod tests {
         let e = r
             .pair(&entries(&[("bob", "bob"), ("bob.zip", "bob")]))
             .unwrap_err();
-        assert!(format!("{e:#}").contains("already the roster's roster.csv:2"), "{e:#}");
+        assert!(
+            format!("{e:#}").contains("already the roster's roster.csv:2"),
+            "{e:#}"
+        );
     }
 }

@@ -166,7 +166,12 @@ mod tests {
         bob.enrolment = Enrolment::Listed(0);
         let mut eve = failed("eve", "bad", 5);
         eve.enrolment = Enrolment::NotListed;
-        let csv = render(&batch(&[("lesson02", 5)], vec![bob, carol, eve], Some(roster))).unwrap();
+        let csv = render(&batch(
+            &[("lesson02", 5)],
+            vec![bob, carol, eve],
+            Some(roster),
+        ))
+        .unwrap();
         assert_eq!(
             csv,
             "id,name,email,submission,total,max,status,roster,lesson02,lesson02 max,official,\

@@ -83,8 +83,9 @@ fn text(out: &std::process::Output) -> String {
 }
 
 /// Alice and bob-a hand in lesson 2 solved (bob-a as `bob.zip`), bob-b the stubs (the folder
-/// `bob`), carol nothing; `=SUM(1+1)*cmd.zip` (the stubs) is nobody's in the roster. The same
-/// class in the three layouts.
+/// `bob`), carol nothing; `=SUM(1+1)*cmd.zip` (the stubs) is nobody's in the roster. Canvas' and
+/// Moodle's layouts get the same roster and entries of the same names that cannot be opened
+/// (graded 0 without a build: their points are the csv layout's, unit-tested in each layout).
 #[test]
 fn a_roster_run_lists_every_student_and_fills_each_lms_gradebook() {
     let course = Scratch::new("roster");
@@ -139,8 +140,14 @@ fn a_roster_run_lists_every_student_and_fills_each_lms_gradebook() {
     };
     let cols = ["submission", "status", "roster", "total", "lesson02"];
     let full = max.to_string();
-    assert_eq!(cells("alice", &cols), ["alice", "ok", "listed", &full, &full]);
-    assert_eq!(cells("bob-a", &cols), ["bob.zip", "ok", "listed", &full, &full]);
+    assert_eq!(
+        cells("alice", &cols),
+        ["alice", "ok", "listed", &full, &full]
+    );
+    assert_eq!(
+        cells("bob-a", &cols),
+        ["bob.zip", "ok", "listed", &full, &full]
+    );
     assert_eq!(cells("bob-b", &cols), ["bob", "ok", "listed", "0", "0"]);
     assert_eq!(cells("carol", &cols), ["", "missing", "listed", "0", "0"]);
     assert_eq!(
@@ -164,24 +171,42 @@ fn a_roster_run_lists_every_student_and_fills_each_lms_gradebook() {
         assert_eq!(v["student"], id);
     }
     assert!(!reports.join("carol.json").exists());
-    assert!(all.contains("1 of the roster's 4 student(s) handed nothing in"), "{all}");
+    assert!(
+        all.contains("1 of the roster's 4 student(s) handed nothing in"),
+        "{all}"
+    );
+
+    // Entries of the same names that cannot be opened; this time alice hands in nothing and
+    // carol an unreadable archive.
+    let class = work.path.join("unreadable");
+    std::fs::create_dir_all(class.join("bob")).unwrap();
+    for name in ["bob.zip", "carol.zip", &format!("{stray}.zip")] {
+        std::fs::write(class.join(name), b"not an archive").unwrap();
+    }
 
     // Canvas: its five identity columns, one column per lesson, a Points Possible line, every
     // roster student (the stray submission left out).
     let (out, gradebook) = grade_as(&course, &class, &work.path, "canvas", &with_roster);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_inert(&gradebook);
     let canvas = records(&gradebook);
     assert_eq!(
         canvas[0],
-        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "lesson02"]
+        [
+            "Student",
+            "ID",
+            "SIS User ID",
+            "SIS Login ID",
+            "Section",
+            "lesson02"
+        ]
     );
     assert_eq!(canvas[1], ["Points Possible", "", "", "", "", &full]);
     assert_eq!(
         canvas[2..],
         [
-            ["Liddell, Alice", "101", "S101", "aliddell", "A", &full],
-            ["Bob A", "102", "S102", "boba", "A", &full],
+            ["Liddell, Alice", "101", "S101", "aliddell", "A", "0"],
+            ["Bob A", "102", "S102", "boba", "A", "0"],
             [
                 "'=HYPERLINK(\"http://evil\",\"x\")",
                 "103",
@@ -196,14 +221,14 @@ fn a_roster_run_lists_every_student_and_fills_each_lms_gradebook() {
 
     // Moodle: the email as identifier, one column per lesson.
     let (out, gradebook) = grade_as(&course, &class, &work.path, "moodle", &with_roster);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_inert(&gradebook);
     assert_eq!(
         records(&gradebook),
         [
             ["Email address", "lesson02"],
-            ["alice@uni.edu", &full],
-            ["boba@uni.edu", &full],
+            ["alice@uni.edu", "0"],
+            ["boba@uni.edu", "0"],
             ["bobb@uni.edu", "0"],
             ["carol@uni.edu", "0"],
         ]
@@ -281,7 +306,10 @@ fn roster_mistakes_stop_a_class_run_before_grading() {
     refused(
         "id\nann\nev\x1b[2Je\n",
         "csv",
-        &format!("{}the id `ev\\u{{1b}}[2Je` holds a control character", at(3)),
+        &format!(
+            "{}the id `ev\\u{{1b}}[2Je` holds a control character",
+            at(3)
+        ),
     );
     refused(
         "id,email\nbob,b@x\nann,\n",
