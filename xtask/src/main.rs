@@ -211,7 +211,8 @@ enum Cmd {
         /// graded at once.
         #[arg(long, value_name = "DIR", conflicts_with_all = ["solutions", "submission"])]
         submissions: Option<PathBuf>,
-        /// With --submissions: write the gradebook CSV to FILE (default: standard output).
+        /// With --submissions: write the gradebook (CSV, laid out as --gradebook-format says) to
+        /// FILE (default: standard output).
         #[arg(long, value_name = "FILE", requires = "submissions")]
         gradebook: Option<PathBuf>,
         /// With --submissions: the gradebook's layout: `csv` (every column), or a file to upload

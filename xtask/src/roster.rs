@@ -138,7 +138,8 @@ impl Roster {
             }
             let submission = submission_at
                 .and_then(|i| record.get(i))
-                .map(str::trim)
+                // `bob/` names the folder `bob`.
+                .map(|s| s.trim().trim_end_matches(['/', '\\']))
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned);
             if let Some(s) = &submission
@@ -305,13 +306,14 @@ mod tests {
     #[test]
     fn a_roster_keeps_its_columns_and_trims_ids() {
         let r =
-            parse("\u{feff}Email, ID ,Name,submission\na@x, alice ,Alice,\nb@x,bob,Bob,bob.zip\n")
+            parse("\u{feff}Email, ID ,Name,submission\na@x, alice ,Alice,\nb@x,bob,Bob,bob.zip\nc@x,carl,Carl,carl/\n")
                 .unwrap();
         assert_eq!(r.columns, ["Email", "Name"]);
         assert_eq!(r.students[0].id, "alice");
         assert_eq!(r.students[0].submission, None);
         assert_eq!(r.students[1].submission.as_deref(), Some("bob.zip"));
         assert_eq!(r.students[1].line, 3);
+        assert_eq!(r.students[2].submission.as_deref(), Some("carl"));
         assert_eq!(r.cell(1, &["email"]), Some("b@x"));
         assert_eq!(r.cell(0, &["missing", "name"]), Some("Alice"));
     }
