@@ -13,11 +13,16 @@
 //! executables copied out before the lock is released), so the dependencies are compiled once,
 //! one student's lesson crates are never taken for another's, and their checks run side by side.
 //! The first submission is graded alone, which builds the dependencies.
+//!
+//! With a roster ([`crate::roster`]), every student it lists gets a row, `missing` when they
+//! handed nothing in, and a submission it does not list is graded and marked. The gradebook is
+//! written by [`crate::gradebook`].
 
 use crate::archive;
 use crate::course::Course;
 use crate::grade::Options;
 use crate::report::Report;
+use crate::roster::{Enrolment, Roster};
 use crate::student_text;
 use crate::verdict::Status;
 use anyhow::{Context as _, Result, anyhow, bail};
@@ -39,6 +44,10 @@ pub struct BatchOptions {
     pub gradebook: Option<PathBuf>,
     /// Where to write one JSON report per student (`<id>.json`).
     pub reports: Option<PathBuf>,
+    /// The class list to read.
+    pub roster: Option<PathBuf>,
+    /// The gradebook's layout.
+    pub format: crate::GradebookFormat,
 }
 
 /// Submissions graded at once by default: two on a machine with two cores or more (one builds
@@ -48,13 +57,15 @@ pub fn default_parallel() -> usize {
 }
 
 /// The batch options from the command line: `jobs` submissions at once (default
-/// [`default_parallel`]), each running its checks on its share of the cores.
+/// [`default_parallel`]), each running its checks on its share of the cores; `outputs` as
+/// [`BatchOptions`] has them, the gradebook, the reports, the roster and the format.
 pub fn options(
     grade: Options,
     jobs: Option<usize>,
-    gradebook: Option<PathBuf>,
-    reports: Option<PathBuf>,
+    outputs: (Option<PathBuf>, Option<PathBuf>, Option<PathBuf>),
+    format: crate::GradebookFormat,
 ) -> BatchOptions {
+    let (gradebook, reports, roster) = outputs;
     let parallel = jobs.unwrap_or_else(default_parallel).max(1);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     BatchOptions {
@@ -65,15 +76,21 @@ pub fn options(
         parallel,
         gradebook,
         reports,
+        roster,
+        format,
     }
 }
 
 /// One student's line of the gradebook.
 #[derive(Debug, Clone)]
 pub struct Row {
-    /// The student's id (the entry's name without archive extension).
+    /// The student's id: the roster's, else the entry's name without archive extension.
     pub id: String,
-    /// Points earned (0 when the submission could not be graded).
+    /// Whether the roster lists the student.
+    pub enrolment: Enrolment,
+    /// The entry graded (its file name); `None` for a roster's student who handed nothing in.
+    pub submission: Option<String>,
+    /// Points earned (0 when the submission could not be graded or is missing).
     pub score: u32,
     /// Points available.
     pub max: u32,
@@ -98,6 +115,8 @@ pub struct Row {
 pub struct Batch {
     /// The graded lessons, in course order: `(id, max points)`.
     pub lessons: Vec<(String, u32)>,
+    /// The class list, when given.
+    pub roster: Option<Roster>,
     /// One row per student, sorted by id.
     pub rows: Vec<Row>,
     /// Wall time of the first submission (which also builds the dependencies), seconds.
@@ -114,14 +133,22 @@ pub struct Batch {
 impl Batch {
     /// Wall time per submission after the first: `(total - first) / (n - 1)`.
     pub fn marginal_seconds(&self) -> Option<f64> {
-        (self.rows.len() > 1)
-            .then(|| (self.total_seconds - self.first_seconds) / (self.rows.len() - 1) as f64)
+        let n = self.submitted().count();
+        (n > 1).then(|| (self.total_seconds - self.first_seconds) / (n - 1) as f64)
+    }
+
+    /// The rows of a submission (all but a roster's students who handed nothing in).
+    pub fn submitted(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter().filter(|r| r.submission.is_some())
     }
 }
 
 /// One entry of the submissions folder.
 #[derive(Debug, Clone)]
 struct Entry {
+    /// Its file name.
+    name: String,
+    /// Its name without archive extension.
     id: String,
     path: PathBuf,
 }
@@ -140,6 +167,7 @@ fn entries(dir: &Path) -> Result<Vec<Entry>> {
         out.push(Entry {
             id: id.to_owned(),
             path: entry.path(),
+            name,
         });
     }
     out.sort_by(|a, b| a.id.cmp(&b.id).then(a.path.cmp(&b.path)));
@@ -216,11 +244,90 @@ pub fn open(path: &Path, course: &Course) -> Result<(Option<crate::fsutil::TempD
     }
 }
 
-/// Unpacks (when needed) and grades one entry with the target directory `target`.
+/// One row to fill: its id, whether the roster lists it, and the entry to grade (`None`: a
+/// roster's student who handed nothing in).
+#[derive(Debug, Clone)]
+struct Job {
+    id: String,
+    enrolment: Enrolment,
+    entry: Option<Entry>,
+}
+
+/// The rows of the run: one per entry of `dir`, and with a roster, one per student it lists,
+/// paired with their entry ([`Roster::pair`]). A submission the roster does not list is named on
+/// the standard error.
+fn jobs(dir: &Path, roster: Option<&Roster>) -> Result<Vec<Job>> {
+    let list = entries(dir)?;
+    if list.is_empty() {
+        bail!("{} holds no submission", dir.display());
+    }
+    let Some(roster) = roster else {
+        // `bob/`, `bob.zip` and `bob.tgz` would share a gradebook row's id and a report's name.
+        if let Some(pair) = list.windows(2).find(|pair| pair[0].id == pair[1].id) {
+            bail!(
+                "two submissions would get the id `{}`: {} and {}: nothing was graded\n  help: \
+                 rename one of them, or give a --roster with a `submission` column naming each \
+                 student's",
+                student_text::name(&pair[0].id),
+                student_text::name(&pair[0].path.display().to_string()),
+                student_text::name(&pair[1].path.display().to_string())
+            );
+        }
+        return Ok(list
+            .into_iter()
+            .map(|e| Job {
+                id: e.id.clone(),
+                enrolment: Enrolment::NoRoster,
+                entry: Some(e),
+            })
+            .collect());
+    };
+    let names: Vec<(String, String)> = list
+        .iter()
+        .map(|e| (e.name.clone(), e.id.clone()))
+        .collect();
+    let pairs = roster.pair(&names)?;
+    for (s, student) in roster.students.iter().enumerate() {
+        if let Some(name) = &student.submission
+            && !list.iter().any(|e| &e.name == name)
+        {
+            eprintln!(
+                "warning: {} names the submission `{}`, which is not in {}: `{}` is missing",
+                roster.line_of(s),
+                student_text::name(name),
+                dir.display(),
+                student_text::name(&student.id)
+            );
+        }
+    }
+    let jobs: Vec<Job> = pairs
+        .into_iter()
+        .map(|p| Job {
+            id: p.id,
+            enrolment: p.enrolment,
+            entry: p.entry.map(|e| list[e].clone()),
+        })
+        .collect();
+    for job in jobs.iter().filter(|j| j.enrolment == Enrolment::NotListed) {
+        let name = job.entry.as_ref().map_or("", |e| e.name.as_str());
+        eprintln!(
+            "warning: the submission `{}` is not in the roster {}: it is graded as `{}`, marked \
+             not_in_roster in a csv gradebook and left out of a canvas or moodle one",
+            student_text::name(name),
+            roster.path.display(),
+            student_text::name(&job.id)
+        );
+    }
+    Ok(jobs)
+}
+
+/// Unpacks (when needed) and grades one entry with the target directory `target`, as the
+/// student `id`.
 fn grade_entry(
     root: &Path,
     course: &Course,
     entry: &Entry,
+    id: &str,
     opts: &Options,
     target: &Path,
 ) -> Result<Report> {
@@ -235,14 +342,29 @@ fn grade_entry(
         &opts,
         &crate::submission::SubmissionOptions::default(),
     )?;
-    report.student = Some(entry.id.clone());
+    report.student = Some(id.to_owned());
     Ok(report)
 }
 
-fn row(id: &str, result: Result<Report>, max: u32, seconds: f64) -> Row {
+/// The row of `job`, from its grading's `result` (`None`: nothing to grade).
+fn row(job: &Job, result: Option<Result<Report>>, max: u32, seconds: f64) -> Row {
+    let blank = Row {
+        id: job.id.clone(),
+        enrolment: job.enrolment,
+        submission: job.entry.as_ref().map(|e| e.name.clone()),
+        score: 0,
+        max,
+        lessons: BTreeMap::new(),
+        official: false,
+        modified: 0,
+        isolation: "none".to_owned(),
+        error: None,
+        seconds,
+        report: None,
+    };
     match result {
-        Ok(report) => Row {
-            id: id.to_owned(),
+        None => blank,
+        Some(Ok(report)) => Row {
             score: report.score,
             max: report.max_score,
             lessons: report
@@ -253,29 +375,22 @@ fn row(id: &str, result: Result<Report>, max: u32, seconds: f64) -> Row {
             official: report.official,
             modified: report.modified_files.len(),
             isolation: report.isolation.clone(),
-            error: None,
-            seconds,
             report: Some(report),
+            ..blank
         },
-        Err(error) => Row {
-            id: id.to_owned(),
-            score: 0,
-            max,
-            lessons: BTreeMap::new(),
-            official: false,
-            modified: 0,
-            isolation: "none".to_owned(),
+        Some(Err(error)) => Row {
             // The whole chain on one line, as `{e:#}` prints it in `main`.
             error: Some(format!("{error:#}")),
-            seconds,
-            report: None,
+            ..blank
         },
     }
 }
 
-/// Grades every submission in `dir`.
+/// Grades every submission in `dir` (and lists the roster's students who handed nothing in).
 pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Result<Batch> {
     let started = Instant::now();
+    let roster = opts.roster.as_deref().map(Roster::load).transpose()?;
+    crate::gradebook::check(opts.format, roster.as_ref())?;
     crate::bless::require_solutions(root)?;
     let selected = crate::plan::select(course, opts.grade.lesson.as_deref())?;
     let lessons: Vec<(String, u32)> = selected
@@ -284,32 +399,45 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         .collect();
     let max: u32 = lessons.iter().map(|(_, m)| m).sum();
     crate::preflight::check(root, course)?;
-    let list = entries(dir)?;
-    if list.is_empty() {
-        bail!("{} holds no submission", dir.display());
-    }
-    // `bob/`, `bob.zip` and `bob.tgz` would share a gradebook row's id and a report's name.
-    if let Some(pair) = list.windows(2).find(|pair| pair[0].id == pair[1].id) {
-        bail!(
-            "two submissions would get the id `{}`: {} and {}: nothing was graded\n  help: rename \
-             one of them",
-            student_text::name(&pair[0].id),
-            student_text::name(&pair[0].path.display().to_string()),
-            student_text::name(&pair[1].path.display().to_string())
-        );
-    }
-    let base = opts
-        .grade
-        .target_dir
-        .clone()
-        .unwrap_or_else(|| crate::submission::target_dir(root));
-    let parallel = opts.parallel.clamp(1, list.len());
+    let (graded, missing): (Vec<Job>, Vec<Job>) = jobs(dir, roster.as_ref())?
+        .into_iter()
+        .partition(|j| j.entry.is_some());
+    let mut rows: Vec<Row> = missing.iter().map(|j| row(j, None, max, 0.0)).collect();
     let cache = std::sync::Arc::new(crate::build_cache::BuildCache::new()?);
-    let grade = &Options {
+    let grade = Options {
         build_cache: Some(cache.clone()),
         ..opts.grade.clone()
     };
-    let total = list.len();
+    let parallel = opts.parallel.clamp(1, graded.len().max(1));
+    let (graded_rows, first_seconds) = grade_jobs(root, course, &graded, &grade, parallel, max);
+    rows.extend(graded_rows);
+    rows.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(Batch {
+        lessons,
+        roster,
+        rows,
+        first_seconds,
+        total_seconds: started.elapsed().as_secs_f64(),
+        parallel,
+        builds: cache.counts(),
+    })
+}
+
+/// Grades `jobs`, `parallel` at once after the first (graded alone: it builds the dependencies):
+/// their rows, and the first one's wall time.
+fn grade_jobs(
+    root: &Path,
+    course: &Course,
+    jobs: &[Job],
+    grade: &Options,
+    parallel: usize,
+    max: u32,
+) -> (Vec<Row>, f64) {
+    let base = grade
+        .target_dir
+        .clone()
+        .unwrap_or_else(|| crate::submission::target_dir(root));
+    let total = jobs.len();
     let done = AtomicUsize::new(0);
     let announce = |r: &Row| {
         let n = done.fetch_add(1, Ordering::SeqCst) + 1;
@@ -326,126 +454,35 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
             r.seconds
         );
     };
-    let mut rows = Vec::with_capacity(total);
-
-    // The first submission alone: it builds the dependencies.
-    let t = Instant::now();
-    let first = row(
-        &list[0].id,
-        grade_entry(root, course, &list[0], grade, &base),
-        max,
-        0.0,
-    );
-    let first_seconds = t.elapsed().as_secs_f64();
-    let first = Row {
-        seconds: first_seconds,
-        ..first
+    let grade_one = |job: &Job| {
+        let t = Instant::now();
+        let entry = job.entry.as_ref().expect("a job to grade has an entry");
+        let result = grade_entry(root, course, entry, &job.id, grade, &base);
+        let r = row(job, Some(result), max, t.elapsed().as_secs_f64());
+        announce(&r);
+        r
     };
-    announce(&first);
-    rows.push(first);
-
+    let Some(first) = jobs.first() else {
+        return (Vec::new(), 0.0);
+    };
+    let first = grade_one(first);
+    let first_seconds = first.seconds;
     let next = AtomicUsize::new(1);
-    let results = Mutex::new(Vec::new());
+    let results = Mutex::new(vec![first]);
     std::thread::scope(|s| {
         for _ in 0..parallel {
-            let (next, results, list, announce) = (&next, &results, &list, &announce);
-            let target = &base;
+            let (next, results, grade_one) = (&next, &results, &grade_one);
             s.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(entry) = list.get(i) else { break };
-                    let t = Instant::now();
-                    let result = grade_entry(root, course, entry, grade, target);
-                    let r = row(&entry.id, result, max, t.elapsed().as_secs_f64());
-                    announce(&r);
+                    let Some(job) = jobs.get(i) else { break };
+                    let r = grade_one(job);
                     results.lock().expect("results").push(r);
                 }
             });
         }
     });
-    rows.extend(results.into_inner().expect("results"));
-    rows.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(Batch {
-        lessons,
-        rows,
-        first_seconds,
-        total_seconds: started.elapsed().as_secs_f64(),
-        parallel,
-        builds: cache.counts(),
-    })
-}
-
-/// The gradebook: `id,total,max,status,<lesson id>,<lesson id> max…,official,modified_files,
-/// isolation,error`; `status` is `ok`, `compile_error (<lesson ids>)` or `error` (then the `error`
-/// cell says why). The `id` and `error` cells quote the student's names: they are escaped and cut
-/// ([`student_text::message`]), so the file holds no control character but its line ends.
-pub fn gradebook_csv(batch: &Batch) -> Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header = vec![
-        "id".to_owned(),
-        "total".into(),
-        "max".into(),
-        "status".into(),
-    ];
-    for (id, _) in &batch.lessons {
-        header.extend([id.clone(), format!("{id} max")]);
-    }
-    header.extend(["official", "modified_files", "isolation", "error"].map(String::from));
-    w.write_record(&header)?;
-    for r in &batch.rows {
-        let mut rec = vec![
-            inert_cell(&student_text::message(&r.id)),
-            r.score.to_string(),
-            r.max.to_string(),
-            status(r),
-        ];
-        for (id, max) in &batch.lessons {
-            rec.extend([
-                r.lessons.get(id).copied().unwrap_or(0).to_string(),
-                max.to_string(),
-            ]);
-        }
-        rec.push(r.official.to_string());
-        rec.push(r.modified.to_string());
-        rec.push(r.isolation.clone());
-        rec.push(inert_cell(&student_text::message(
-            r.error.as_deref().unwrap_or_default(),
-        )));
-        w.write_record(&rec)?;
-    }
-    let bytes = w.into_inner()?;
-    Ok(String::from_utf8(bytes)?)
-}
-
-/// A row's `status` cell: `error` when it could not be graded, `compile_error (<lesson ids>)`
-/// when a lesson did not compile, else `ok`.
-fn status(row: &Row) -> String {
-    let Some(report) = &row.report else {
-        return "error".to_owned();
-    };
-    let broken: Vec<&str> = report
-        .lessons
-        .iter()
-        .filter(|l| l.build == crate::report::Build::CompileError)
-        .map(|l| l.id.as_str())
-        .collect();
-    if broken.is_empty() {
-        "ok".to_owned()
-    } else {
-        format!("compile_error ({})", broken.join(" "))
-    }
-}
-
-/// A text cell that a spreadsheet shows as text: one that starts like a formula (`=`, `+`, `-`,
-/// `@`, a tab or a carriage return; a submission's file name is the student's choice) gets a
-/// leading `'`, which spreadsheets hide and read as "this is text" (OWASP's advice against CSV
-/// injection). Other text is kept as it is.
-fn inert_cell(text: &str) -> String {
-    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("'{text}")
-    } else {
-        text.to_owned()
-    }
+    (results.into_inner().expect("results"), first_seconds)
 }
 
 /// The bin of a score for the histogram: 0, 1–24 %, 25–49 %, 50–74 %, 75–99 %, 100 %.
@@ -464,14 +501,23 @@ fn bin(score: u32, max: u32) -> usize {
 pub fn summary(batch: &Batch) -> String {
     const BINS: [&str; 6] = ["0", "1-24%", "25-49%", "50-74%", "75-99%", "100%"];
     let mut out = String::new();
-    let graded: Vec<&Row> = batch.rows.iter().filter(|r| r.error.is_none()).collect();
-    let failed = batch.rows.len() - graded.len();
-    let _ = writeln!(
+    let graded: Vec<&Row> = batch.submitted().filter(|r| r.error.is_none()).collect();
+    let submitted = batch.submitted().count();
+    let failed = submitted - graded.len();
+    let _ = write!(
         out,
-        "\n{} submission(s): {} graded, {failed} not graded",
-        batch.rows.len(),
+        "\n{submitted} submission(s): {} graded, {failed} not graded",
         graded.len()
     );
+    let _ = match &batch.roster {
+        Some(roster) => writeln!(
+            out,
+            "; {} of the roster's {} student(s) handed nothing in",
+            batch.rows.len() - submitted,
+            roster.students.len()
+        ),
+        None => writeln!(out),
+    };
     let _ = writeln!(out, "\nScores per lesson (graded submissions):");
     for (id, max) in &batch.lessons {
         let mut counts = [0usize; 6];
@@ -520,10 +566,7 @@ pub fn summary(batch: &Batch) -> String {
     let _ = writeln!(
         out,
         "\nTime: {:.1} s for {} submission(s), {} at once; the first (which builds the dependencies) {:.1} s",
-        batch.total_seconds,
-        batch.rows.len(),
-        batch.parallel,
-        batch.first_seconds
+        batch.total_seconds, submitted, batch.parallel, batch.first_seconds
     );
     if let Some(m) = batch.marginal_seconds() {
         let _ = writeln!(
@@ -546,7 +589,7 @@ pub fn summary(batch: &Batch) -> String {
 /// Returns true when every submission could be graded.
 pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Result<bool> {
     let batch = grade_all(root, course, dir, opts)?;
-    let csv = gradebook_csv(&batch)?;
+    let csv = crate::gradebook::render(&batch, opts.format)?;
     match &opts.gradebook {
         Some(path) => {
             crate::fsutil::write(path, &csv)?;
@@ -577,10 +620,57 @@ fn class_row(r: &Row) -> crate::pages::ClassRow {
     use crate::pages::Standing;
     crate::pages::ClassRow {
         id: r.id.clone(),
-        standing: match (&r.report, &r.error) {
-            (Some(report), _) => Standing::Graded(Box::new(report.clone())),
-            (None, error) => Standing::NotGraded(error.clone().unwrap_or_default()),
+        standing: match (&r.report, &r.error, &r.submission) {
+            (Some(report), _, _) => Standing::Graded(Box::new(report.clone())),
+            (None, None, None) => Standing::Missing,
+            (None, error, _) => Standing::NotGraded(error.clone().unwrap_or_default()),
         },
+    }
+}
+
+/// Rows and batches for the gradebooks' unit tests.
+#[cfg(test)]
+pub mod fixture {
+    use super::*;
+
+    /// The row of a submission `id` (the entry `id.zip`) that could not be graded: `error`.
+    pub fn failed(id: &str, error: &str, max: u32) -> Row {
+        let job = Job {
+            id: id.to_owned(),
+            enrolment: Enrolment::NoRoster,
+            entry: Some(Entry {
+                name: format!("{id}.zip"),
+                id: id.to_owned(),
+                path: PathBuf::from(format!("{id}.zip")),
+            }),
+        };
+        row(&job, Some(Err(anyhow!("{error}"))), max, 0.1)
+    }
+
+    /// The row of `id`, graded with these points per lesson.
+    pub fn graded(id: &str, lessons: &[(&str, u32)], max: u32) -> Row {
+        let lessons: BTreeMap<String, u32> =
+            lessons.iter().map(|(l, p)| ((*l).to_owned(), *p)).collect();
+        Row {
+            score: lessons.values().sum(),
+            lessons,
+            error: None,
+            official: true,
+            ..failed(id, "", max)
+        }
+    }
+
+    /// A class of `rows` graded on `lessons`.
+    pub fn batch(lessons: &[(&str, u32)], rows: Vec<Row>, roster: Option<Roster>) -> Batch {
+        Batch {
+            lessons: lessons.iter().map(|(l, m)| ((*l).to_owned(), *m)).collect(),
+            roster,
+            rows,
+            first_seconds: 0.1,
+            total_seconds: 0.1,
+            parallel: 1,
+            builds: (0, 0),
+        }
     }
 }
 
@@ -596,83 +686,5 @@ mod tests {
         assert_eq!(bin(19, 20), 4);
         assert_eq!(bin(20, 20), 5);
         assert_eq!(bin(0, 0), 5);
-    }
-
-    #[test]
-    fn cells_that_start_like_a_formula_stay_text() {
-        let batch = Batch {
-            lessons: vec![("lesson01".into(), 10)],
-            rows: vec![
-                row("=HYPERLINK(\"http://x\")", Err(anyhow!("+1")), 10, 0.1),
-                row("@sum", Err(anyhow!("-2, \t")), 10, 0.1),
-                row("a=b", Err(anyhow!("ok-ish")), 10, 0.1),
-            ],
-            first_seconds: 0.1,
-            total_seconds: 0.1,
-            parallel: 1,
-            builds: (0, 0),
-        };
-        let csv = gradebook_csv(&batch).unwrap();
-        let lines: Vec<&str> = csv.lines().skip(1).collect();
-        assert_eq!(
-            lines,
-            [
-                "\"'=HYPERLINK(\"\"http://x\"\")\",0,10,error,0,10,false,0,none,'+1",
-                "'@sum,0,10,error,0,10,false,0,none,\"'-2, \\t\"",
-                "a=b,0,10,error,0,10,false,0,none,ok-ish",
-            ]
-        );
-    }
-
-    #[test]
-    fn the_gradebook_holds_no_control_character_and_no_huge_cell() {
-        let forged = "\x1b[2J\x1b[HTotal: 26/26\u{7}\r\u{9b}\u{7f}";
-        let batch = Batch {
-            lessons: vec![("lesson01".into(), 10)],
-            rows: vec![
-                row(
-                    &format!("eve{forged}"),
-                    Err(anyhow!("archive entry `{forged}\nforged` is bad")),
-                    10,
-                    0.1,
-                ),
-                row("mallory", Err(anyhow!("{}", "n".repeat(1 << 20))), 10, 0.1),
-            ],
-            first_seconds: 0.1,
-            total_seconds: 0.1,
-            parallel: 1,
-            builds: (0, 0),
-        };
-        let csv = gradebook_csv(&batch).unwrap();
-        assert!(
-            !csv.bytes().any(|b| (b < 0x20 && b != b'\n') || b == 0x7f),
-            "{csv:?}"
-        );
-        assert!(!csv.contains('\u{9b}'));
-        assert!(csv.contains("eve\\u{1b}[2J\\u{1b}[HTotal: 26/26\\u{7}\\r\\u{9b}\\u{7f}"));
-        assert!(csv.contains("\\nforged` is bad"));
-        let lines: Vec<&str> = csv.lines().collect();
-        assert_eq!(lines.len(), 3);
-        assert!(lines[2].len() < 2100, "{}", lines[2].len());
-        assert!(lines[2].ends_with(&format!("… ({} more characters)", (1 << 20) - 2000)));
-    }
-
-    #[test]
-    fn the_gradebook_quotes_errors_and_zeroes_missing_lessons() {
-        let batch = Batch {
-            lessons: vec![("lesson01".into(), 10), ("lesson02".into(), 5)],
-            rows: vec![row("bob", Err(anyhow!("bad, \"zip\"")), 15, 0.1)],
-            first_seconds: 0.1,
-            total_seconds: 0.1,
-            parallel: 1,
-            builds: (0, 0),
-        };
-        let csv = gradebook_csv(&batch).unwrap();
-        assert_eq!(
-            csv,
-            "id,total,max,status,lesson01,lesson01 max,lesson02,lesson02 max,official,\
-             modified_files,isolation,error\n\
-             bob,0,15,error,0,10,0,5,false,0,none,\"bad, \"\"zip\"\"\"\n"
-        );
     }
 }

@@ -40,6 +40,8 @@ mod expected;
 mod freshness;
 mod fsutil;
 mod grade;
+#[cfg(feature = "instructor")]
+mod gradebook;
 mod grouped;
 mod hint;
 mod judge;
@@ -58,6 +60,8 @@ mod progress;
 mod refused;
 mod report;
 mod reset;
+#[cfg(feature = "instructor")]
+mod roster;
 mod run;
 mod sandbox;
 mod sandbox_paths;
@@ -110,6 +114,20 @@ enum Format {
     Gradescope,
     /// JUnit XML for CI systems.
     Junit,
+}
+
+/// The layout of a class run's gradebook (`--gradebook-format`).
+#[derive(Clone, Copy, Debug, Default, ValueEnum, PartialEq, Eq)]
+enum GradebookFormat {
+    /// The course's CSV: every column, with the status and the error of each row.
+    #[default]
+    Csv,
+    /// For Canvas' gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, a Points
+    /// Possible line, a column per lesson.
+    Canvas,
+    /// For Moodle's CSV grade import: the student's email (or username, or ID number), a column
+    /// per lesson.
+    Moodle,
 }
 
 #[derive(Subcommand)]
@@ -195,9 +213,19 @@ enum Cmd {
         /// graded at once.
         #[arg(long, value_name = "DIR", conflicts_with_all = ["solutions", "submission"])]
         submissions: Option<PathBuf>,
-        /// With --submissions: write the gradebook CSV to FILE (default: standard output).
+        /// With --submissions: write the gradebook (CSV, laid out as --gradebook-format says) to
+        /// FILE (default: standard output).
         #[arg(long, value_name = "FILE", requires = "submissions")]
         gradebook: Option<PathBuf>,
+        /// With --submissions: the gradebook's layout: `csv` (every column), or a file to upload
+        /// to Canvas or Moodle (see docs/class-grading.md).
+        #[arg(long, value_enum, value_name = "FORMAT", requires = "submissions")]
+        gradebook_format: Option<GradebookFormat>,
+        /// With --submissions: the class list, a CSV file with an `id` column (and optionally
+        /// `submission`, the file or folder of DIR that is the student's). Every student gets a
+        /// row (`missing` without a submission); its other columns go into the gradebook.
+        #[arg(long, value_name = "FILE.csv", requires = "submissions")]
+        roster: Option<PathBuf>,
         /// With --submissions: write one JSON report per student (`<id>.json`) in DIR, with their
         /// feedback pages (`<id>.html`, `<id>.md`) and the class page (`index.html`).
         #[arg(long, value_name = "DIR", requires = "submissions")]
@@ -551,6 +579,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             student,
             submissions,
             gradebook,
+            gradebook_format,
+            roster,
             reports,
         } => {
             // Where the results go is checked before any grading: a file in an existing folder, a
@@ -601,7 +631,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             // Only the full grader's submission grading reads these.
             #[cfg(not(feature = "instructor"))]
-            let _ = (allow_unsandboxed, keep, gradebook, reports, &student);
+            let _ = (
+                allow_unsandboxed,
+                keep,
+                gradebook,
+                reports,
+                &student,
+                roster,
+                gradebook_format,
+            );
             let opts = grade::Options {
                 solutions,
                 lesson,
@@ -621,7 +659,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             #[cfg(feature = "instructor")]
             if let Some(dir) = submissions {
-                let batch = batch::options(opts, jobs.map(usize::from), gradebook, reports);
+                let batch = batch::options(
+                    opts,
+                    jobs.map(usize::from),
+                    (gradebook, reports, roster),
+                    gradebook_format.unwrap_or_default(),
+                );
                 return Ok(exit(batch::run(&root, &course, &dir, &batch)?));
             }
             let detail = if brief {

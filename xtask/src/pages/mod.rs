@@ -40,10 +40,6 @@ pub enum Standing {
     /// Handed in but not graded: why.
     NotGraded(String),
     /// On the roster, with no submission.
-    #[allow(
-        dead_code,
-        reason = "only a roster's rows are missing: a class run alone has none"
-    )]
     Missing,
 }
 

@@ -18,7 +18,7 @@ const L1: &str = "lesson01-why-heads";
 const L3: &str = "lesson03-parallel-attention";
 
 /// `dir` zipped, every entry under `prefix`.
-fn zip_dir(dir: &Path, prefix: &str, out: &Path) {
+pub(crate) fn zip_dir(dir: &Path, prefix: &str, out: &Path) {
     let mut z = zip::ZipWriter::new(std::fs::File::create(out).unwrap());
     for (rel, p) in support::files(dir) {
         z.start_file(
@@ -76,7 +76,7 @@ fn evil_tar(name: &str, link_to: Option<&str>, out: &Path) {
 }
 
 /// A student handout of the scratch course (what `dist` makes).
-fn handout(course: &Scratch, out: &Path) {
+pub(crate) fn handout(course: &Scratch, out: &Path) {
     xtask_in(&course.root, &["dist", out.to_str().unwrap()])
         .assert()
         .success();
@@ -93,7 +93,7 @@ fn solve_lesson01(course: &Scratch, exercises: &Path) {
     .unwrap();
 }
 
-fn read_csv(path: &Path) -> Vec<BTreeMap<String, String>> {
+pub(crate) fn read_csv(path: &Path) -> Vec<BTreeMap<String, String>> {
     let mut r = csv::Reader::from_path(path).unwrap();
     let headers = r.headers().unwrap().clone();
     r.records()

@@ -24,5 +24,6 @@ mod hostile_cli;
 mod instructor_cli;
 mod misconceptions_cli;
 mod pages_cli;
+mod roster_cli;
 mod shared_build;
 mod student_loop;
