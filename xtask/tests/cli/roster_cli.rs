@@ -171,6 +171,12 @@ fn a_roster_run_lists_every_student_and_fills_each_lms_gradebook() {
         assert_eq!(v["student"], id);
     }
     assert!(!reports.join("carol.json").exists());
+    // The class page names the student who handed nothing in under "Missing students".
+    let class = std::fs::read_to_string(reports.join("index.html")).unwrap();
+    let missing = class.split("<h2>Missing students</h2>").nth(1).unwrap();
+    let missing = missing.split("<h2>").next().unwrap();
+    assert!(missing.contains("carol"), "{missing}");
+    assert!(!missing.contains("alice"), "{missing}");
     assert!(
         all.contains("1 of the roster's 4 student(s) handed nothing in"),
         "{all}"
