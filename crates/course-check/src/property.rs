@@ -26,7 +26,9 @@
 //! `todo!()` reads "not started").
 
 use crate::{Encoding, TOLERANCE, explain_difference, explain_labelled, render, render_exact};
-use ndarray::{Array, ArrayBase, Data, Dimension, IntoDimension, ShapeBuilder};
+use ndarray::{
+    Array, Array2, ArrayBase, ArrayView2, Data, Dimension, IntoDimension, ShapeBuilder,
+};
 use proptest::strategy::Strategy;
 use proptest::test_runner::{Config, RngAlgorithm, RngSeed, TestCaseError, TestError, TestRunner};
 use std::cell::Cell;
@@ -204,6 +206,31 @@ where
     Err(why)
 }
 
+/// One head's attention weights computed the plain way, for properties to compare with: the
+/// scores `scale · q kᵀ` (`q` `(T, hs)`, `k` `(S, hs)`), with query i reading only keys j <= i when
+/// `causal`, and a softmax over each row shifted by its maximum (a row with no key left is 0).
+pub fn plain_weights(q: ArrayView2<f64>, k: ArrayView2<f64>, scale: f64, causal: bool) -> Array2<f64> {
+    let (t, s) = (q.nrows(), k.nrows());
+    let mut w = Array2::from_shape_fn((t, s), |(i, j)| {
+        if causal && j > i {
+            f64::NEG_INFINITY
+        } else {
+            scale * q.row(i).iter().zip(k.row(j)).map(|(a, b)| a * b).sum::<f64>()
+        }
+    });
+    for mut row in w.rows_mut() {
+        let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if max == f64::NEG_INFINITY {
+            row.fill(0.0);
+            continue;
+        }
+        row.mapv_inplace(|v| (v - max).exp());
+        let sum = row.sum();
+        row.mapv_inplace(|v| v / sum);
+    }
+    w
+}
+
 /// `Ok` when the two shapes are equal, otherwise both shapes.
 pub fn same_shape(expected: &[usize], got: &[usize]) -> Result<(), String> {
     if expected == got {
@@ -273,6 +300,19 @@ mod tests {
             "shape (2, 2) expected, got (1, 2)"
         );
         assert!(close(&array![f64::NAN], &array![f64::NAN]).is_err());
+    }
+
+    #[test]
+    fn plain_weights_follow_the_definition() {
+        let q = array![[1.0, 0.0], [0.0, 1.0]];
+        let k = array![[1.0, 0.0], [1.0, 0.0], [0.0, 800.0]];
+        let w = plain_weights(q.view(), k.view(), 1.0, false);
+        let e = 1f64.exp();
+        assert!((w[[0, 0]] - e / (2.0 * e + 1.0)).abs() < 1e-15);
+        assert_eq!(w.row(1).to_vec(), [0.0, 0.0, 1.0]);
+        let causal = plain_weights(q.view(), k.view(), 1.0, true);
+        assert_eq!(causal.row(0).to_vec(), [1.0, 0.0, 0.0]);
+        assert_eq!(causal.row(1).to_vec(), [0.5, 0.5, 0.0]);
     }
 
     #[test]
