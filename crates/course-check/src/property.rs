@@ -26,9 +26,7 @@
 //! `todo!()` reads "not started").
 
 use crate::{Encoding, TOLERANCE, explain_difference, explain_labelled, render, render_exact};
-use ndarray::{
-    Array, Array2, ArrayBase, ArrayView2, Data, Dimension, IntoDimension, ShapeBuilder,
-};
+use ndarray::{Array, Array2, ArrayBase, ArrayView2, Data, Dimension, IntoDimension, ShapeBuilder};
 use proptest::strategy::Strategy;
 use proptest::test_runner::{Config, RngAlgorithm, RngSeed, TestCaseError, TestError, TestRunner};
 use std::cell::Cell;
@@ -100,7 +98,11 @@ impl std::ops::Index<&str> for Case {
 
 impl fmt::Display for Case {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sizes: Vec<String> = self.axes.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+        let sizes: Vec<String> = self
+            .axes
+            .iter()
+            .map(|(n, v)| format!("{n} = {v}"))
+            .collect();
         f.write_str(&sizes.join(", "))
     }
 }
@@ -124,9 +126,7 @@ pub fn check(
 ) {
     let outcome = smallest_failure(axes, CASES, &holds);
     let label = format!("property: {claim}");
-    crate::observe::assertion(&label, outcome.is_none(), || {
-        outcome.unwrap_or_default()
-    });
+    crate::observe::assertion(&label, outcome.is_none(), || outcome.unwrap_or_default());
 }
 
 /// The message of the smallest failing case among `cases` random ones, or `None` when all hold.
@@ -209,13 +209,23 @@ where
 /// One head's attention weights computed the plain way, for properties to compare with: the
 /// scores `scale · q kᵀ` (`q` `(T, hs)`, `k` `(S, hs)`), with query i reading only keys j <= i when
 /// `causal`, and a softmax over each row shifted by its maximum (a row with no key left is 0).
-pub fn plain_weights(q: ArrayView2<f64>, k: ArrayView2<f64>, scale: f64, causal: bool) -> Array2<f64> {
+pub fn plain_weights(
+    q: ArrayView2<f64>,
+    k: ArrayView2<f64>,
+    scale: f64,
+    causal: bool,
+) -> Array2<f64> {
     let (t, s) = (q.nrows(), k.nrows());
     let mut w = Array2::from_shape_fn((t, s), |(i, j)| {
         if causal && j > i {
             f64::NEG_INFINITY
         } else {
-            scale * q.row(i).iter().zip(k.row(j)).map(|(a, b)| a * b).sum::<f64>()
+            scale
+                * q.row(i)
+                    .iter()
+                    .zip(k.row(j))
+                    .map(|(a, b)| a * b)
+                    .sum::<f64>()
         }
     });
     for mut row in w.rows_mut() {
@@ -266,7 +276,8 @@ mod tests {
         })
         .expect("some case fails");
         assert!(
-            why == "fails for B = 1, T = 3: B + T = 4" || why == "fails for B = 2, T = 2: B + T = 4",
+            why == "fails for B = 1, T = 3: B + T = 4"
+                || why == "fails for B = 2, T = 2: B + T = 4",
             "{why}"
         );
         assert_eq!(smallest_failure(&[("B", 4)], CASES, &|_| Ok(())), None);
@@ -293,7 +304,10 @@ mod tests {
         let g = array![[0.0, 1.0], [2.0, 101.0]];
         assert_eq!(exactly(&e, &e, None), Ok(()));
         let why = exactly(&e, &g, Some("t*100 + c")).unwrap_err();
-        assert!(why.contains("index [1, 0]") && why.contains("(t 1, c 0)"), "{why}");
+        assert!(
+            why.contains("index [1, 0]") && why.contains("(t 1, c 0)"),
+            "{why}"
+        );
         assert!(close(&e, &g).unwrap_err().contains("index [1, 0]"));
         assert_eq!(
             close(&e, &array![[0.0, 1.0]]).unwrap_err(),
@@ -322,6 +336,9 @@ mod tests {
         assert_eq!(case.size("T"), 2);
         let (a, b) = (case.array((2, 3)), case.array((2, 3)));
         assert_ne!(a, b);
-        assert!(a.iter().all(|v| (-2.0..2.0).contains(v) && (v * 64.0).fract() == 0.0));
+        assert!(
+            a.iter()
+                .all(|v| (-2.0..2.0).contains(v) && (v * 64.0).fract() == 0.0)
+        );
     }
 }

@@ -328,20 +328,34 @@ fn attention_weights_property() {
         |case| {
             let (b, t, c, hs) = (case["B"], case["T"], case["C"], case["hs"]);
             let x = case.array((b, t, c)) * 10f64.powi(case["m"] as i32 - 1);
-            let (wq, wk, wv) = (case.array((c, hs)), case.array((c, hs)), case.array((c, hs)));
+            let (wq, wk, wv) = (
+                case.array((c, hs)),
+                case.array((c, hs)),
+                case.array((c, hs)),
+            );
             let w = attention_weights(x.view(), wq.view(), wk.view(), wv.view())
                 .map_err(case.error())?;
             property::has_shape(w.shape(), (b, t, t))?;
             for i in 0..b {
-                let (q, k) = (x.index_axis(Axis(0), i).dot(&wq), x.index_axis(Axis(0), i).dot(&wk));
-                let plain = property::plain_weights(q.view(), k.view(), 1.0 / (hs as f64).sqrt(), false);
+                let (q, k) = (
+                    x.index_axis(Axis(0), i).dot(&wq),
+                    x.index_axis(Axis(0), i).dot(&wk),
+                );
+                let plain =
+                    property::plain_weights(q.view(), k.view(), 1.0 / (hs as f64).sqrt(), false);
                 property::close(&plain, &w.index_axis(Axis(0), i))
                     .map_err(|why| format!("batch row {i}: {why}"))?;
             }
             let wide = case.array((c, hs + 1));
-            for (name, wk, wv) in [("Wk", wide.view(), wv.view()), ("Wv", wk.view(), wide.view())] {
+            for (name, wk, wv) in [
+                ("Wk", wide.view(), wv.view()),
+                ("Wv", wk.view(), wide.view()),
+            ] {
                 if attention_weights(x.view(), wq.view(), wk, wv).is_ok() {
-                    return Err(format!("{name} ({c}, {}) was accepted with Wq ({c}, {hs})", hs + 1));
+                    return Err(format!(
+                        "{name} ({c}, {}) was accepted with Wq ({c}, {hs})",
+                        hs + 1
+                    ));
                 }
             }
             Ok(())

@@ -305,7 +305,8 @@ fn split_heads_property() {
             let (b, t, h, hs) = (case["B"], case["T"], case["h"], case["hs"]);
             let x = labelled(b, t, h * hs);
             let got = split_heads(x.view(), h).map_err(case.error())?;
-            let expected = Array4::from_shape_fn((b, h, t, hs), |(b, j, t, k)| x[[b, t, j * hs + k]]);
+            let expected =
+                Array4::from_shape_fn((b, h, t, hs), |(b, j, t, k)| x[[b, t, j * hs + k]]);
             property::exactly(&expected, &got, Some("b*10000 + t*100 + c"))
         },
     );

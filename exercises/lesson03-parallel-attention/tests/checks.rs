@@ -522,8 +522,13 @@ fn fold_heads_property() {
         |case| {
             let (b, h, t, n) = (case["B"], case["h"], case["T"], case["n"]);
             let x = labelled(b, h, t, n);
-            let expected = Array3::from_shape_fn((b * h, t, n), |(r, t, j)| x[[r / h, r % h, t, j]]);
-            property::exactly(&expected, &fold_heads(x.view()), Some("b*1000 + i*100 + t*10 + j"))
+            let expected =
+                Array3::from_shape_fn((b * h, t, n), |(r, t, j)| x[[r / h, r % h, t, j]]);
+            property::exactly(
+                &expected,
+                &fold_heads(x.view()),
+                Some("b*1000 + i*100 + t*10 + j"),
+            )
         },
     );
 }
@@ -547,7 +552,9 @@ fn attention_scores_property() {
             property::close(&expected, &got)?;
             let swapped = case.array((h, b, s, hs));
             if b != h && attention_scores(q.view(), swapped.view()).is_ok() {
-                return Err(format!("keys ({h}, {b}, {s}, {hs}) were accepted for queries ({b}, {h}, {t}, {hs})"));
+                return Err(format!(
+                    "keys ({h}, {b}, {s}, {hs}) were accepted for queries ({b}, {h}, {t}, {hs})"
+                ));
             }
             Ok(())
         },
@@ -564,9 +571,14 @@ fn causal_mask_property() {
             let (t, s) = (case["T"], case["S"]);
             let mask = causal_mask(t, s);
             property::has_shape(mask.shape(), (1, 1, t, s))?;
-            match mask.indexed_iter().find(|((_, _, i, j), m)| **m != (j <= i)) {
+            match mask
+                .indexed_iter()
+                .find(|((_, _, i, j), m)| **m != (j <= i))
+            {
                 None => Ok(()),
-                Some(((_, _, i, j), m)) => Err(format!("query {i}, key {j}: {m}, expected {}", j <= i)),
+                Some(((_, _, i, j), m)) => {
+                    Err(format!("query {i}, key {j}: {m}, expected {}", j <= i))
+                }
             }
         },
     );
@@ -586,16 +598,32 @@ fn masked_softmax_property() {
             let got = masked_softmax(scores.view(), Some(allowed.view())).map_err(case.error())?;
             property::has_shape(got.shape(), (b, h, t, s))?;
             let mut expected = Array4::<f64>::zeros((b, h, t, s));
-            for ((bi, i, ti), mut row) in expected.lanes_mut(Axis(3)).into_iter().enumerate().map(|(n, r)| ((n / (h * t), n / t % h, n % t), r)) {
+            for ((bi, i, ti), mut row) in expected
+                .lanes_mut(Axis(3))
+                .into_iter()
+                .enumerate()
+                .map(|(n, r)| ((n / (h * t), n / t % h, n % t), r))
+            {
                 let keys: Vec<usize> = (0..s).filter(|&j| allowed[[bi, 0, ti, j]]).collect();
-                let max = keys.iter().map(|&j| scores[[bi, i, ti, j]]).fold(f64::NEG_INFINITY, f64::max);
-                let sum: f64 = keys.iter().map(|&j| (scores[[bi, i, ti, j]] - max).exp()).sum();
+                let max = keys
+                    .iter()
+                    .map(|&j| scores[[bi, i, ti, j]])
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let sum: f64 = keys
+                    .iter()
+                    .map(|&j| (scores[[bi, i, ti, j]] - max).exp())
+                    .sum();
                 for &j in &keys {
                     row[j] = (scores[[bi, i, ti, j]] - max).exp() / sum;
                 }
             }
-            if let Some(((bi, i, ti, j), w)) = got.indexed_iter().find(|((bi, _, ti, j), w)| !allowed[[*bi, 0, *ti, *j]] && **w != 0.0) {
-                return Err(format!("weight [{bi}, {i}, {ti}, {j}] is masked but {w}, not exactly 0"));
+            if let Some(((bi, i, ti, j), w)) = got
+                .indexed_iter()
+                .find(|((bi, _, ti, j), w)| !allowed[[*bi, 0, *ti, *j]] && **w != 0.0)
+            {
+                return Err(format!(
+                    "weight [{bi}, {i}, {ti}, {j}] is masked but {w}, not exactly 0"
+                ));
             }
             property::close(&expected, &got)
         },
