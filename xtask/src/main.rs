@@ -51,6 +51,8 @@ mod new_exercise;
 mod outside_sources;
 mod plan;
 #[cfg(feature = "instructor")]
+mod points_kept;
+#[cfg(feature = "instructor")]
 mod preflight;
 mod progress;
 mod refused;
