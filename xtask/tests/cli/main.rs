@@ -23,5 +23,6 @@ mod handles_links_cli;
 mod hostile_cli;
 mod instructor_cli;
 mod misconceptions_cli;
+mod properties_cli;
 mod shared_build;
 mod student_loop;
