@@ -64,7 +64,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     #[test]
-    fn a_misconception_may_keep_half_of_its_exercise_but_no_more() {
+    fn properties_a_misconception_may_keep_half_of_its_exercise_but_no_more() {
         let mut lesson = crate::course::fixture().lessons.remove(0);
         // `merge-a` fails `m1` of merge_heads' `m1` and `m2`.
         let planted = [Outcome {
