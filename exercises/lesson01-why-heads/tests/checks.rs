@@ -362,3 +362,53 @@ fn attention_weights_property() {
         },
     );
 }
+
+#[test]
+fn row_sums_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "row_sums[b, t] == the sum of weights[b, t, s] over s",
+        &[("B", 3), ("T", 5), ("S", 5)],
+        |case| {
+            let w = case.array((case["B"], case["T"], case["S"]));
+            let expected = Array2::from_shape_fn((case["B"], case["T"]), |(b, t)| {
+                w.slice(s![b, t, ..]).iter().sum::<f64>()
+            });
+            property::close(&expected, &row_sums(w.view()))
+        },
+    );
+}
+
+#[test]
+fn head_output_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "head_output[b] == weights[b] (x[b] Wv), and weights with another S than x are refused",
+        &[("B", 3), ("T", 5), ("S", 5), ("C", 4), ("hs", 4)],
+        |case| {
+            let (b, t, s_len, c, hs) = (case["B"], case["T"], case["S"], case["C"], case["hs"]);
+            let (w, x, wv) = (
+                case.array((b, t, s_len)),
+                case.array((b, s_len, c)),
+                case.array((c, hs)),
+            );
+            let got = head_output(w.view(), x.view(), wv.view()).map_err(case.error())?;
+            property::has_shape(got.shape(), (b, t, hs))?;
+            for i in 0..b {
+                let expected = w
+                    .index_axis(Axis(0), i)
+                    .dot(&x.index_axis(Axis(0), i).dot(&wv));
+                property::close(&expected, &got.index_axis(Axis(0), i))
+                    .map_err(|why| format!("batch row {i}: {why}"))?;
+            }
+            let longer = case.array((b, t, s_len + 1));
+            if head_output(longer.view(), x.view(), wv.view()).is_ok() {
+                return Err(format!(
+                    "weights ({b}, {t}, {}) were accepted with x ({b}, {s_len}, {c})",
+                    s_len + 1
+                ));
+            }
+            Ok(())
+        },
+    );
+}

@@ -335,3 +335,28 @@ fn merge_heads_property() {
         },
     );
 }
+
+#[test]
+fn head_projection_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "head_projection(x, Wq, h, i) == (x Wq)[.., .., i·hs..(i + 1)·hs], and i = h is refused",
+        &[("B", 2), ("T", 4), ("h", 4), ("hs", 3), ("i", 4)],
+        |case| {
+            let (b, t, h, hs) = (case["B"], case["T"], case["h"], case["hs"]);
+            let i = (case["i"] - 1) % h;
+            let c = h * hs;
+            let (x, wq) = (case.array((b, t, c)), case.array((c, c)));
+            let got = head_projection(x.view(), wq.view(), h, i).map_err(case.error())?;
+            let columns = wq.slice(s![.., i * hs..(i + 1) * hs]);
+            let expected = ndarray::Array3::from_shape_fn((b, t, hs), |(bi, ti, k)| {
+                x.slice(s![bi, ti, ..]).dot(&columns.column(k))
+            });
+            property::close(&expected, &got).map_err(|why| format!("head i = {i}: {why}"))?;
+            if head_projection(x.view(), wq.view(), h, h).is_ok() {
+                return Err(format!("head i = {h} of h = {h} heads was accepted"));
+            }
+            Ok(())
+        },
+    );
+}

@@ -629,3 +629,46 @@ fn masked_softmax_property() {
         },
     );
 }
+
+#[test]
+fn parallel_attention_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "parallel_attention[b, i] == softmax(q kᵀ / √hs) v of head (b, i) alone, causal or not",
+        &[("B", 2), ("h", 3), ("T", 4), ("S", 4), ("hs", 3), ("hv", 3)],
+        |case| {
+            let (b, h, t, s_len) = (case["B"], case["h"], case["T"], case["S"]);
+            let (hs, hv) = (case["hs"], case["hv"]);
+            let causal = (t + s_len) % 2 == 1;
+            let (q, k, v) = (
+                case.array((b, h, t, hs)),
+                case.array((b, h, s_len, hs)),
+                case.array((b, h, s_len, hv)),
+            );
+            let mask = causal_mask_of(t, s_len);
+            let allowed = causal.then(|| mask.view());
+            let (out, w) =
+                parallel_attention(q.view(), k.view(), v.view(), allowed).map_err(case.error())?;
+            property::has_shape(w.shape(), (b, h, t, s_len))?;
+            property::has_shape(out.shape(), (b, h, t, hv))?;
+            for (bi, i) in (0..b).flat_map(|bi| (0..h).map(move |i| (bi, i))) {
+                let head = s![bi, i, .., ..];
+                let plain = property::plain_weights(
+                    q.slice(head),
+                    k.slice(head),
+                    1.0 / (hs as f64).sqrt(),
+                    causal,
+                );
+                let at = |why| format!("batch row {bi}, head {i} (causal: {causal}): {why}");
+                property::close(&plain, &w.slice(head)).map_err(at)?;
+                property::close(&plain.dot(&v.slice(head)), &out.slice(head)).map_err(at)?;
+            }
+            Ok(())
+        },
+    );
+}
+
+/// The causal mask `(1, 1, T, S)`, built here rather than by the student's `causal_mask`.
+fn causal_mask_of(t: usize, s: usize) -> Array4<bool> {
+    Array4::from_shape_fn((1, 1, t, s), |(_, _, i, j)| j <= i)
+}

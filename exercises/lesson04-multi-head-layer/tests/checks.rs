@@ -685,3 +685,58 @@ fn average_over_heads_property() {
         },
     );
 }
+
+#[test]
+fn concat_and_project_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "concat_and_project == [heads[0] | … | heads[h - 1]] W_O, and a W_O of another size is refused",
+        &[("h", 4), ("hs", 4)],
+        |case| {
+            let (h, hs) = (case["h"], case["hs"]);
+            let (heads, wo) = (case.array((h, hs)), case.array((h * hs, h * hs)));
+            let got = concat_and_project(heads.view(), wo.view()).map_err(case.error())?;
+            let expected = Array1::from_shape_fn(h * hs, |o| {
+                (0..h * hs)
+                    .map(|c| heads[[c / hs, c % hs]] * wo[[c, o]])
+                    .sum::<f64>()
+            });
+            property::close(&expected, &got)?;
+            let wider = case.array((h * hs + 1, h * hs + 1));
+            if concat_and_project(heads.view(), wider.view()).is_ok() {
+                return Err(format!(
+                    "W_O ({0}, {0}) was accepted for {h} heads of {hs}",
+                    h * hs + 1
+                ));
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn fused_qkv_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "fused_qkv(layer, x) == (x Wq, x Wk, x Wv)",
+        &[("B", 2), ("T", 4), ("h", 3), ("hs", 3)],
+        |case| {
+            let (b, t, d) = (case["B"], case["T"], case["h"] * case["hs"]);
+            let [wq, wk, wv, wo] = [(); 4].map(|_| case.array((d, d)));
+            let layer = MultiHead::from_weights(case["h"], wq, wk, wv, wo).map_err(case.error())?;
+            let x = case.array((b, t, d));
+            let (q, k, v) = fused_qkv(&layer, x.view()).map_err(case.error())?;
+            for (name, got, w) in [
+                ("q", &q, &layer.wq),
+                ("k", &k, &layer.wk),
+                ("v", &v, &layer.wv),
+            ] {
+                let expected = Array3::from_shape_fn((b, t, d), |(bi, ti, o)| {
+                    (0..d).map(|c| x[[bi, ti, c]] * w[[c, o]]).sum::<f64>()
+                });
+                property::close(&expected, got).map_err(|why| format!("{name}: {why}"))?;
+            }
+            Ok(())
+        },
+    );
+}

@@ -372,3 +372,35 @@ fn causal_weights_property() {
         },
     );
 }
+
+#[test]
+fn run_heads_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "run_heads[i] == causal softmax((X Wq_i)(X Wk_i)ᵀ) for every head i",
+        &[("heads", 3), ("T", 5), ("F", 4), ("d", 3)],
+        |case| {
+            let (n, t, f, d) = (case["heads"], case["T"], case["F"], case["d"]);
+            let x = case.array((t, f));
+            let heads: Vec<Head> = (0..n)
+                .map(|_| Head {
+                    wq: case.array((f, d)),
+                    wk: case.array((f, d)),
+                })
+                .collect();
+            let got = run_heads(x.view(), &heads).map_err(case.error())?;
+            property::has_shape(got.shape(), (n, t, t))?;
+            for (i, head) in heads.iter().enumerate() {
+                let plain = property::plain_weights(
+                    x.dot(&head.wq).view(),
+                    x.dot(&head.wk).view(),
+                    1.0,
+                    true,
+                );
+                property::close(&plain, &got.index_axis(Axis(0), i))
+                    .map_err(|why| format!("head {i}: {why}"))?;
+            }
+            Ok(())
+        },
+    );
+}

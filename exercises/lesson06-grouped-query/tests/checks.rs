@@ -586,3 +586,61 @@ fn merge_and_project_property() {
         },
     );
 }
+
+#[test]
+fn gqa_forward_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "gqa_forward == grouped attention head by head (multi-head attention when H_kv = H), merged, times W_O",
+        &[("B", 2), ("H_kv", 2), ("n_rep", 2), ("hs", 2), ("T", 4)],
+        |case| {
+            let (b, h_kv, n, hs, t) = (
+                case["B"],
+                case["H_kv"],
+                case["n_rep"],
+                case["hs"],
+                case["T"],
+            );
+            let (h, d) = (h_kv * n, h_kv * n * hs);
+            let causal = t % 2 == 0;
+            let w = GqaWeights {
+                wq: case.array((d, d)),
+                wk: case.array((d, h_kv * hs)),
+                wv: case.array((d, h_kv * hs)),
+                wo: case.array((d, d)),
+            };
+            let x = case.array((b, t, d));
+            let (out, weights) =
+                gqa_forward(x.view(), &w, h, h_kv, causal).map_err(case.error())?;
+            property::has_shape(weights.shape(), (b, h, t, t))?;
+            let mut merged = Array3::<f64>::zeros((b, t, d));
+            for (bi, i) in (0..b).flat_map(|bi| (0..h).map(move |i| (bi, i))) {
+                let (own, kv) = (
+                    s![.., i * hs..(i + 1) * hs],
+                    s![.., (i / n) * hs..(i / n + 1) * hs],
+                );
+                let xb = x.index_axis(Axis(0), bi);
+                let (q, k, v) = (
+                    xb.dot(&w.wq.slice(own)),
+                    xb.dot(&w.wk.slice(kv)),
+                    xb.dot(&w.wv.slice(kv)),
+                );
+                let plain =
+                    property::plain_weights(q.view(), k.view(), 1.0 / (hs as f64).sqrt(), causal);
+                property::close(&plain, &weights.slice(s![bi, i, .., ..])).map_err(|why| {
+                    format!("weights of batch row {bi}, head {i} (causal: {causal}): {why}")
+                })?;
+                merged
+                    .slice_mut(s![bi, .., i * hs..(i + 1) * hs])
+                    .assign(&plain.dot(&v));
+            }
+            let expected = Array3::from_shape_fn((b, t, d), |(bi, ti, o)| {
+                (0..d)
+                    .map(|c| merged[[bi, ti, c]] * w.wo[[c, o]])
+                    .sum::<f64>()
+            });
+            property::close(&expected, &out)
+                .map_err(|why| format!("output (causal: {causal}): {why}"))
+        },
+    );
+}

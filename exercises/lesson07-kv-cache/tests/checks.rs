@@ -527,3 +527,39 @@ fn generate_property() {
         },
     );
 }
+
+#[test]
+fn append_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "after n appends, position p of the cache holds the p-th key and value, and one more is refused",
+        &[("B", 2), ("H_kv", 3), ("hs", 3), ("n", 4)],
+        |case| {
+            let (b, h_kv, hs, n) = (case["B"], case["H_kv"], case["hs"], case["n"]);
+            let mut cache = KvCache::new(b, h_kv, hs, n);
+            let mut sent = Vec::new();
+            for p in 0..n {
+                let (k, v) = (case.array((b, h_kv, hs)), case.array((b, h_kv, hs)));
+                let len = cache.append(k.view(), v.view()).map_err(case.error())?;
+                if len != p + 1 {
+                    return Err(format!("append {} returned length {len}", p + 1));
+                }
+                sent.push((k, v));
+            }
+            for (p, (k, v)) in sent.iter().enumerate() {
+                property::exactly(k, &cache.keys().slice(s![.., .., p, ..]), None)
+                    .map_err(|why| format!("keys at position {p}: {why}"))?;
+                property::exactly(v, &cache.values().slice(s![.., .., p, ..]), None)
+                    .map_err(|why| format!("values at position {p}: {why}"))?;
+            }
+            let (k, v) = (case.array((b, h_kv, hs)), case.array((b, h_kv, hs)));
+            if cache.append(k.view(), v.view()).is_ok() {
+                return Err(format!(
+                    "append {} was accepted by a cache of capacity {n}",
+                    n + 1
+                ));
+            }
+            Ok(())
+        },
+    );
+}
