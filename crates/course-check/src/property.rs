@@ -34,7 +34,7 @@ use std::fmt;
 
 /// How many random cases a property tries: enough to meet every small shape class, few enough
 /// that a check stays fast unoptimised.
-pub const CASES: u32 = 48;
+pub const CASES: u32 = 32;
 
 /// The seed of every property's cases.
 const SEED: u64 = 0x6865_6164_7321;
