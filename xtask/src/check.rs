@@ -8,7 +8,7 @@
 //!   passes a check leaks a solution; any other verdict is a broken stub or check),
 //! * every snapshot is what the solutions produce and none is orphaned (`bless --check`),
 //! * every misconception, planted, fails exactly the checks course.toml lists and is named by at
-//!   least one of them,
+//!   least one of them, and keeps at most half of its exercise's points (`points_kept`),
 //! * `course.toml`, the test functions and the crates agree, and README.md's lesson table lists
 //!   course.toml's lessons,
 //! * `checks.sha256` matches the tree.
@@ -165,6 +165,18 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
     section(
         "every misconception fails its checks and is named by one",
         named,
+    );
+    let mut kept = Vec::new();
+    for (p, l) in plans.iter().zip(&lessons) {
+        kept.extend(
+            crate::points_kept::problems(l, &p.misconceptions)
+                .into_iter()
+                .map(|m| format!("{}: {m}", l.id)),
+        );
+    }
+    section(
+        "every misconception keeps at most half of its exercise's points",
+        kept,
     );
 
     let mut agree = agreement(root, course, &lessons, &solutions.tests);

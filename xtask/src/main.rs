@@ -55,6 +55,8 @@ mod outside_sources;
 mod pages;
 mod plan;
 #[cfg(feature = "instructor")]
+mod points_kept;
+#[cfg(feature = "instructor")]
 mod preflight;
 mod progress;
 mod refused;

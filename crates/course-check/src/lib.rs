@@ -23,6 +23,7 @@
 
 mod compare;
 mod proof;
+pub mod property;
 mod render;
 #[doc(hidden)]
 pub mod shared_generics;

@@ -2,7 +2,7 @@
 //! Each `#[test]` is one graded check; `course.toml` says which exercise it belongs to and its points.
 
 use course_check::{assert, assert_eq};
-use course_check::{assert_close_snapshot, assert_exact_snapshot};
+use course_check::{assert_close_snapshot, assert_exact_snapshot, property};
 use lesson01::setup::{C, DEMO_SCALE, HS, SMALL_SCALE};
 use lesson01::*;
 use ndarray::{Array2, Array3, Axis, array, s};
@@ -312,5 +312,103 @@ fn head_output_small_case() {
     assert!(
         head_output(weights.view(), x.view(), wv_tall.view()).is_err(),
         "Wv with 3 rows for C = 2 must be refused"
+    );
+}
+
+// ---- properties: random shapes and values, shrunk to the smallest failing case ---------------
+
+#[test]
+fn attention_weights_property() {
+    let _proof = course_check::proof();
+    // Values up to 2·10^(m-1): from m = 3 on, the scores are past exp's range.
+    let axes = [("B", 3), ("T", 6), ("C", 5), ("hs", 4), ("m", 3)];
+    property::check(
+        "attention_weights == softmax(Q Kᵀ / √hs) per row, and a Wk or Wv unlike Wq is refused",
+        &axes,
+        |case| {
+            let (b, t, c, hs) = (case["B"], case["T"], case["C"], case["hs"]);
+            let x = case.array((b, t, c)) * 10f64.powi(case["m"] as i32 - 1);
+            let (wq, wk, wv) = (
+                case.array((c, hs)),
+                case.array((c, hs)),
+                case.array((c, hs)),
+            );
+            let w = attention_weights(x.view(), wq.view(), wk.view(), wv.view())
+                .map_err(case.error())?;
+            property::has_shape(w.shape(), (b, t, t))?;
+            for i in 0..b {
+                let (q, k) = (
+                    x.index_axis(Axis(0), i).dot(&wq),
+                    x.index_axis(Axis(0), i).dot(&wk),
+                );
+                let plain =
+                    property::plain_weights(q.view(), k.view(), 1.0 / (hs as f64).sqrt(), false);
+                property::close(&plain, &w.index_axis(Axis(0), i))
+                    .map_err(|why| format!("batch row {i}: {why}"))?;
+            }
+            let wide = case.array((c, hs + 1));
+            for (name, wk, wv) in [
+                ("Wk", wide.view(), wv.view()),
+                ("Wv", wk.view(), wide.view()),
+            ] {
+                if attention_weights(x.view(), wq.view(), wk, wv).is_ok() {
+                    return Err(format!(
+                        "{name} ({c}, {}) was accepted with Wq ({c}, {hs})",
+                        hs + 1
+                    ));
+                }
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn row_sums_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "row_sums[b, t] == the sum of weights[b, t, s] over s",
+        &[("B", 3), ("T", 5), ("S", 5)],
+        |case| {
+            let w = case.array((case["B"], case["T"], case["S"]));
+            let expected = Array2::from_shape_fn((case["B"], case["T"]), |(b, t)| {
+                w.slice(s![b, t, ..]).iter().sum::<f64>()
+            });
+            property::close(&expected, &row_sums(w.view()))
+        },
+    );
+}
+
+#[test]
+fn head_output_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "head_output[b] == weights[b] (x[b] Wv), and weights with another S than x are refused",
+        &[("B", 3), ("T", 5), ("S", 5), ("C", 4), ("hs", 4)],
+        |case| {
+            let (b, t, s_len, c, hs) = (case["B"], case["T"], case["S"], case["C"], case["hs"]);
+            let (w, x, wv) = (
+                case.array((b, t, s_len)),
+                case.array((b, s_len, c)),
+                case.array((c, hs)),
+            );
+            let got = head_output(w.view(), x.view(), wv.view()).map_err(case.error())?;
+            property::has_shape(got.shape(), (b, t, hs))?;
+            for i in 0..b {
+                let expected = w
+                    .index_axis(Axis(0), i)
+                    .dot(&x.index_axis(Axis(0), i).dot(&wv));
+                property::close(&expected, &got.index_axis(Axis(0), i))
+                    .map_err(|why| format!("batch row {i}: {why}"))?;
+            }
+            let longer = case.array((b, t, s_len + 1));
+            if head_output(longer.view(), x.view(), wv.view()).is_ok() {
+                return Err(format!(
+                    "weights ({b}, {t}, {}) were accepted with x ({b}, {s_len}, {c})",
+                    s_len + 1
+                ));
+            }
+            Ok(())
+        },
     );
 }

@@ -3,7 +3,7 @@
 //! Data-movement checks use exactly representable inputs and must match exactly.
 
 use course_check::{assert, assert_eq};
-use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff};
+use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff, property};
 use lesson02::setup::{C, H, labelled};
 use lesson02::*;
 use ndarray::{Array4, s};
@@ -267,4 +267,96 @@ fn split_heads_shape_drills() {
             );
         }
     }
+}
+
+// ---- properties: random shapes and values, shrunk to the smallest failing case ---------------
+
+#[test]
+fn head_size_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "head_size(h·hs, h) == hs, and h = 0 or an h that does not divide C is refused",
+        &[("h", 12), ("hs", 12), ("r", 11)],
+        |case| {
+            let (h, hs, r) = (case["h"], case["hs"], case["r"]);
+            let got = head_size(h * hs, h).map_err(case.error())?;
+            if got != hs {
+                return Err(format!("head_size({}, {h}) gave {got}", h * hs));
+            }
+            // C = h·hs + r with 0 < r < h does not divide into h heads.
+            if r < h && head_size(h * hs + r, h).is_ok() {
+                return Err(format!("head_size({}, {h}) was accepted", h * hs + r));
+            }
+            if head_size(h * hs, 0).is_ok() {
+                return Err(format!("head_size({}, 0) was accepted", h * hs));
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn split_heads_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "split_heads moves x[b, t, j·hs + k] to [b, j, t, k]",
+        &[("B", 3), ("T", 6), ("h", 4), ("hs", 4)],
+        |case| {
+            let (b, t, h, hs) = (case["B"], case["T"], case["h"], case["hs"]);
+            let x = labelled(b, t, h * hs);
+            let got = split_heads(x.view(), h).map_err(case.error())?;
+            let expected =
+                Array4::from_shape_fn((b, h, t, hs), |(b, j, t, k)| x[[b, t, j * hs + k]]);
+            property::exactly(&expected, &got, Some("b*10000 + t*100 + c"))
+        },
+    );
+}
+
+#[test]
+fn merge_heads_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "merge_heads moves heads[b, j, t, k] to [b, t, j·hs + k], and merge(split(x)) == x",
+        &[("B", 3), ("T", 6), ("h", 4), ("hs", 4)],
+        |case| {
+            let (b, t, h, hs) = (case["B"], case["T"], case["h"], case["hs"]);
+            let heads = Array4::from_shape_fn((b, h, t, hs), |(b, j, t, k)| {
+                (b * 1000 + j * 100 + t * 10 + k) as f64
+            });
+            let expected = ndarray::Array3::from_shape_fn((b, t, h * hs), |(b, t, c)| {
+                heads[[b, c / hs, t, c % hs]]
+            });
+            let got = merge_heads(heads.view());
+            property::exactly(&expected, &got, Some("b*1000 + i*100 + t*10 + j"))?;
+            let x = case.array((b, t, h * hs));
+            let split = split_heads(x.view(), h).map_err(case.error())?;
+            property::exactly(&x, &merge_heads(split.view()), None)
+                .map_err(|why| format!("merge(split(x)) is not x: {why}"))
+        },
+    );
+}
+
+#[test]
+fn head_projection_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "head_projection(x, Wq, h, i) == (x Wq)[.., .., i·hs..(i + 1)·hs], and i = h is refused",
+        &[("B", 2), ("T", 4), ("h", 4), ("hs", 3), ("i", 4)],
+        |case| {
+            let (b, t, h, hs) = (case["B"], case["T"], case["h"], case["hs"]);
+            let i = (case["i"] - 1) % h;
+            let c = h * hs;
+            let (x, wq) = (case.array((b, t, c)), case.array((c, c)));
+            let got = head_projection(x.view(), wq.view(), h, i).map_err(case.error())?;
+            let columns = wq.slice(s![.., i * hs..(i + 1) * hs]);
+            let expected = ndarray::Array3::from_shape_fn((b, t, hs), |(bi, ti, k)| {
+                x.slice(s![bi, ti, ..]).dot(&columns.column(k))
+            });
+            property::close(&expected, &got).map_err(|why| format!("head i = {i}: {why}"))?;
+            if head_projection(x.view(), wq.view(), h, h).is_ok() {
+                return Err(format!("head i = {h} of h = {h} heads was accepted"));
+            }
+            Ok(())
+        },
+    );
 }

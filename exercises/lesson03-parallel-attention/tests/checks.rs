@@ -5,10 +5,10 @@
 use attention::attend::scaled_dot_product;
 use attention::rng::RandomState;
 use course_check::{assert, assert_eq};
-use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff};
+use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff, property};
 use lesson03::setup::{B, H, HS, LENGTHS, S, T};
 use lesson03::*;
-use ndarray::{Array4, ArrayView4, Axis, array, s};
+use ndarray::{Array3, Array4, ArrayView4, Axis, array, s};
 
 /// Every `(b, i)` head attended on its own with the core's single-head attention.
 fn head_by_head(
@@ -543,4 +543,166 @@ fn parallel_attention_fully_masked_query() {
         (sum - 1.0).abs() < 1e-12,
         "head 0 of the same query is unmasked and sums to 1, got {sum}"
     );
+}
+
+// ---- properties: random shapes and values, shrunk to the smallest failing case ---------------
+
+#[test]
+fn fold_heads_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "fold_heads moves x[b, i, t, j] to [b·h + i, t, j]",
+        &[("B", 3), ("h", 4), ("T", 5), ("n", 4)],
+        |case| {
+            let (b, h, t, n) = (case["B"], case["h"], case["T"], case["n"]);
+            let x = labelled(b, h, t, n);
+            let expected =
+                Array3::from_shape_fn((b * h, t, n), |(r, t, j)| x[[r / h, r % h, t, j]]);
+            property::exactly(
+                &expected,
+                &fold_heads(x.view()),
+                Some("b*1000 + i*100 + t*10 + j"),
+            )
+        },
+    );
+}
+
+#[test]
+fn attention_scores_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "attention_scores[b, i] == q[b, i] k[b, i]ᵀ / √hs, and keys with B and h swapped are refused",
+        &[("B", 3), ("h", 3), ("T", 4), ("S", 4), ("hs", 4)],
+        |case| {
+            let (b, h, t, s, hs) = (case["B"], case["h"], case["T"], case["S"], case["hs"]);
+            let (q, k) = (case.array((b, h, t, hs)), case.array((b, h, s, hs)));
+            let got = attention_scores(q.view(), k.view()).map_err(case.error())?;
+            property::has_shape(got.shape(), (b, h, t, s))?;
+            let scale = 1.0 / (hs as f64).sqrt();
+            let expected = Array4::from_shape_fn((b, h, t, s), |(bi, i, ti, si)| {
+                let (qr, kr) = (q.slice(s![bi, i, ti, ..]), k.slice(s![bi, i, si, ..]));
+                scale * qr.iter().zip(kr).map(|(x, y)| x * y).sum::<f64>()
+            });
+            property::close(&expected, &got)?;
+            let swapped = case.array((h, b, s, hs));
+            if b != h && attention_scores(q.view(), swapped.view()).is_ok() {
+                return Err(format!(
+                    "keys ({h}, {b}, {s}, {hs}) were accepted for queries ({b}, {h}, {t}, {hs})"
+                ));
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn causal_mask_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "causal_mask(T, S)[0, 0, i, j] == (j <= i)",
+        &[("T", 7), ("S", 7)],
+        |case| {
+            let (t, s) = (case["T"], case["S"]);
+            let mask = causal_mask(t, s);
+            property::has_shape(mask.shape(), (1, 1, t, s))?;
+            match mask
+                .indexed_iter()
+                .find(|((_, _, i, j), m)| **m != (j <= i))
+            {
+                None => Ok(()),
+                Some(((_, _, i, j), m)) => {
+                    Err(format!("query {i}, key {j}: {m}, expected {}", j <= i))
+                }
+            }
+        },
+    );
+}
+
+#[test]
+fn masked_softmax_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "masked_softmax rows: the allowed keys' softmax, masked weights exactly 0, a row with no key all 0",
+        &[("B", 3), ("h", 3), ("T", 4), ("S", 5)],
+        |case| {
+            let (b, h, t, s) = (case["B"], case["h"], case["T"], case["S"]);
+            let scores = case.array((b, h, t, s)) * 200.0;
+            // A mask of (B, 1, T, S): broadcast over the heads, about one key in four hidden.
+            let allowed = case.array((b, 1, t, s)).mapv(|v| v > -1.0);
+            let got = masked_softmax(scores.view(), Some(allowed.view())).map_err(case.error())?;
+            property::has_shape(got.shape(), (b, h, t, s))?;
+            let mut expected = Array4::<f64>::zeros((b, h, t, s));
+            for ((bi, i, ti), mut row) in expected
+                .lanes_mut(Axis(3))
+                .into_iter()
+                .enumerate()
+                .map(|(n, r)| ((n / (h * t), n / t % h, n % t), r))
+            {
+                let keys: Vec<usize> = (0..s).filter(|&j| allowed[[bi, 0, ti, j]]).collect();
+                let max = keys
+                    .iter()
+                    .map(|&j| scores[[bi, i, ti, j]])
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let sum: f64 = keys
+                    .iter()
+                    .map(|&j| (scores[[bi, i, ti, j]] - max).exp())
+                    .sum();
+                for &j in &keys {
+                    row[j] = (scores[[bi, i, ti, j]] - max).exp() / sum;
+                }
+            }
+            if let Some(((bi, i, ti, j), w)) = got
+                .indexed_iter()
+                .find(|((bi, _, ti, j), w)| !allowed[[*bi, 0, *ti, *j]] && **w != 0.0)
+            {
+                return Err(format!(
+                    "weight [{bi}, {i}, {ti}, {j}] is masked but {w}, not exactly 0"
+                ));
+            }
+            property::close(&expected, &got)
+        },
+    );
+}
+
+#[test]
+fn parallel_attention_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "parallel_attention[b, i] == softmax(q kᵀ / √hs) v of head (b, i) alone, causal or not",
+        &[("B", 2), ("h", 3), ("T", 4), ("S", 4), ("hs", 3), ("hv", 3)],
+        |case| {
+            let (b, h, t, s_len) = (case["B"], case["h"], case["T"], case["S"]);
+            let (hs, hv) = (case["hs"], case["hv"]);
+            let causal = (t + s_len) % 2 == 1;
+            let (q, k, v) = (
+                case.array((b, h, t, hs)),
+                case.array((b, h, s_len, hs)),
+                case.array((b, h, s_len, hv)),
+            );
+            let mask = causal_mask_of(t, s_len);
+            let allowed = causal.then(|| mask.view());
+            let (out, w) =
+                parallel_attention(q.view(), k.view(), v.view(), allowed).map_err(case.error())?;
+            property::has_shape(w.shape(), (b, h, t, s_len))?;
+            property::has_shape(out.shape(), (b, h, t, hv))?;
+            for (bi, i) in (0..b).flat_map(|bi| (0..h).map(move |i| (bi, i))) {
+                let head = s![bi, i, .., ..];
+                let plain = property::plain_weights(
+                    q.slice(head),
+                    k.slice(head),
+                    1.0 / (hs as f64).sqrt(),
+                    causal,
+                );
+                let at = |why| format!("batch row {bi}, head {i} (causal: {causal}): {why}");
+                property::close(&plain, &w.slice(head)).map_err(at)?;
+                property::close(&plain.dot(&v.slice(head)), &out.slice(head)).map_err(at)?;
+            }
+            Ok(())
+        },
+    );
+}
+
+/// The causal mask `(1, 1, T, S)`, built here rather than by the student's `causal_mask`.
+fn causal_mask_of(t: usize, s: usize) -> Array4<bool> {
+    Array4::from_shape_fn((1, 1, t, s), |(_, _, i, j)| j <= i)
 }

@@ -7,7 +7,7 @@ use attention::attend::{project, scaled_dot_product};
 use attention::fast::{MhaConfig, mha_forward};
 use attention::rng::RandomState;
 use course_check::{assert, assert_eq};
-use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff};
+use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff, property};
 use lesson04::setup::{
     B, HEADS, LAYER_SEED, MODULE_HEADS, MODULE_T, MODULE_WIDTH, PRACTICE_HEAD_OUTPUTS, S, T,
     TEXT_HEAD_OUTPUTS, TEXT_WO, WIDTH, attend_heads, causal, labelled, matrix, merge_heads,
@@ -624,5 +624,119 @@ fn forward_with_pytorch_layout_weights() {
     assert!(
         max_abs_diff(&y_wrong, &y) > 1e-3,
         "square weights used without the transpose must give another layer"
+    );
+}
+
+// ---- properties: random shapes and values, shrunk to the smallest failing case ---------------
+
+#[test]
+fn multi_head_forward_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "multi_head_forward == every head's softmax(q kᵀ / √hs) v, concatenated, times W_O",
+        &[("B", 2), ("h", 3), ("hs", 3), ("T", 4), ("S", 4)],
+        |case| {
+            let (b, h, hs, t, s_len) = (case["B"], case["h"], case["hs"], case["T"], case["S"]);
+            let d = h * hs;
+            let [wq, wk, wv, wo] = [(); 4].map(|_| case.array((d, d)));
+            let layer = MultiHead::from_weights(h, wq, wk, wv, wo).map_err(case.error())?;
+            let (query, context) = (case.array((b, t, d)), case.array((b, s_len, d)));
+            let (out, w) = multi_head_forward(&layer, query.view(), context.view(), None)
+                .map_err(case.error())?;
+            property::has_shape(w.shape(), (b, h, t, s_len))?;
+            let mut merged = Array3::<f64>::zeros((b, t, d));
+            for (bi, i) in (0..b).flat_map(|bi| (0..h).map(move |i| (bi, i))) {
+                let cols = s![.., i * hs..(i + 1) * hs];
+                let q = query.index_axis(Axis(0), bi).dot(&layer.wq.slice(cols));
+                let k = context.index_axis(Axis(0), bi).dot(&layer.wk.slice(cols));
+                let v = context.index_axis(Axis(0), bi).dot(&layer.wv.slice(cols));
+                let plain =
+                    property::plain_weights(q.view(), k.view(), 1.0 / (hs as f64).sqrt(), false);
+                property::close(&plain, &w.slice(s![bi, i, .., ..]))
+                    .map_err(|why| format!("weights of batch row {bi}, head {i}: {why}"))?;
+                merged
+                    .slice_mut(s![bi, .., i * hs..(i + 1) * hs])
+                    .assign(&plain.dot(&v));
+            }
+            let expected = Array3::from_shape_fn((b, t, d), |(bi, ti, o)| {
+                (0..d)
+                    .map(|c| merged[[bi, ti, c]] * layer.wo[[c, o]])
+                    .sum::<f64>()
+            });
+            property::close(&expected, &out).map_err(|why| format!("output: {why}"))
+        },
+    );
+}
+
+#[test]
+fn average_over_heads_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "average_over_heads[b, t, s] == the mean of weights[b, i, t, s] over the heads i",
+        &[("B", 3), ("h", 3), ("T", 4), ("S", 4)],
+        |case| {
+            let (b, h, t, s_len) = (case["B"], case["h"], case["T"], case["S"]);
+            let w = case.array((b, h, t, s_len));
+            let got = average_over_heads(w.view()).map_err(case.error())?;
+            let expected = Array3::from_shape_fn((b, t, s_len), |(bi, ti, si)| {
+                (0..h).map(|i| w[[bi, i, ti, si]]).sum::<f64>() / h as f64
+            });
+            property::close(&expected, &got)
+        },
+    );
+}
+
+#[test]
+fn concat_and_project_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "concat_and_project == [heads[0] | … | heads[h - 1]] W_O, and a W_O of another size is refused",
+        &[("h", 4), ("hs", 4)],
+        |case| {
+            let (h, hs) = (case["h"], case["hs"]);
+            let (heads, wo) = (case.array((h, hs)), case.array((h * hs, h * hs)));
+            let got = concat_and_project(heads.view(), wo.view()).map_err(case.error())?;
+            let expected = Array1::from_shape_fn(h * hs, |o| {
+                (0..h * hs)
+                    .map(|c| heads[[c / hs, c % hs]] * wo[[c, o]])
+                    .sum::<f64>()
+            });
+            property::close(&expected, &got)?;
+            let wider = case.array((h * hs + 1, h * hs + 1));
+            if concat_and_project(heads.view(), wider.view()).is_ok() {
+                return Err(format!(
+                    "W_O ({0}, {0}) was accepted for {h} heads of {hs}",
+                    h * hs + 1
+                ));
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn fused_qkv_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "fused_qkv(layer, x) == (x Wq, x Wk, x Wv)",
+        &[("B", 2), ("T", 4), ("h", 3), ("hs", 3)],
+        |case| {
+            let (b, t, d) = (case["B"], case["T"], case["h"] * case["hs"]);
+            let [wq, wk, wv, wo] = [(); 4].map(|_| case.array((d, d)));
+            let layer = MultiHead::from_weights(case["h"], wq, wk, wv, wo).map_err(case.error())?;
+            let x = case.array((b, t, d));
+            let (q, k, v) = fused_qkv(&layer, x.view()).map_err(case.error())?;
+            for (name, got, w) in [
+                ("q", &q, &layer.wq),
+                ("k", &k, &layer.wk),
+                ("v", &v, &layer.wv),
+            ] {
+                let expected = Array3::from_shape_fn((b, t, d), |(bi, ti, o)| {
+                    (0..d).map(|c| x[[bi, ti, c]] * w[[c, o]]).sum::<f64>()
+                });
+                property::close(&expected, got).map_err(|why| format!("{name}: {why}"))?;
+            }
+            Ok(())
+        },
     );
 }

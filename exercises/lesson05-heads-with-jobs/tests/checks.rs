@@ -3,7 +3,7 @@
 //! Hand-built matrices hold small integers and are compared exactly.
 
 use course_check::{assert, assert_eq};
-use course_check::{assert_close_snapshot, assert_exact_snapshot};
+use course_check::{assert_close_snapshot, assert_exact_snapshot, property};
 use lesson05::setup::{
     CATEGORY, F, N_CATEGORIES, PREVIOUS_TOKEN_GAIN, SAME_CATEGORY_GAIN, T, TOKENS, argmax_first,
 };
@@ -340,5 +340,67 @@ fn same_category_refuses_out_of_range() {
     assert!(
         same_category(&[], 0).is_err(),
         "an empty sentence has no token 0"
+    );
+}
+
+// ---- properties: random shapes and values, shrunk to the smallest failing case ---------------
+
+#[test]
+fn causal_weights_property() {
+    let _proof = course_check::proof();
+    // Values up to 2·10^(m-1): from m = 3 on, the scores are past exp's range.
+    property::check(
+        "causal_weights == softmax(Q Kᵀ) with the future exactly 0, and a K unlike Q is refused",
+        &[("T", 6), ("d", 4), ("m", 3)],
+        |case| {
+            let (t, d) = (case["T"], case["d"]);
+            let scale = 10f64.powi(case["m"] as i32 - 1);
+            let (q, k) = (case.array((t, d)) * scale, case.array((t, d)) * scale);
+            let w = causal_weights(q.view(), k.view()).map_err(case.error())?;
+            property::has_shape(w.shape(), (t, t))?;
+            if let Some(((i, j), v)) = w.indexed_iter().find(|((i, j), v)| j > i && **v != 0.0) {
+                return Err(format!(
+                    "weight [{i}, {j}] is in the future but {v}, not exactly 0"
+                ));
+            }
+            property::close(&property::plain_weights(q.view(), k.view(), 1.0, true), &w)?;
+            let wide = case.array((t, d + 1));
+            if causal_weights(q.view(), wide.view()).is_ok() {
+                return Err(format!("K ({t}, {}) was accepted with Q ({t}, {d})", d + 1));
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn run_heads_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "run_heads[i] == causal softmax((X Wq_i)(X Wk_i)ᵀ) for every head i",
+        &[("heads", 3), ("T", 5), ("F", 4), ("d", 3)],
+        |case| {
+            let (n, t, f, d) = (case["heads"], case["T"], case["F"], case["d"]);
+            let x = case.array((t, f));
+            let heads: Vec<Head> = (0..n)
+                .map(|_| Head {
+                    wq: case.array((f, d)),
+                    wk: case.array((f, d)),
+                })
+                .collect();
+            let got = run_heads(x.view(), &heads).map_err(case.error())?;
+            property::has_shape(got.shape(), (n, t, t))?;
+            for (i, head) in heads.iter().enumerate() {
+                let plain = property::plain_weights(
+                    x.dot(&head.wq).view(),
+                    x.dot(&head.wk).view(),
+                    1.0,
+                    true,
+                );
+                property::close(&plain, &got.index_axis(Axis(0), i))
+                    .map_err(|why| format!("head {i}: {why}"))?;
+            }
+            Ok(())
+        },
     );
 }

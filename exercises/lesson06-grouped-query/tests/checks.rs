@@ -6,7 +6,7 @@ use attention::attend::{project, scaled_dot_product};
 use attention::mask::causal;
 use attention::rng::RandomState;
 use course_check::{assert, assert_eq};
-use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff};
+use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff, property};
 use lesson06::setup::{GIB, H, H_KV, HS, LLAMA2_70B, T, labelled_heads, split_heads};
 use lesson06::*;
 use ndarray::{Array1, Array2, Array3, Array4, ArrayView4, Axis, Ix2, array, s};
@@ -467,5 +467,180 @@ fn kv_cache_llama2_70b() {
         mha / gqa,
         c.h / c.h_kv,
         "GQA saves a factor n_rep = H / H_kv = 8"
+    );
+}
+
+// ---- properties: random shapes and values, shrunk to the smallest failing case ---------------
+
+#[test]
+fn n_rep_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "n_rep(H_kv·r, H_kv) == r, and an H_kv that does not divide H is refused",
+        &[("H_kv", 8), ("r", 8), ("e", 7)],
+        |case| {
+            let (h_kv, r, e) = (case["H_kv"], case["r"], case["e"]);
+            let got = n_rep(h_kv * r, h_kv).map_err(case.error())?;
+            if got != r {
+                return Err(format!("n_rep({}, {h_kv}) gave {got}", h_kv * r));
+            }
+            if e < h_kv && n_rep(h_kv * r + e, h_kv).is_ok() {
+                return Err(format!("n_rep({}, {h_kv}) was accepted", h_kv * r + e));
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn repeat_kv_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "repeat_kv moves kv[b, i, t, j] to every [b, i·n_rep + r, t, j], r < n_rep",
+        &[("B", 3), ("H_kv", 3), ("T", 4), ("hs", 3), ("n_rep", 3)],
+        |case| {
+            let (b, h_kv, t, hs, n) = (
+                case["B"],
+                case["H_kv"],
+                case["T"],
+                case["hs"],
+                case["n_rep"],
+            );
+            let kv = labelled_heads(b, h_kv, t, hs);
+            let got = repeat_kv(kv.view(), n).map_err(case.error())?;
+            let expected =
+                Array4::from_shape_fn((b, h_kv * n, t, hs), |(b, i, t, j)| kv[[b, i / n, t, j]]);
+            property::exactly(&expected, &got, Some("b*1000 + i*100 + t*10 + j"))
+        },
+    );
+}
+
+#[test]
+fn grouped_attention_property() {
+    let _proof = course_check::proof();
+    // Values up to 2·10^(m-1): from m = 3 on, the scores are past exp's range. H_kv = H (n_rep
+    // = 1) is multi-head attention.
+    property::check(
+        "grouped_attention: query head i reads kv head i / n_rep with softmax(q kᵀ / √hs) weights",
+        &[
+            ("B", 2),
+            ("H_kv", 3),
+            ("n_rep", 3),
+            ("T", 4),
+            ("S", 4),
+            ("hs", 3),
+            ("m", 3),
+        ],
+        |case| {
+            let (b, h_kv, n, hs) = (case["B"], case["H_kv"], case["n_rep"], case["hs"]);
+            let (h, t, s_len) = (h_kv * n, case["T"], case["S"]);
+            let causal = (t + s_len) % 2 == 0;
+            let scale = 10f64.powi(case["m"] as i32 - 1);
+            let q = case.array((b, h, t, hs)) * scale;
+            let k = case.array((b, h_kv, s_len, hs)) * scale;
+            let v = case.array((b, h_kv, s_len, hs));
+            let (out, w) =
+                grouped_attention(q.view(), k.view(), v.view(), causal).map_err(case.error())?;
+            property::has_shape(w.shape(), (b, h, t, s_len))?;
+            property::has_shape(out.shape(), (b, h, t, hs))?;
+            for (bi, i) in (0..b).flat_map(|bi| (0..h).map(move |i| (bi, i))) {
+                let (kh, vh) = (
+                    k.slice(s![bi, i / n, .., ..]),
+                    v.slice(s![bi, i / n, .., ..]),
+                );
+                let plain = property::plain_weights(
+                    q.slice(s![bi, i, .., ..]),
+                    kh,
+                    1.0 / (hs as f64).sqrt(),
+                    causal,
+                );
+                let at = |why| format!("batch row {bi}, head {i} (causal: {causal}): {why}");
+                property::close(&plain, &w.slice(s![bi, i, .., ..])).map_err(at)?;
+                property::close(&plain.dot(&vh), &out.slice(s![bi, i, .., ..])).map_err(at)?;
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn merge_and_project_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "merge_and_project == heads merged token-major (merged[b, t, i·hs + j] = heads[b, i, t, j]) times W_O",
+        &[("B", 3), ("H", 3), ("T", 4), ("hs", 3), ("D", 4)],
+        |case| {
+            let (b, h, t, hs, d) = (case["B"], case["H"], case["T"], case["hs"], case["D"]);
+            let heads = case.array((b, h, t, hs));
+            let wo = case.array((h * hs, d));
+            let got = merge_and_project(heads.view(), wo.view()).map_err(case.error())?;
+            let merged = Array3::from_shape_fn((b, t, h * hs), |(bi, ti, c)| {
+                heads[[bi, c / hs, ti, c % hs]]
+            });
+            let expected = Array3::from_shape_fn((b, t, d), |(bi, ti, o)| {
+                (0..h * hs)
+                    .map(|c| merged[[bi, ti, c]] * wo[[c, o]])
+                    .sum::<f64>()
+            });
+            property::close(&expected, &got)
+        },
+    );
+}
+
+#[test]
+fn gqa_forward_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "gqa_forward == grouped attention head by head (multi-head attention when H_kv = H), merged, times W_O",
+        &[("B", 2), ("H_kv", 2), ("n_rep", 2), ("hs", 2), ("T", 4)],
+        |case| {
+            let (b, h_kv, n, hs, t) = (
+                case["B"],
+                case["H_kv"],
+                case["n_rep"],
+                case["hs"],
+                case["T"],
+            );
+            let (h, d) = (h_kv * n, h_kv * n * hs);
+            let causal = t % 2 == 0;
+            let w = GqaWeights {
+                wq: case.array((d, d)),
+                wk: case.array((d, h_kv * hs)),
+                wv: case.array((d, h_kv * hs)),
+                wo: case.array((d, d)),
+            };
+            let x = case.array((b, t, d));
+            let (out, weights) =
+                gqa_forward(x.view(), &w, h, h_kv, causal).map_err(case.error())?;
+            property::has_shape(weights.shape(), (b, h, t, t))?;
+            let mut merged = Array3::<f64>::zeros((b, t, d));
+            for (bi, i) in (0..b).flat_map(|bi| (0..h).map(move |i| (bi, i))) {
+                let (own, kv) = (
+                    s![.., i * hs..(i + 1) * hs],
+                    s![.., (i / n) * hs..(i / n + 1) * hs],
+                );
+                let xb = x.index_axis(Axis(0), bi);
+                let (q, k, v) = (
+                    xb.dot(&w.wq.slice(own)),
+                    xb.dot(&w.wk.slice(kv)),
+                    xb.dot(&w.wv.slice(kv)),
+                );
+                let plain =
+                    property::plain_weights(q.view(), k.view(), 1.0 / (hs as f64).sqrt(), causal);
+                property::close(&plain, &weights.slice(s![bi, i, .., ..])).map_err(|why| {
+                    format!("weights of batch row {bi}, head {i} (causal: {causal}): {why}")
+                })?;
+                merged
+                    .slice_mut(s![bi, .., i * hs..(i + 1) * hs])
+                    .assign(&plain.dot(&v));
+            }
+            let expected = Array3::from_shape_fn((b, t, d), |(bi, ti, o)| {
+                (0..d)
+                    .map(|c| merged[[bi, ti, c]] * w.wo[[c, o]])
+                    .sum::<f64>()
+            });
+            property::close(&expected, &out)
+                .map_err(|why| format!("output (causal: {causal}): {why}"))
+        },
     );
 }

@@ -8,7 +8,7 @@ use attention::attend::{project, scaled_dot_product};
 use attention::mask::causal;
 use attention::rng::RandomState;
 use course_check::{assert, assert_eq};
-use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff};
+use course_check::{assert_close_snapshot, assert_exact_snapshot, max_abs_diff, property};
 use lesson07::setup::{
     B, CAPACITY, H, H_KV, HS, NEW_TOKENS, PROMPT, T, kv_cache_bytes, labelled_step, split_step,
 };
@@ -434,4 +434,132 @@ fn generate_refuses_bad_shapes() {
         "H_kv = 3 does not divide H = 4"
     );
     assert!(cache.is_empty(), "refused calls append nothing");
+}
+
+// ---- properties: random shapes and values, shrunk to the smallest failing case ---------------
+
+#[test]
+fn decode_step_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "decode_step: query head i reads every cached position of kv head i / n_rep, softmax(q kᵀ / √hs)",
+        &[("B", 2), ("H_kv", 3), ("n_rep", 3), ("hs", 3), ("len", 5)],
+        |case| {
+            let (b, h_kv, n, hs, len) = (
+                case["B"],
+                case["H_kv"],
+                case["n_rep"],
+                case["hs"],
+                case["len"],
+            );
+            let mut cache = KvCache::new(b, h_kv, hs, len + 1);
+            for _ in 0..len {
+                let (k, v) = (case.array((b, h_kv, hs)), case.array((b, h_kv, hs)));
+                cache.append(k.view(), v.view()).map_err(case.error())?;
+            }
+            let q = case.array((b, h_kv * n, hs));
+            let (out, w) = decode_step(q.view(), &cache).map_err(case.error())?;
+            property::has_shape(w.shape(), (b, h_kv * n, len))?;
+            property::has_shape(out.shape(), (b, h_kv * n, hs))?;
+            for (bi, i) in (0..b).flat_map(|bi| (0..h_kv * n).map(move |i| (bi, i))) {
+                let keys = cache.keys().slice_move(s![bi, i / n, ..len, ..]);
+                let values = cache.values().slice_move(s![bi, i / n, ..len, ..]);
+                let q_row = q.slice(s![bi, i..=i, ..]);
+                let plain = property::plain_weights(q_row, keys, 1.0 / (hs as f64).sqrt(), false);
+                let at = |why| format!("batch row {bi}, head {i}: {why}");
+                property::close(&plain.row(0), &w.slice(s![bi, i, ..])).map_err(at)?;
+                property::close(&plain.dot(&values).row(0), &out.slice(s![bi, i, ..]))
+                    .map_err(at)?;
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn generate_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "generate, a prompt then one token per call, == causal attention over the whole sequence",
+        &[
+            ("B", 2),
+            ("H_kv", 2),
+            ("n_rep", 2),
+            ("hs", 2),
+            ("T", 5),
+            ("prompt", 4),
+        ],
+        |case| {
+            let (b, h_kv, n, hs, t) = (
+                case["B"],
+                case["H_kv"],
+                case["n_rep"],
+                case["hs"],
+                case["T"],
+            );
+            let prompt = case["prompt"].min(t);
+            let (h, d) = (h_kv * n, h_kv * n * hs);
+            let layer = GqaLayer {
+                wq: case.array((d, d)),
+                wk: case.array((d, h_kv * hs)),
+                wv: case.array((d, h_kv * hs)),
+                wo: case.array((d, d)),
+                heads: h,
+                kv_heads: h_kv,
+            };
+            let x = case.array((b, t, d));
+            let mut cache = KvCache::new(b, h_kv, hs, t);
+            let mut rows = vec![
+                generate(x.slice(s![.., ..prompt, ..]), &layer, &mut cache)
+                    .map_err(case.error())?,
+            ];
+            for p in prompt..t {
+                rows.push(
+                    generate(x.slice(s![.., p..=p, ..]), &layer, &mut cache)
+                        .map_err(case.error())?,
+                );
+            }
+            let views: Vec<_> = rows.iter().map(|r| r.view()).collect();
+            let stepped = ndarray::concatenate(Axis(1), &views)
+                .map_err(|e| format!("the calls' outputs do not stack: {e}"))?;
+            property::close(&full_causal_reference(x.view(), &layer), &stepped)
+                .map_err(|why| format!("prompt of {prompt}: {why}"))
+        },
+    );
+}
+
+#[test]
+fn append_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "after n appends, position p of the cache holds the p-th key and value, and one more is refused",
+        &[("B", 2), ("H_kv", 3), ("hs", 3), ("n", 4)],
+        |case| {
+            let (b, h_kv, hs, n) = (case["B"], case["H_kv"], case["hs"], case["n"]);
+            let mut cache = KvCache::new(b, h_kv, hs, n);
+            let mut sent = Vec::new();
+            for p in 0..n {
+                let (k, v) = (case.array((b, h_kv, hs)), case.array((b, h_kv, hs)));
+                let len = cache.append(k.view(), v.view()).map_err(case.error())?;
+                if len != p + 1 {
+                    return Err(format!("append {} returned length {len}", p + 1));
+                }
+                sent.push((k, v));
+            }
+            for (p, (k, v)) in sent.iter().enumerate() {
+                property::exactly(k, &cache.keys().slice(s![.., .., p, ..]), None)
+                    .map_err(|why| format!("keys at position {p}: {why}"))?;
+                property::exactly(v, &cache.values().slice(s![.., .., p, ..]), None)
+                    .map_err(|why| format!("values at position {p}: {why}"))?;
+            }
+            let (k, v) = (case.array((b, h_kv, hs)), case.array((b, h_kv, hs)));
+            if cache.append(k.view(), v.view()).is_ok() {
+                return Err(format!(
+                    "append {} was accepted by a cache of capacity {n}",
+                    n + 1
+                ));
+            }
+            Ok(())
+        },
+    );
 }

@@ -25,5 +25,6 @@ mod instructor_cli;
 mod misconceptions_cli;
 mod pages_cli;
 mod roster_cli;
+mod properties_cli;
 mod shared_build;
 mod student_loop;
