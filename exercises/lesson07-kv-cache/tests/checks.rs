@@ -220,6 +220,29 @@ fn grouped_cache_is_n_rep_times_smaller() {
 // ---- decode_step -------------------------------------------------------------------------------
 
 #[test]
+fn decode_step_large_scores_stay_finite() {
+    let _proof = course_check::proof();
+    // Queries and keys near 30 in head size 4: scores q . k / 2 near 1800, past exp's range.
+    // Only a softmax shifted by each row's maximum stays finite.
+    let mut rng = RandomState::new(29);
+    let (b, h, h_kv, s_len, hs) = (1, 4, 2, 3, 4);
+    let q: Array3<f64> = rng.randn((b, h, hs)).mapv(|x: f64| 30.0 + x);
+    let keys: ndarray::Array4<f64> = rng.randn((b, h_kv, s_len, hs)).mapv(|x: f64| 30.0 + x);
+    let values: ndarray::Array4<f64> = rng.randn((b, h_kv, s_len, hs));
+    let mut cache = KvCache::new(b, h_kv, hs, s_len);
+    for p in 0..s_len {
+        cache
+            .append(keys.index_axis(Axis(2), p), values.index_axis(Axis(2), p))
+            .unwrap();
+    }
+    let (out, weights) = decode_step(q.view(), &cache).unwrap();
+    assert!(
+        out.iter().chain(weights.iter()).all(|x| x.is_finite()),
+        "scores near 1800 must give finite weights and outputs: exp overflowed (subtract each row's maximum before exp)"
+    );
+}
+
+#[test]
 fn decode_step_matches_last_row_of_full_attention() {
     let _proof = course_check::proof();
     // Random heads: query head i reads kv head i / n_rep; the last query sees every key.
@@ -443,7 +466,14 @@ fn decode_step_property() {
     let _proof = course_check::proof();
     property::check(
         "decode_step: query head i reads every cached position of kv head i / n_rep, softmax(q kᵀ / √hs)",
-        &[("B", 2), ("H_kv", 3), ("n_rep", 3), ("hs", 3), ("len", 5)],
+        &[
+            ("B", 2),
+            ("H_kv", 3),
+            ("n_rep", 3),
+            ("hs", 3),
+            ("len", 5),
+            ("m", 3),
+        ],
         |case| {
             let (b, h_kv, n, hs, len) = (
                 case["B"],
@@ -452,12 +482,18 @@ fn decode_step_property() {
                 case["hs"],
                 case["len"],
             );
+            // Queries and keys up to 10² in magnitude: scores past exp's range unless each row is
+            // shifted by its maximum.
+            let magnitude = 10f64.powi(case["m"] as i32 - 1);
             let mut cache = KvCache::new(b, h_kv, hs, len + 1);
             for _ in 0..len {
-                let (k, v) = (case.array((b, h_kv, hs)), case.array((b, h_kv, hs)));
+                let (k, v) = (
+                    case.array((b, h_kv, hs)) * magnitude,
+                    case.array((b, h_kv, hs)),
+                );
                 cache.append(k.view(), v.view()).map_err(case.error())?;
             }
-            let q = case.array((b, h_kv * n, hs));
+            let q = case.array((b, h_kv * n, hs)) * magnitude;
             let (out, w) = decode_step(q.view(), &cache).map_err(case.error())?;
             property::has_shape(w.shape(), (b, h_kv * n, len))?;
             property::has_shape(out.shape(), (b, h_kv * n, hs))?;

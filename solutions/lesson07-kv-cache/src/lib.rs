@@ -26,6 +26,7 @@ pub mod exercises {
             "decode-attends-only-to-new-key" => crate::misconceptions::decode_attends_only_to_new_key::decode_step,
             "decode-masks-the-cache-again" => crate::misconceptions::decode_masks_the_cache_again::decode_step,
             "decode-softmax-wrong-axis" => crate::misconceptions::decode_softmax_wrong_axis::decode_step,
+            "decode-softmax-without-max-shift" => crate::misconceptions::decode_softmax_without_max_shift::decode_step,
         }
     }
 }

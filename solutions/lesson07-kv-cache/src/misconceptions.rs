@@ -134,3 +134,43 @@ pub mod decode_softmax_wrong_axis {
         Ok((out, weights))
     }
 }
+
+/// `decode-softmax-without-max-shift`: each head's weights are `exp(score) / Σ exp(score)`
+/// without subtracting the row's maximum first, so large scores overflow to NaN.
+pub mod decode_softmax_without_max_shift {
+    use super::*;
+
+    /// `(B, H, hs)` against the cache -> `((B, H, hs), (B, H, len))`, with a softmax that
+    /// overflows for scores past about 709.
+    pub fn decode_step(q: ArrayView3<f64>, cache: &KvCache) -> Result<(Array3<f64>, Array3<f64>)> {
+        let (b, h, hs) = q.dim();
+        let h_kv = cache.kv_heads();
+        if b != cache.batch()
+            || hs != cache.head_size()
+            || h == 0
+            || !h.is_multiple_of(h_kv)
+            || cache.is_empty()
+        {
+            return Err(ShapeError::new(
+                "decode_step",
+                "queries that fit the cache",
+                q.shape(),
+            ));
+        }
+        let len = cache.len();
+        let (keys, values) = (cache.keys(), cache.values());
+        let mut weights = Array3::zeros((b, h, len));
+        let mut out = Array3::zeros((b, h, hs));
+        for bi in 0..b {
+            for i in 0..h {
+                let k = keys.slice(s![bi, i / (h / h_kv), .., ..]);
+                let exps = (k.dot(&q.slice(s![bi, i, ..])) / (hs as f64).sqrt()).mapv(f64::exp);
+                let row = &exps / exps.sum();
+                let v = values.slice(s![bi, i / (h / h_kv), .., ..]);
+                out.slice_mut(s![bi, i, ..]).assign(&row.dot(&v));
+                weights.slice_mut(s![bi, i, ..]).assign(&row);
+            }
+        }
+        Ok((out, weights))
+    }
+}

@@ -24,7 +24,7 @@ mod hostile_cli;
 mod instructor_cli;
 mod misconceptions_cli;
 mod pages_cli;
-mod roster_cli;
 mod properties_cli;
+mod roster_cli;
 mod shared_build;
 mod student_loop;
