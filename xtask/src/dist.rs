@@ -234,8 +234,7 @@ pub fn drop_solution_packages(dir: &Path) -> Result<()> {
 ///
 /// The result depends only on the workspace's manifests and the lockfile, which are the same for
 /// every submission of a batch (one set for its grading copy, one for its expected handout): it
-/// is remembered for the process, which saves each further submission two `cargo metadata` runs
-/// (about 1.3 s together).
+/// is remembered for the process, which saves each further submission two `cargo metadata` runs.
 fn prune_lockfile(dir: &Path) -> Result<()> {
     static PRUNED: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
     let lockfile = dir.join("Cargo.lock");

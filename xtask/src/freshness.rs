@@ -1,6 +1,6 @@
 //! Skips `cargo build` (and listing the checks) in local grading when nothing it reads changed.
 //!
-//! Cargo's own no-op build costs about 0.2 s, a large part of a warm grade. Before building, the
+//! Cargo's own no-op build is a large part of a warm grade. Before building, the
 //! grader hashes the contents of every file a lesson build reads (the workspace manifests and
 //! lockfile, the toolchain file, `.cargo/`, and everything under `crates/`, `exercises/` and
 //! `solutions/` except `target` folders; cargo's configuration in the folders above the course

@@ -147,7 +147,7 @@ pub struct Runner {
     /// Refuse to run a check whose sandbox cannot be enforced (official grading).
     pub require_sandbox: bool,
     /// Run checks in the sandbox (official grading); local grading starts them directly, in a
-    /// process group of their own, which is about ten times faster.
+    /// process group of their own, which starts much faster.
     pub sandboxed: bool,
     /// The misconception every check runs with planted (reference solutions only; see
     /// [`CheckEnv::plant`]).

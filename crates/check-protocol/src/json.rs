@@ -9,8 +9,7 @@
 //!
 //! Written by hand against `serde_core`'s traits, not derived: the derive macro was the only one
 //! the lessons' build needed, and its proc-macro stack (`proc-macro2`, `quote`, `syn`,
-//! `serde_derive`) was compiled again first thing in official grading's own target folder
-//! (`docs/bench-grade.md`, "2026-12-03, late"). The grader's records of misconceptions embed
+//! `serde_derive`) was compiled again first thing in official grading's own target folder. The grader's records of misconceptions embed
 //! observations through the same traits.
 
 use crate::Observation;

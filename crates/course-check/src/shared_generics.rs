@@ -8,9 +8,8 @@
 //! builds, `cargo test`'s) rustc lets a crate use the generic instances its dependencies have
 //! already compiled (`-Z share-generics`, on by default at `opt-level` 0 and 1), so
 //! [`instantiate`] compiles the common ones here, in a crate every check executable depends on,
-//! and the check executables link to them: their LLVM IR over the seven lessons 287,104 →
-//! 154,443 lines, the lessons' build (this crate included) about 8% less CPU
-//! (`docs/bench-grade.md`, "2026-12-03, afternoon"). Nothing calls it; a public function is
+//! and the check executables link to them instead of compiling their own copies (the figures
+//! are in `docs/bench-grade.md`). Nothing calls it; a public function is
 //! compiled whether or not it is called.
 
 use ndarray::{Array, ArrayView, Axis, Dimension, Ix1, Ix2, Ix3, Ix4, RemoveAxis};

@@ -240,7 +240,7 @@ impl Report {
         })
     }
 
-    /// The JSON report (see the README's "Reports" section).
+    /// The JSON report (`docs/report.schema.json`).
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("the report serialises")
     }
