@@ -98,6 +98,11 @@ pub struct Check {
     /// grading (in the instructors' workspace or `grade --submission`) runs it.
     #[serde(default)]
     pub hidden: bool,
+    /// A variant check (hidden too): its inputs are drawn from a seed per student and exercise,
+    /// and its expected outputs are the reference solution's for that seed, computed when grading
+    /// (see `crate::variants`). Its source is `solutions/<dir>/tests/hidden/variants.rs`.
+    #[serde(default)]
+    pub variant: bool,
     /// Exercises this check relies on besides its own (e.g. a `merge_heads` check that calls
     /// `split_heads`): each an exercise of the same or an earlier lesson. A failing check whose
     /// prerequisite is not passing is blamed on the prerequisite.
@@ -283,6 +288,17 @@ impl Course {
                             ),
                         ));
                     }
+                    if check.variant && !check.hidden {
+                        return Err(Problem::at(
+                            here.clone(),
+                            &at,
+                            format!(
+                                "course.toml: check `{}` is a variant check, which students never \
+                                 get: add `hidden = true` to it",
+                                check.name
+                            ),
+                        ));
+                    }
                     for need in &check.needs {
                         if need == &ex.name || !known_exercises.contains(need.as_str()) {
                             return Err(Problem::at(
@@ -424,6 +440,14 @@ impl Lesson {
             .iter()
             .flat_map(|e| &e.checks)
             .any(|c| c.hidden)
+    }
+
+    /// True when at least one of the lesson's checks is a variant check.
+    pub fn has_variants(&self) -> bool {
+        self.exercises
+            .iter()
+            .flat_map(|e| &e.checks)
+            .any(|c| c.variant)
     }
 
     /// The directory of the hidden checks: `solutions/<dir>/tests/hidden`.

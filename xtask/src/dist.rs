@@ -37,6 +37,8 @@ pub const INSTRUCTOR_ONLY: &[&str] = &[
     "xtask/tests",
     "docs/instructors.md",
     "docs/class-grading.md",
+    // The course secret: with it, every student's variant inputs could be computed in advance.
+    crate::variants::secret::FILE,
     // The instructors' official grading workflow (`autograder github`), should the course's
     // repository hold it: it names their token, and would only fail in a student's repository.
     crate::autograder::github::GRADING_WORKFLOW,

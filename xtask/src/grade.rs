@@ -52,6 +52,9 @@ pub struct Options {
     /// Lesson builds shared by the submissions of one class run (see [`crate::build_cache`]);
     /// used by sandboxed builds only.
     pub build_cache: Option<std::sync::Arc<crate::build_cache::BuildCache>>,
+    /// Run the variant checks with this student's inputs (official grading, and the reference
+    /// solutions with [`crate::variants::LOCAL_ID`]); `None` leaves them out (local grading).
+    pub variants: Option<String>,
 }
 
 /// A grading run with what the build said on the side (for `cargo xtask check`).
@@ -325,10 +328,22 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
         .lesson
         .as_deref()
         .or(planted.as_ref().map(|l| l.id.as_str()));
-    let selected = Selection::resolve(course, key)?.lessons(course);
+    let mut selected = Selection::resolve(course, key)?.lessons(course);
+    if opts.variants.is_none() {
+        for lesson in selected.iter_mut().filter(|l| l.has_variants()) {
+            *lesson = std::borrow::Cow::Owned(crate::variants::without_variants(lesson));
+        }
+    }
     let lessons: Vec<&crate::course::Lesson> = selected.iter().map(|l| &**l).collect();
     let expected_root = opts.expected_root.as_deref().unwrap_or(root);
-    let plans = plan(
+    // The seeds come from the instructors' secret, read before any student code runs.
+    let variants = match &opts.variants {
+        Some(id) if lessons.iter().any(|l| l.has_variants()) => {
+            Some(crate::variants::Variants::new(expected_root, &lessons, id)?)
+        }
+        _ => None,
+    };
+    let mut plans = plan(
         root,
         expected_root,
         course,
@@ -419,6 +434,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     let mut runner = Runner::new(sandboxed, opts.require_sandbox)?;
     // A planted misconception is chosen when the checks run: the solutions' build is the usual one.
     runner.plant = opts.plant.clone();
+    runner.variant_seeds = variants.as_ref().map(crate::variants::Variants::env_value);
     let mut tests = HashMap::new();
     let mut jobs = Vec::new();
     let mut listed = listed;
@@ -436,12 +452,32 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
 
     running_checks(&bar, jobs.len());
     let progress = |done: usize, _| bar.set_position(done as u64);
-    let outputs = if sandboxed || opts.isolate {
-        runner.run_all(&jobs, opts.jobs, &progress)
-    } else {
-        let alone = keeping_state(root, &plans, &output.lessons, opts.solutions);
-        crate::grouped::run(&runner, &jobs, &alone, opts.jobs, &progress)
-    };
+    // The reference run of the variant checks, beside the student's checks: it runs none of
+    // their code, and is built from the instructors' tree.
+    let built: Vec<&Lesson> = plans
+        .iter()
+        .filter(|p| matches!(output.lessons.get(&p.lesson.id), Some(Built::Ok(_))))
+        .map(|p| p.lesson)
+        .collect();
+    let (outputs, references) = std::thread::scope(|s| {
+        let references = variants
+            .as_ref()
+            .map(|v| s.spawn(|| crate::variants::reference_runs(expected_root, &built, v)));
+        let outputs = if sandboxed || opts.isolate {
+            runner.run_all(&jobs, opts.jobs, &progress)
+        } else {
+            let alone = keeping_state(root, &plans, &output.lessons, opts.solutions);
+            crate::grouped::run(&runner, &jobs, &alone, opts.jobs, &progress)
+        };
+        let references = references.map(|r| r.join().expect("the reference run does not panic"));
+        (outputs, references)
+    });
+    let references = references.transpose()?.unwrap_or_default();
+    for plan in &mut plans {
+        if let Some(observed) = references.get(&plan.lesson.id) {
+            plan.expected.extend(observed.expected.clone());
+        }
+    }
     bar.finish_and_clear();
     let outputs = trace_library_panics(&runner, &plans, &slots, &jobs, outputs, opts.jobs);
 
@@ -487,6 +523,21 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                         (v, run.duration)
                     }
                 };
+                let inputs = variants.as_ref().filter(|_| check.variant).and_then(|v| {
+                    let shapes = references
+                        .get(&lesson.id)
+                        .and_then(|o| o.shapes.get(&check.name));
+                    v.inputs(&ex.name, shapes)
+                });
+                let mut verdict = verdict;
+                if let Some(inputs) = inputs.as_ref().filter(|_| verdict.status != Status::Passed) {
+                    verdict.message = format!(
+                        "{}\nthis variant's inputs: {} (seed {})",
+                        verdict.message, inputs.shapes, inputs.seed
+                    )
+                    .trim_start()
+                    .to_owned();
+                }
                 checks.push(CheckReport {
                     name: check.name.clone(),
                     points: if verdict.status == Status::Passed {
@@ -501,6 +552,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                     hidden: check.hidden,
                     blocked_by: None,
                     diagnosis: None,
+                    variant: inputs,
                 });
                 if !verdict.misconceptions.is_empty() {
                     candidates.insert(

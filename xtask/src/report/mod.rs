@@ -140,6 +140,18 @@ pub struct CheckReport {
     pub blocked_by: Option<String>,
     /// When it failed the way a known misconception does: which one.
     pub diagnosis: Option<Diagnosis>,
+    /// A variant check: the seed its inputs were drawn from and their shapes (`None` on others).
+    pub variant: Option<VariantInputs>,
+}
+
+/// The inputs of a variant check (see [`crate::variants`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VariantInputs {
+    /// The seed, as a decimal string (a u64 does not fit a JSON number exactly everywhere).
+    pub seed: String,
+    /// The shapes drawn, as the reference solution's run reported them (`B=2, T=3, C=6, h=3`);
+    /// empty when they are not known (the reference run was not made).
+    pub shapes: String,
 }
 
 /// A named misconception that a wrong answer matches (course.toml `[[lessons.misconceptions]]`).
