@@ -71,27 +71,36 @@ impl Variant {
     /// Reports the shapes drawn (`B=2, T=3, C=6, h=3`): compared exactly with the reference's
     /// (the same seed must give the same shapes) and shown in the grader's report.
     pub fn shapes(&self, text: &str) {
-        if observing() {
-            record(&Observation::Snapshot {
-                name: format!(
-                    "{}{}",
-                    self.exercise,
-                    check_protocol::variant::SHAPES_SUFFIX
-                ),
-                text: format!("{text}\n"),
-                exact: true,
-            });
-        }
+        let name = format!(
+            "{}{}",
+            self.exercise,
+            check_protocol::variant::SHAPES_SUFFIX
+        );
+        report(name, format!("{text}\n"), true);
     }
 }
 
-/// Reports a variant check's output to the grader (a no-op under `cargo test`: there is no
-/// expected value to compare with but the reference solution's, which the grader computes).
+thread_local! {
+    /// What this thread's variant checks reported under `cargo test` (see [`take_reports`]).
+    static REPORTED: std::cell::RefCell<Vec<(String, String)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Reports a variant check's output: to the grader, or under `cargo test` to this thread's list
+/// (there is no expected value but the reference solution's, which the grader computes).
 #[doc(hidden)]
 pub fn report(name: String, text: String, exact: bool) {
     if observing() {
         record(&Observation::Snapshot { name, text, exact });
+    } else {
+        REPORTED.with(|r| r.borrow_mut().push((name, text)));
     }
+}
+
+/// The `(name, text)` of every output and shapes this thread's variant checks reported under
+/// `cargo test` since the last call: a test can run a check twice with one seed and compare.
+pub fn take_reports() -> Vec<(String, String)> {
+    REPORTED.with(|r| std::mem::take(&mut *r.borrow_mut()))
 }
 
 /// A variant check's data-movement output, compared exactly with the reference's (see

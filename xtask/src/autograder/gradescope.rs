@@ -210,9 +210,13 @@ mod tests {
             std::fs::write(&file, json).unwrap();
             student_id(&file).ok()
         };
-        assert_eq!(id(r#"{"users": [{"id": 42, "email": "a@b"}]}"#).as_deref(), Some("42"));
         assert_eq!(
-            id(r#"{"users": [{"id": "9", "email": "x"}, {"email": "c@d"}, {"id": 12}]}"#).as_deref(),
+            id(r#"{"users": [{"id": 42, "email": "a@b"}]}"#).as_deref(),
+            Some("42")
+        );
+        assert_eq!(
+            id(r#"{"users": [{"id": "9", "email": "x"}, {"email": "c@d"}, {"id": 12}]}"#)
+                .as_deref(),
             Some("12+9+c@d")
         );
         assert_eq!(id(r#"{"users": []}"#), None);

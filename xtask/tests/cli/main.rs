@@ -25,3 +25,4 @@ mod instructor_cli;
 mod misconceptions_cli;
 mod shared_build;
 mod student_loop;
+mod variants_cli;

@@ -143,6 +143,7 @@ impl Scratch {
             "Cargo.toml",
             "Cargo.lock",
             "course.toml",
+            "course-secret",
             "checks.sha256",
             ".cargo",
             "crates",
