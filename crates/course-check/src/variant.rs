@@ -68,6 +68,20 @@ impl Variant {
         self.rng.randn(shape)
     }
 
+    /// Uniform values in `[low, high)` of the given shape, in C order.
+    pub fn uniform<Sh, D>(&mut self, shape: Sh, low: f64, high: f64) -> Array<f64, D>
+    where
+        Sh: ShapeBuilder<Dim = D>,
+        D: Dimension,
+    {
+        self.rng.rand(shape) * (high - low) + low
+    }
+
+    /// The generator itself, for the lessons' own drawing helpers (`GqaWeights::draw`, ...).
+    pub fn rng(&mut self) -> &mut RandomState {
+        &mut self.rng
+    }
+
     /// Reports the shapes drawn (`B=2, T=3, C=6, h=3`): compared exactly with the reference's
     /// (the same seed must give the same shapes) and shown in the grader's report.
     pub fn shapes(&self, text: &str) {
@@ -147,6 +161,37 @@ macro_rules! variant_text_snapshot {
             true,
         )
     };
+}
+
+/// Runs every variant check body of `bodies` (exercise, body) for the seeds `0..seeds`, each
+/// twice: panics unless every run completes, one seed gives the same shapes and outputs twice
+/// (the grader compares a student's run with the reference's, so nothing may depend on anything
+/// but the seed), and the shapes drawn vary (at least 15 different ones).
+pub fn assert_reproducible(bodies: &[(&str, fn(&mut Variant))], seeds: u64) {
+    for (exercise, body) in bodies {
+        let mut shapes = std::collections::BTreeSet::new();
+        for seed in 0..seeds {
+            body(&mut Variant::with_seed(exercise, seed));
+            let first = take_reports();
+            body(&mut Variant::with_seed(exercise, seed));
+            assert_eq!(
+                first,
+                take_reports(),
+                "{exercise}, seed {seed}: not reproducible"
+            );
+            let drawn = first
+                .iter()
+                .find(|(name, _)| name.ends_with(check_protocol::variant::SHAPES_SUFFIX));
+            let (_, drawn) = drawn.unwrap_or_else(|| panic!("{exercise}: no shapes reported"));
+            assert!(first.len() >= 2, "{exercise}: no output reported");
+            shapes.insert(drawn.clone());
+        }
+        assert!(
+            shapes.len() >= 15.min(seeds as usize),
+            "{exercise}: only {} shapes: {shapes:?}",
+            shapes.len()
+        );
+    }
 }
 
 #[cfg(test)]
