@@ -85,6 +85,10 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
         solution_problems(&solutions.report),
     );
     section(
+        "variant checks run against the reference for several students' inputs",
+        crate::variants::problems(root, &lessons),
+    );
+    section(
         "the solutions' own tests pass (reproduces_text and the like)",
         solution_tests(root, &lessons)?,
     );

@@ -104,3 +104,21 @@ pub fn reference_runs(
     }
     Ok(out)
 }
+
+/// The students' ids `cargo xtask check` draws variant inputs for (besides [`LOCAL_ID`]).
+pub const CHECK_IDS: usize = 5;
+
+/// What stops the variant checks of `lessons` from running against the reference solution for
+/// [`CHECK_IDS`] students' inputs (each problem a line; empty when they all run).
+pub fn problems(root: &Path, lessons: &[&Lesson]) -> Vec<String> {
+    let mut out = Vec::new();
+    for n in 0..CHECK_IDS {
+        let id = format!("check-{n}");
+        let run = Variants::new(root, lessons, &id).and_then(|v| reference_runs(root, lessons, &v));
+        if let Err(e) = run {
+            out.push(format!("for the id `{id}`: {e:#}"));
+            break;
+        }
+    }
+    out
+}
