@@ -163,11 +163,14 @@ macro_rules! variant_text_snapshot {
     };
 }
 
+/// The body of a variant check: it draws from the [`Variant`] it is given.
+pub type Body = fn(&mut Variant);
+
 /// Runs every variant check body of `bodies` (exercise, body) for the seeds `0..seeds`, each
 /// twice: panics unless every run completes, one seed gives the same shapes and outputs twice
 /// (the grader compares a student's run with the reference's, so nothing may depend on anything
 /// but the seed), and the shapes drawn vary (at least 15 different ones).
-pub fn assert_reproducible(bodies: &[(&str, fn(&mut Variant))], seeds: u64) {
+pub fn assert_reproducible(bodies: &[(&str, Body)], seeds: u64) {
     for (exercise, body) in bodies {
         let mut shapes = std::collections::BTreeSet::new();
         for seed in 0..seeds {

@@ -9,7 +9,7 @@ mod variants;
 
 #[test]
 fn variants_hold_for_fifty_seeds() {
-    let bodies: [(&str, fn(&mut course_check::Variant)); 7] = [
+    let bodies: [(&str, course_check::variant::Body); 7] = [
         ("draw_head", variants::draw_head_with),
         ("attention_weights", variants::attention_weights_with),
         ("max_abs_diff", variants::max_abs_diff_with),

@@ -9,7 +9,7 @@ mod variants;
 
 #[test]
 fn variants_hold_for_fifty_seeds() {
-    let bodies: [(&str, fn(&mut course_check::Variant)); 4] = [
+    let bodies: [(&str, course_check::variant::Body); 4] = [
         ("head_size", variants::head_size_with),
         ("split_heads", variants::split_heads_with),
         ("merge_heads", variants::merge_heads_with),

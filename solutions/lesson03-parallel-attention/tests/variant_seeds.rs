@@ -9,7 +9,7 @@ mod variants;
 
 #[test]
 fn variants_hold_for_fifty_seeds() {
-    let bodies: [(&str, fn(&mut course_check::Variant)); 5] = [
+    let bodies: [(&str, course_check::variant::Body); 5] = [
         ("fold_heads", variants::fold_heads_with),
         ("attention_scores", variants::attention_scores_with),
         ("causal_mask", variants::causal_mask_with),

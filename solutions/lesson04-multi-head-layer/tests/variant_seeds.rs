@@ -9,7 +9,7 @@ mod variants;
 
 #[test]
 fn variants_hold_for_fifty_seeds() {
-    let bodies: [(&str, fn(&mut course_check::Variant)); 5] = [
+    let bodies: [(&str, course_check::variant::Body); 5] = [
         ("concat_and_project", variants::concat_and_project_with),
         ("init_multi_head", variants::init_multi_head_with),
         ("multi_head_forward", variants::multi_head_forward_with),

@@ -9,7 +9,7 @@ mod variants;
 
 #[test]
 fn variants_hold_for_fifty_seeds() {
-    let bodies: [(&str, fn(&mut course_check::Variant)); 6] = [
+    let bodies: [(&str, course_check::variant::Body); 6] = [
         ("token_features", variants::token_features_with),
         ("causal_weights", variants::causal_weights_with),
         ("previous_token_head", variants::previous_token_head_with),

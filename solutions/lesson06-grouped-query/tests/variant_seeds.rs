@@ -9,7 +9,7 @@ mod variants;
 
 #[test]
 fn variants_hold_for_fifty_seeds() {
-    let bodies: [(&str, fn(&mut course_check::Variant)); 6] = [
+    let bodies: [(&str, course_check::variant::Body); 6] = [
         ("n_rep", variants::n_rep_with),
         ("repeat_kv", variants::repeat_kv_with),
         ("grouped_attention", variants::grouped_attention_with),

@@ -9,7 +9,7 @@ mod variants;
 
 #[test]
 fn variants_hold_for_fifty_seeds() {
-    let bodies: [(&str, fn(&mut course_check::Variant)); 4] = [
+    let bodies: [(&str, course_check::variant::Body); 4] = [
         ("append", variants::append_with),
         ("memory_bytes", variants::memory_bytes_with),
         ("decode_step", variants::decode_step_with),
