@@ -708,6 +708,23 @@ mod tests {
     }
 
     #[test]
+    fn a_variant_check_must_be_hidden() {
+        let mut c = course();
+        c.lessons[0].exercises[0].checks[1].variant = true;
+        let err = c.validate().unwrap_err().to_string();
+        assert!(err.contains("add `hidden = true`"), "{err}");
+        c.lessons[0].exercises[0].checks[1].hidden = true;
+        assert!(c.validate().is_ok());
+        assert!(c.lessons[0].has_variants());
+        let plain = crate::variants::without_variants(&c.lessons[0]);
+        assert!(!plain.has_variants());
+        assert_eq!(
+            plain.exercises[0].checks.len() + 1,
+            c.lessons[0].exercises[0].checks.len()
+        );
+    }
+
+    #[test]
     fn limits_folders_and_names_are_checked_and_located() {
         let dir = tempfile::tempdir().unwrap();
         let course = |text: &str| {
