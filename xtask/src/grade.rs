@@ -129,6 +129,45 @@ fn keeping_state(
         .collect()
 }
 
+/// Lists the tests of every built check binary whose tests are not known yet, `workers` at a
+/// time (each listing is a sandboxed process of its own), into `listed_by_exe`.
+fn list_unknown(
+    runner: &Runner,
+    built: &HashMap<String, Built>,
+    listed_by_exe: &mut HashMap<PathBuf, Vec<String>>,
+    workers: usize,
+) -> Result<()> {
+    let unknown: Vec<&PathBuf> = built
+        .values()
+        .filter_map(|b| match b {
+            Built::Ok(bins) => Some(bins),
+            Built::Failed(_) => None,
+        })
+        .flatten()
+        .map(|b| &b.exe)
+        .filter(|exe| !listed_by_exe.contains_key(*exe))
+        .collect();
+    let next = std::sync::Mutex::new(unknown.into_iter());
+    let found = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..workers.max(1) {
+            s.spawn(|| {
+                while let Some(exe) = next.lock().unwrap_or_else(|e| e.into_inner()).next() {
+                    let names = list_tests(runner, exe);
+                    found
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((exe.clone(), names));
+                }
+            });
+        }
+    });
+    for (exe, names) in found.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        listed_by_exe.insert(exe, names?);
+    }
+    Ok(())
+}
+
 /// Stage 3, **list**: finds each check of `plan` in its lesson's check binaries and makes it a job.
 /// A binary's test names come from `listed_by_exe` when known (a fresh build), else from the
 /// binary, and are added there.
@@ -343,6 +382,11 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
         }
         _ => None,
     };
+    // The reference run of the variant checks starts now, beside the student's build and
+    // checks: it runs no student code, and is built from the instructors' tree.
+    let references = variants
+        .clone()
+        .map(|v| crate::variants::reference_runs_in_background(expected_root, &lessons, v));
     let mut plans = plan(
         root,
         expected_root,
@@ -438,6 +482,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     let mut tests = HashMap::new();
     let mut jobs = Vec::new();
     let mut listed = listed;
+    list_unknown(&runner, &output.lessons, &mut listed, opts.jobs)?;
     let slots = list(
         &runner,
         &plans,
@@ -452,27 +497,16 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
 
     running_checks(&bar, jobs.len());
     let progress = |done: usize, _| bar.set_position(done as u64);
-    // The reference run of the variant checks, beside the student's checks: it runs none of
-    // their code, and is built from the instructors' tree.
-    let built: Vec<&Lesson> = plans
-        .iter()
-        .filter(|p| matches!(output.lessons.get(&p.lesson.id), Some(Built::Ok(_))))
-        .map(|p| p.lesson)
-        .collect();
-    let (outputs, references) = std::thread::scope(|s| {
-        let references = variants
-            .as_ref()
-            .map(|v| s.spawn(|| crate::variants::reference_runs(expected_root, &built, v)));
-        let outputs = if sandboxed || opts.isolate {
-            runner.run_all(&jobs, opts.jobs, &progress)
-        } else {
-            let alone = keeping_state(root, &plans, &output.lessons, opts.solutions);
-            crate::grouped::run(&runner, &jobs, &alone, opts.jobs, &progress)
-        };
-        let references = references.map(|r| r.join().expect("the reference run does not panic"));
-        (outputs, references)
-    });
-    let references = references.transpose()?.unwrap_or_default();
+    let outputs = if sandboxed || opts.isolate {
+        runner.run_all(&jobs, opts.jobs, &progress)
+    } else {
+        let alone = keeping_state(root, &plans, &output.lessons, opts.solutions);
+        crate::grouped::run(&runner, &jobs, &alone, opts.jobs, &progress)
+    };
+    let references = references
+        .map(|r| r.join().expect("the reference run does not panic"))
+        .transpose()?
+        .unwrap_or_default();
     for plan in &mut plans {
         if let Some(observed) = references.get(&plan.lesson.id) {
             plan.expected.extend(observed.expected.clone());

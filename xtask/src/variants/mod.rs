@@ -105,6 +105,20 @@ pub fn reference_runs(
     Ok(out)
 }
 
+/// [`reference_runs`] in a thread of its own, which the caller joins for the result.
+pub fn reference_runs_in_background(
+    root: &Path,
+    lessons: &[&Lesson],
+    variants: Variants,
+) -> std::thread::JoinHandle<Result<BTreeMap<String, reference::Observed>>> {
+    let root = root.to_path_buf();
+    let lessons: Vec<Lesson> = lessons.iter().map(|l| (*l).clone()).collect();
+    std::thread::spawn(move || {
+        let lessons: Vec<&Lesson> = lessons.iter().collect();
+        reference_runs(&root, &lessons, &variants)
+    })
+}
+
 /// The students' ids `cargo xtask check` draws variant inputs for (besides [`LOCAL_ID`]).
 pub const CHECK_IDS: usize = 5;
 
