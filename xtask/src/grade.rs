@@ -563,15 +563,6 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                         .and_then(|o| o.shapes.get(&check.name));
                     v.inputs(&ex.name, shapes)
                 });
-                let mut verdict = verdict;
-                if let Some(inputs) = inputs.as_ref().filter(|_| verdict.status != Status::Passed) {
-                    verdict.message = format!(
-                        "{}\nthis variant's inputs: {} (seed {})",
-                        verdict.message, inputs.shapes, inputs.seed
-                    )
-                    .trim_start()
-                    .to_owned();
-                }
                 checks.push(CheckReport {
                     name: check.name.clone(),
                     points: if verdict.status == Status::Passed {

@@ -197,7 +197,7 @@ fn fitted_submission(mode: Mode) {
         }
     }
     // The variants of the honest functions pass (the reference run was the real one) and the
-    // fitted one fails, its inputs in the message.
+    // fitted one fails, its inputs in the report.
     for check in [
         "head_size_variant",
         "merge_heads_variant",
@@ -208,10 +208,7 @@ fn fitted_submission(mode: Mode) {
     let (status, message) = &all["split_heads_variant"];
     assert_eq!(status, "wrong", "{message}");
     let shapes = variants(&report)["split_heads_variant"]["shapes"].clone();
-    assert!(
-        message.contains(&format!("inputs: {}", shapes.as_str().unwrap())),
-        "{message}"
-    );
+    assert!(shapes.as_str().unwrap().starts_with("B="), "{shapes}");
 }
 
 #[test]
