@@ -316,7 +316,7 @@ mod tests {
     #[test]
     fn a_failing_variant_shows_its_inputs_in_every_format() {
         let check = |status: Status| CheckReport {
-            name: "split_heads_variant".into(),
+            name: "fitted_variant".into(),
             status,
             points: 0,
             max_points: 3,

@@ -426,6 +426,8 @@ fn gradescope_root(course: &Scratch, root: &Path) {
     assert!(names.contains(&"run_autograder".to_owned()));
     assert!(names.iter().any(|n| n == "course/course.toml"));
     assert!(names.iter().any(|n| n.starts_with("course/solutions/")));
+    // The variant checks' secret goes with the grader (the checks still cannot read it).
+    assert!(names.iter().any(|n| n == "course/course-secret"));
     assert!(!names.iter().any(|n| n.contains("/target/")));
     z.extract(root.join("source")).unwrap();
     // Gradescope copies run_autograder to the root.
