@@ -335,6 +335,7 @@ fn grade_entry(
     let mut opts = opts.clone();
     opts.target_dir = Some(target.to_path_buf());
     opts.progress = false;
+    opts.variants = Some(entry.id.clone());
     let mut report = crate::submission::grade(
         root,
         course,

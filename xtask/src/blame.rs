@@ -128,6 +128,7 @@ mod tests {
             hidden: false,
             blocked_by: None,
             diagnosis: None,
+            variant: None,
         }
     }
 

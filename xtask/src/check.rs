@@ -76,11 +76,17 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
         isolate: false,
         build_cache: None,
         build_timeout: None,
+        // The reference solutions run their variant checks too (for the local id's inputs).
+        variants: solutions.then(|| crate::variants::LOCAL_ID.to_owned()),
     };
     let solutions = grade::grade_detailed(root, course, &opts(true))?;
     section(
         "reference solutions get full marks",
         solution_problems(&solutions.report),
+    );
+    section(
+        "variant checks run against the reference for several students' inputs",
+        crate::variants::problems(root, &lessons),
     );
     section(
         "the solutions' own tests pass (reproduces_text and the like)",

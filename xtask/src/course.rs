@@ -98,6 +98,11 @@ pub struct Check {
     /// grading (in the instructors' workspace or `grade --submission`) runs it.
     #[serde(default)]
     pub hidden: bool,
+    /// A variant check (hidden too): its inputs are drawn from a seed per student and exercise,
+    /// and its expected outputs are the reference solution's for that seed, computed when grading
+    /// (see `crate::variants`). Its source is `solutions/<dir>/tests/hidden/variants.rs`.
+    #[serde(default)]
+    pub variant: bool,
     /// Exercises this check relies on besides its own (e.g. a `merge_heads` check that calls
     /// `split_heads`): each an exercise of the same or an earlier lesson. A failing check whose
     /// prerequisite is not passing is blamed on the prerequisite.
@@ -283,6 +288,17 @@ impl Course {
                             ),
                         ));
                     }
+                    if check.variant && !check.hidden {
+                        return Err(Problem::at(
+                            here.clone(),
+                            &at,
+                            format!(
+                                "course.toml: check `{}` is a variant check, which students never \
+                                 get: add `hidden = true` to it",
+                                check.name
+                            ),
+                        ));
+                    }
                     for need in &check.needs {
                         if need == &ex.name || !known_exercises.contains(need.as_str()) {
                             return Err(Problem::at(
@@ -424,6 +440,14 @@ impl Lesson {
             .iter()
             .flat_map(|e| &e.checks)
             .any(|c| c.hidden)
+    }
+
+    /// True when at least one of the lesson's checks is a variant check.
+    pub fn has_variants(&self) -> bool {
+        self.exercises
+            .iter()
+            .flat_map(|e| &e.checks)
+            .any(|c| c.variant)
     }
 
     /// The directory of the hidden checks: `solutions/<dir>/tests/hidden`.
@@ -680,6 +704,23 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("listed twice")
+        );
+    }
+
+    #[test]
+    fn a_variant_check_must_be_hidden() {
+        let mut c = course();
+        c.lessons[0].exercises[0].checks[1].variant = true;
+        let err = c.validate().unwrap_err().to_string();
+        assert!(err.contains("add `hidden = true`"), "{err}");
+        c.lessons[0].exercises[0].checks[1].hidden = true;
+        assert!(c.validate().is_ok());
+        assert!(c.lessons[0].has_variants());
+        let plain = crate::variants::without_variants(&c.lessons[0]);
+        assert!(!plain.has_variants());
+        assert_eq!(
+            plain.exercises[0].checks.len() + 1,
+            c.lessons[0].exercises[0].checks.len()
         );
     }
 

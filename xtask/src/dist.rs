@@ -48,6 +48,8 @@ pub const INSTRUCTOR_ONLY: &[&str] = &[
     "docs/bench-core.md",
     "docs/bench-grade.md",
     "scripts",
+    // The course secret: with it, every student's variant inputs could be computed in advance.
+    crate::variants::secret::FILE,
     // The instructors' official grading workflow (`autograder github`), should the course's
     // repository hold it: it names their token, and would only fail in a student's repository.
     crate::autograder::github::GRADING_WORKFLOW,

@@ -52,6 +52,9 @@ pub struct Options {
     /// Lesson builds shared by the submissions of one class run (see [`crate::build_cache`]);
     /// used by sandboxed builds only.
     pub build_cache: Option<std::sync::Arc<crate::build_cache::BuildCache>>,
+    /// Run the variant checks with this student's inputs (official grading, and the reference
+    /// solutions with [`crate::variants::LOCAL_ID`]); `None` leaves them out (local grading).
+    pub variants: Option<String>,
 }
 
 /// A grading run with what the build said on the side (for `cargo xtask check`).
@@ -124,6 +127,45 @@ fn keeping_state(
         .filter(|(lesson, _)| crate::stateful::keeps_state(root, lesson, solutions))
         .flat_map(|(_, bins)| bins.iter().map(|b| b.exe.clone()))
         .collect()
+}
+
+/// Lists the tests of every built check binary whose tests are not known yet, `workers` at a
+/// time (each listing is a sandboxed process of its own), into `listed_by_exe`.
+fn list_unknown(
+    runner: &Runner,
+    built: &HashMap<String, Built>,
+    listed_by_exe: &mut HashMap<PathBuf, Vec<String>>,
+    workers: usize,
+) -> Result<()> {
+    let unknown: Vec<&PathBuf> = built
+        .values()
+        .filter_map(|b| match b {
+            Built::Ok(bins) => Some(bins),
+            Built::Failed(_) => None,
+        })
+        .flatten()
+        .map(|b| &b.exe)
+        .filter(|exe| !listed_by_exe.contains_key(*exe))
+        .collect();
+    let next = std::sync::Mutex::new(unknown.into_iter());
+    let found = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..workers.max(1) {
+            s.spawn(|| {
+                while let Some(exe) = next.lock().unwrap_or_else(|e| e.into_inner()).next() {
+                    let names = list_tests(runner, exe);
+                    found
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((exe.clone(), names));
+                }
+            });
+        }
+    });
+    for (exe, names) in found.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        listed_by_exe.insert(exe, names?);
+    }
+    Ok(())
 }
 
 /// Stage 3, **list**: finds each check of `plan` in its lesson's check binaries and makes it a job.
@@ -325,10 +367,27 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
         .lesson
         .as_deref()
         .or(planted.as_ref().map(|l| l.id.as_str()));
-    let selected = Selection::resolve(course, key)?.lessons(course);
+    let mut selected = Selection::resolve(course, key)?.lessons(course);
+    if opts.variants.is_none() {
+        for lesson in selected.iter_mut().filter(|l| l.has_variants()) {
+            *lesson = std::borrow::Cow::Owned(crate::variants::without_variants(lesson));
+        }
+    }
     let lessons: Vec<&crate::course::Lesson> = selected.iter().map(|l| &**l).collect();
     let expected_root = opts.expected_root.as_deref().unwrap_or(root);
-    let plans = plan(
+    // The seeds come from the instructors' secret, read before any student code runs.
+    let variants = match &opts.variants {
+        Some(id) if lessons.iter().any(|l| l.has_variants()) => {
+            Some(crate::variants::Variants::new(expected_root, &lessons, id)?)
+        }
+        _ => None,
+    };
+    // The reference run of the variant checks starts now, beside the student's build and
+    // checks: it runs no student code, and is built from the instructors' tree.
+    let references = variants
+        .clone()
+        .map(|v| crate::variants::reference_runs_in_background(expected_root, &lessons, v));
+    let mut plans = plan(
         root,
         expected_root,
         course,
@@ -419,9 +478,11 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     let mut runner = Runner::new(sandboxed, opts.require_sandbox)?;
     // A planted misconception is chosen when the checks run: the solutions' build is the usual one.
     runner.plant = opts.plant.clone();
+    runner.variant_seeds = variants.as_ref().map(crate::variants::Variants::env_value);
     let mut tests = HashMap::new();
     let mut jobs = Vec::new();
     let mut listed = listed;
+    list_unknown(&runner, &output.lessons, &mut listed, opts.jobs)?;
     let slots = list(
         &runner,
         &plans,
@@ -442,6 +503,15 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
         let alone = keeping_state(root, &plans, &output.lessons, opts.solutions);
         crate::grouped::run(&runner, &jobs, &alone, opts.jobs, &progress)
     };
+    let references = references
+        .map(|r| r.join().expect("the reference run does not panic"))
+        .transpose()?
+        .unwrap_or_default();
+    for plan in &mut plans {
+        if let Some(observed) = references.get(&plan.lesson.id) {
+            plan.expected.extend(observed.expected.clone());
+        }
+    }
     bar.finish_and_clear();
     let outputs = trace_library_panics(&runner, &plans, &slots, &jobs, outputs, opts.jobs);
 
@@ -487,6 +557,12 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                         (v, run.duration)
                     }
                 };
+                let inputs = variants.as_ref().filter(|_| check.variant).and_then(|v| {
+                    let shapes = references
+                        .get(&lesson.id)
+                        .and_then(|o| o.shapes.get(&check.name));
+                    v.inputs(&ex.name, shapes)
+                });
                 checks.push(CheckReport {
                     name: check.name.clone(),
                     points: if verdict.status == Status::Passed {
@@ -501,6 +577,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                     hidden: check.hidden,
                     blocked_by: None,
                     diagnosis: None,
+                    variant: inputs,
                 });
                 if !verdict.misconceptions.is_empty() {
                     candidates.insert(

@@ -315,7 +315,7 @@ mod tests {
         assert!(kept.take(lesson, &key).is_none());
         let bins = [
             bin(built.path(), "lesson01-aa", false, "visible"),
-            bin(built.path(), "lesson01_hidden-bb", true, "hidden"),
+            bin(built.path(), "lesson99_hidden-bb", true, "hidden"),
         ];
         let warnings = vec!["warning: unused variable".to_owned()];
         kept.keep(lesson, &key, &bins, &warnings);

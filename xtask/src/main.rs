@@ -76,6 +76,7 @@ mod style;
 mod submission;
 mod suggest;
 mod tokens;
+mod variants;
 mod verdict;
 mod watch;
 mod workspace;
@@ -207,7 +208,9 @@ enum Cmd {
         jobs: Option<u16>,
         /// Official grading of a student's handout (or its exercises/ folder) in DIR: only the
         /// student's exercises/*/src is used, with the instructors' checks, snapshots and hidden
-        /// checks. DIR is never modified (instructors).
+        /// checks, and the variant checks, whose inputs are drawn for the student's id (--student)
+        /// from course-secret and judged against the reference solution's outputs (local grading
+        /// leaves variant checks out). DIR is never modified (instructors).
         #[arg(long, value_name = "DIR", conflicts_with = "solutions")]
         submission: Option<PathBuf>,
         /// Grade a whole class officially (instructors): every entry of DIR is one student's
@@ -357,6 +360,9 @@ enum Cmd {
         #[arg(value_name = "RDIR")]
         dir: PathBuf,
     },
+    /// Create the course secret, `course-secret` (instructors): 32 random bytes from which each
+    /// student's variant-check inputs are drawn. Keep it with the solutions; never ship it.
+    Secret,
     /// The sandbox a check process runs in (used by the grader itself).
     #[command(name = "__sandbox", hide = true)]
     Sandbox(sandbox::SandboxArgs),
@@ -513,7 +519,8 @@ fn needs_instructor(command: &Cmd) -> bool {
         | Cmd::New { .. }
         | Cmd::NewExercise { .. }
         | Cmd::Dist { .. }
-        | Cmd::ClassPage { .. } => true,
+        | Cmd::ClassPage { .. }
+        | Cmd::Secret => true,
         Cmd::Autograder { platform } => autograder::needs_instructor(platform),
         _ => false,
     }
@@ -658,6 +665,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 plant,
                 isolate,
                 build_cache: None,
+                // The reference solutions prove their variant checks; exercises graded locally
+                // leave them out (official grading gives each student's id below).
+                variants: solutions.then(|| variants::LOCAL_ID.to_owned()),
             };
             #[cfg(feature = "instructor")]
             if let Some(dir) = submissions {
@@ -681,6 +691,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     // As a class run reads its entries: an archive, a handout or its
                     // `exercises/` folder, one folder down or not.
                     let (_unpacked, dir) = batch::open(path, &course)?;
+                    let student = student.or_else(|| submission::default_id(path));
+                    let opts = grade::Options {
+                        variants: Some(student.clone().unwrap_or(variants::LOCAL_ID.to_owned())),
+                        ..opts
+                    };
                     let mut report = submission::grade(
                         &root,
                         &course,
@@ -691,7 +706,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                             keep,
                         },
                     )?;
-                    report.student = student.or_else(|| submission::default_id(path));
+                    report.student = student;
                     report
                 }
                 #[cfg(not(feature = "instructor"))]
@@ -815,6 +830,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             println!("{} lists the shipped checks and snapshots.", manifest::FILE);
             Ok(ExitCode::SUCCESS)
         }
+        #[cfg(feature = "instructor")]
+        Cmd::Secret => {
+            let path = variants::secret::create(&root)?;
+            println!(
+                "wrote {}: keep it with the solutions (never in a handout); every student's \
+                 variant inputs are drawn from it",
+                path.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Demo {
             lesson,
             solutions,
@@ -863,7 +888,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         | Cmd::New { .. }
         | Cmd::NewExercise { .. }
         | Cmd::Dist { .. }
-        | Cmd::ClassPage { .. } => {
+        | Cmd::ClassPage { .. }
+        | Cmd::Secret => {
             unreachable!("relaunched with the instructor feature")
         }
         Cmd::Manifest => {

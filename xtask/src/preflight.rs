@@ -3,12 +3,13 @@
 //! whole class zeros (a lesson folder misspelled in course.toml graded every student 0 on it).
 
 use crate::course::{Course, Lesson, line_of};
-use anyhow::{Result, bail};
+use anyhow::{Context as _, Result, bail};
 use std::path::Path;
 
 /// The first problem of the course at `root` that would grade submissions wrong, as one message
 /// naming the file and line: a lesson's folders or checks file missing, a check of course.toml
-/// that is no test function there, the hidden checks missing, the manifest not matching the tree.
+/// that is no test function there, the hidden checks missing, the course secret missing or
+/// malformed (when there are variant checks), the manifest not matching the tree.
 pub fn check(root: &Path, course: &Course) -> Result<()> {
     let text = std::fs::read_to_string(root.join("course.toml")).unwrap_or_default();
     let at = |after: Option<&str>, needle: &str| {
@@ -31,7 +32,11 @@ pub fn check(root: &Path, course: &Course) -> Result<()> {
             }
         }
         for check in lesson.exercises.iter().flat_map(|e| &e.checks) {
-            let file = checks_file(root, lesson, check.hidden);
+            let file = if check.variant {
+                crate::workspace::relative(root, &lesson.hidden_dir(root).join("variants.rs"))
+            } else {
+                checks_file(root, lesson, check.hidden)
+            };
             let source = std::fs::read_to_string(root.join(&file)).unwrap_or_default();
             if !defines_test(&source, &check.name) {
                 bail!(
@@ -42,6 +47,10 @@ pub fn check(root: &Path, course: &Course) -> Result<()> {
                 );
             }
         }
+    }
+    // The variant checks' inputs come from the course secret: without it none can be graded.
+    if course.lessons.iter().any(Lesson::has_variants) {
+        crate::variants::secret::load(root).context("nothing was graded")?;
     }
     if let Some(first) = crate::manifest::differences(root, course).first() {
         bail!(

@@ -37,6 +37,8 @@ pub struct CheckEnv {
     /// The misconception planted into a reference solution (`grade --solutions --plant ID`),
     /// named in [`check_protocol::PLANT_ENV`]; `None` everywhere else.
     pub plant: Option<String>,
+    /// The seeds of the variant checks ([`check_protocol::VARIANT_ENV`]), given at run time only.
+    pub variant_seeds: Option<String>,
 }
 
 impl CheckEnv {
@@ -53,6 +55,9 @@ impl CheckEnv {
             .env(protocol::OBSERVE_ENV, &self.observations);
         if let Some(id) = &self.plant {
             cmd.env(check_protocol::PLANT_ENV, id);
+        }
+        if let Some(seeds) = &self.variant_seeds {
+            cmd.env(check_protocol::VARIANT_ENV, seeds);
         }
     }
 }
@@ -152,6 +157,8 @@ pub struct Runner {
     /// The misconception every check runs with planted (reference solutions only; see
     /// [`CheckEnv::plant`]).
     pub plant: Option<String>,
+    /// The variant checks' seeds every check runs with (see [`CheckEnv::variant_seeds`]).
+    pub variant_seeds: Option<String>,
     /// In the container mode ([`crate::sandbox::CONTAINER_MODE`]): the folder of the checks'
     /// private folders, which every user may pass through but not list.
     boxes: Option<tempfile::TempDir>,
@@ -167,6 +174,7 @@ impl Runner {
             require_sandbox,
             sandboxed,
             plant: None,
+            variant_seeds: None,
             boxes: container.then(container_boxes).transpose()?,
         })
     }
@@ -197,6 +205,7 @@ impl Runner {
             private_dir: private.clone(),
             backtrace,
             plant: self.plant.clone(),
+            variant_seeds: self.variant_seeds.clone(),
         };
         let failed = |why: String| RunOutput {
             ended: Ended::SetupFailed,

@@ -338,6 +338,9 @@ pub fn grade(
     // Official grading: every check in a process of its own, even without a sandbox.
     opts.isolate = true;
     opts.expected_root = Some(root.to_path_buf());
+    // Official grading always runs the variant checks, for the student's id when known.
+    opts.variants
+        .get_or_insert_with(|| crate::variants::LOCAL_ID.to_owned());
     let mut report = grade::grade(work.path(), &work_course, &opts)?;
     let instructors: Vec<String> = report
         .modified_files

@@ -8,6 +8,7 @@
 //!   first difference, NumPy-style, decoded into positions for labelled inputs.
 //! * [`plant`]: which misconception the grader planted into a reference solution
 //!   ([`PLANT_ENV`], read by the solution with [`planted`]).
+//! * [`variant`]: the per-student seeds of the variant checks ([`VARIANT_ENV`]).
 //! * [`stub`]: which function a `todo!("NAME: …")` stub names ([`todo_function`]), for the
 //!   grader's "implement `NAME` next" and the demos' "not computed" lines.
 //!
@@ -19,8 +20,10 @@ mod json;
 pub mod observe;
 pub mod plant;
 pub mod stub;
+pub mod variant;
 
 pub use difference::{Encoding, TOLERANCE, explain_difference, explain_labelled};
 pub use observe::{OBSERVE_ENV, Observation};
 pub use plant::{PLANT_ENV, planted};
 pub use stub::{TODO_PREFIX, todo_function};
+pub use variant::VARIANT_ENV;

@@ -27,6 +27,7 @@ pub mod property;
 mod render;
 #[doc(hidden)]
 pub mod shared_generics;
+pub mod variant;
 
 pub use check_protocol::observe;
 pub use check_protocol::{
@@ -36,6 +37,7 @@ pub use check_protocol::{
 pub use compare::{Tolerant, max_abs_diff};
 pub use proof::{Proof, proof};
 pub use render::{Rendering, render, render_exact, render_exact_encoded};
+pub use variant::Variant;
 
 #[doc(hidden)]
 pub use insta as __insta;

@@ -120,7 +120,14 @@ if [ -z "$GRADER" ]; then
   cargo build --quiet --locked -p xtask >>"$LOG" 2>&1 || fail "the grader does not build"
   GRADER="$CARGO_TARGET_DIR/debug/xtask"
 fi
-"$GRADER" grade --submission "$SUB" --format gradescope --output "$RESULTS/results.json" >>"$LOG" 2>&1
+# The variant checks' inputs are drawn for the student Gradescope names in the metadata.
+STUDENT=()
+if [ -f "$ROOT/submission_metadata.json" ]; then
+  id="$("$GRADER" autograder gradescope-student "$ROOT/submission_metadata.json" 2>>"$LOG")" \
+    || fail "the submission's metadata names no student"
+  STUDENT=(--student "$id")
+fi
+"$GRADER" grade --submission "$SUB" "${{STUDENT[@]}}" --format gradescope --output "$RESULTS/results.json" >>"$LOG" 2>&1
 code=$?
 if [ "$code" -gt 1 ] || [ ! -s "$RESULTS/results.json" ]; then
   fail "grading stopped with exit status $code"
@@ -129,6 +136,35 @@ cat "$LOG"
 exit 0
 "#
     )
+}
+
+/// The student id of a submission from Gradescope's `submission_metadata.json`: its users'
+/// ids (else e-mails), sorted and joined with `+`, so a group has one id whoever submitted.
+pub fn student_id(metadata: &Path) -> Result<String> {
+    let text = std::fs::read_to_string(metadata)
+        .with_context(|| format!("cannot read {}", metadata.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not JSON", metadata.display()))?;
+    let mut ids: Vec<String> = value["users"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|u| match (&u["id"], &u["email"]) {
+            (serde_json::Value::Number(n), _) => Some(n.to_string()),
+            (serde_json::Value::String(s), _) if !s.is_empty() => Some(s.clone()),
+            (_, serde_json::Value::String(e)) if !e.is_empty() => Some(e.clone()),
+            _ => None,
+        })
+        .collect();
+    ids.sort();
+    ids.dedup();
+    if ids.is_empty() {
+        anyhow::bail!(
+            "{} names no user (`users[].id` or `email`)",
+            metadata.display()
+        );
+    }
+    Ok(ids.join("+"))
 }
 
 /// Writes the bundle to `out`; returns the number of files in it.
@@ -160,4 +196,30 @@ pub fn bundle(root: &Path, out: &Path) -> Result<usize> {
     }
     zip.finish().with_context(cannot_write)?;
     Ok(files.len() + 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_submissions_student_is_its_users_ids_or_emails() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("submission_metadata.json");
+        let id = |json: &str| {
+            std::fs::write(&file, json).unwrap();
+            student_id(&file).ok()
+        };
+        assert_eq!(
+            id(r#"{"users": [{"id": 42, "email": "a@b"}]}"#).as_deref(),
+            Some("42")
+        );
+        assert_eq!(
+            id(r#"{"users": [{"id": "9", "email": "x"}, {"email": "c@d"}, {"id": 12}]}"#)
+                .as_deref(),
+            Some("12+9+c@d")
+        );
+        assert_eq!(id(r#"{"users": []}"#), None);
+        assert_eq!(id("not json"), None);
+    }
 }

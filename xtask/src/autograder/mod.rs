@@ -26,6 +26,14 @@ pub enum Platform {
         /// The zip file to write.
         out: PathBuf,
     },
+    /// Print the student id of a Gradescope submission from its `submission_metadata.json`: the
+    /// submitters' Gradescope ids (else e-mails), sorted and joined with `+` (`run_autograder`
+    /// grades with it as `--student`, from which the variant checks' inputs are drawn).
+    #[command(hide = true)]
+    GradescopeStudent {
+        /// The submission's metadata file.
+        metadata: PathBuf,
+    },
     /// Write the GitHub Classroom workflows: OUT_DIR/template/ for the students' template
     /// repository (feedback points from the visible checks, nothing secret) and OUT_DIR/grading/
     /// for the instructors' repository (official grading of every student repository).
@@ -87,14 +95,19 @@ pub fn toolchain(root: &Path) -> String {
 /// student build.
 #[cfg(not(feature = "instructor"))]
 pub fn needs_instructor(platform: &Platform) -> bool {
-    matches!(platform, Platform::Gradescope { .. })
+    matches!(
+        platform,
+        Platform::Gradescope { .. } | Platform::GradescopeStudent { .. }
+    )
 }
 
 /// Runs an autograder command.
 pub fn run(root: &Path, course: &Course, platform: Platform) -> Result<ExitCode> {
     match platform {
         #[cfg(not(feature = "instructor"))]
-        Platform::Gradescope { .. } => unreachable!("relaunched with the instructor feature"),
+        Platform::Gradescope { .. } | Platform::GradescopeStudent { .. } => {
+            unreachable!("relaunched with the instructor feature")
+        }
         #[cfg(feature = "instructor")]
         Platform::Gradescope { out } => {
             let n = gradescope::bundle(root, &out)?;
@@ -103,6 +116,10 @@ pub fn run(root: &Path, course: &Course, platform: Platform) -> Result<ExitCode>
                 out.display(),
                 toolchain(root)
             );
+        }
+        #[cfg(feature = "instructor")]
+        Platform::GradescopeStudent { metadata } => {
+            println!("{}", gradescope::student_id(&metadata)?);
         }
         Platform::Github { out_dir, deadline } => {
             let written = github::write(root, course, &out_dir, deadline.as_deref())?;

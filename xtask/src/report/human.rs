@@ -111,6 +111,9 @@ fn failures(
         for l in lines {
             let _ = writeln!(out, "        {l}");
         }
+        if let Some(line) = c.inputs_line() {
+            let _ = writeln!(out, "        {line}");
+        }
         if let Some(d) = &c.diagnosis {
             if explained.insert(d.id.clone()) {
                 let _ = writeln!(out, "        {} {}", style.bold("Misconception:"), d.title);

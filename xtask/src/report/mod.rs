@@ -141,6 +141,18 @@ pub struct CheckReport {
     pub blocked_by: Option<String>,
     /// When it failed the way a known misconception does: which one.
     pub diagnosis: Option<Diagnosis>,
+    /// A variant check: the seed its inputs were drawn from and their shapes (`None` on others).
+    pub variant: Option<VariantInputs>,
+}
+
+/// The inputs of a variant check (see [`crate::variants`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VariantInputs {
+    /// The seed, as a decimal string (a u64 does not fit a JSON number exactly everywhere).
+    pub seed: String,
+    /// The shapes drawn, as the reference solution's run reported them (`B=2, T=3, C=6, h=3`);
+    /// empty when they are not known (the reference run was not made).
+    pub shapes: String,
 }
 
 /// A named misconception that a wrong answer matches (course.toml `[[lessons.misconceptions]]`).
@@ -158,13 +170,30 @@ impl CheckReport {
     /// The message followed by whom the failure is blocked by and the misconception it matches:
     /// the whole explanation, for formats with one text per check (Gradescope, JUnit).
     pub fn explanation(&self) -> String {
-        explain(
+        let text = explain(
             &self.message,
             self.blocked_by.as_deref(),
             self.diagnosis
                 .as_ref()
                 .map(|d| (d.title.as_str(), d.explanation.as_str())),
-        )
+        );
+        match self.inputs_line() {
+            Some(line) if text.is_empty() => line,
+            Some(line) => format!("{text}\n{line}"),
+            None => text,
+        }
+    }
+
+    /// A failing variant check's inputs, as one line (`None` for other checks and passes).
+    pub fn inputs_line(&self) -> Option<String> {
+        let v = self
+            .variant
+            .as_ref()
+            .filter(|_| self.status != Status::Passed)?;
+        Some(format!(
+            "This variant's inputs: {} (seed {}).",
+            v.shapes, v.seed
+        ))
     }
 }
 
@@ -283,5 +312,65 @@ mod tests {
             assert!(out.len() < 2000, "{}", out.len());
             assert!(out.contains("more characters)"), "{out}");
         }
+    }
+
+    #[test]
+    fn a_failing_variant_shows_its_inputs_in_every_format() {
+        let check = |status: Status| CheckReport {
+            name: "fitted_variant".into(),
+            status,
+            points: 0,
+            max_points: 3,
+            message: "first at index [0, 1, 0, 0]".into(),
+            duration_ms: 1,
+            hidden: true,
+            blocked_by: None,
+            diagnosis: None,
+            variant: Some(VariantInputs {
+                seed: "42".into(),
+                shapes: "B=2, T=3, C=6, h=3".into(),
+            }),
+        };
+        let report = |status: Status| Report {
+            schema_version: SCHEMA_VERSION,
+            course: "t".into(),
+            graded: Graded::Submission,
+            official: true,
+            isolation: "none".into(),
+            student: None,
+            sources_sha256: None,
+            modified_files: vec![],
+            score: 0,
+            max_score: 3,
+            execution_time: 0.0,
+            lessons: vec![LessonReport {
+                id: "lesson02".into(),
+                title: "t".into(),
+                build: Build::Ok,
+                compiler_output: None,
+                score: 0,
+                max_score: 3,
+                exercises: vec![ExerciseReport {
+                    name: "split_heads".into(),
+                    score: 0,
+                    max_score: 3,
+                    checks: vec![check(status)],
+                }],
+            }],
+        };
+        let line = "This variant's inputs: B=2, T=3, C=6, h=3 (seed 42).";
+        let wrong = report(Status::Wrong);
+        let human =
+            |r: &Report| human::render(r, &crate::style::Style::plain(), human::Detail::Full);
+        assert!(human(&wrong).contains(line), "{}", human(&wrong));
+        assert!(gradescope::render(&wrong).contains(line));
+        assert!(
+            wrong
+                .to_json()
+                .contains("\"shapes\": \"B=2, T=3, C=6, h=3\"")
+        );
+        // A pass shows no inputs; its report still carries them.
+        assert_eq!(check(Status::Passed).inputs_line(), None);
+        assert!(!check(Status::Passed).explanation().contains("inputs"));
     }
 }

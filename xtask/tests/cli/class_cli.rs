@@ -434,6 +434,8 @@ fn gradescope_root(course: &Scratch, root: &Path) {
     assert!(names.contains(&"run_autograder".to_owned()));
     assert!(names.iter().any(|n| n == "course/course.toml"));
     assert!(names.iter().any(|n| n.starts_with("course/solutions/")));
+    // The variant checks' secret goes with the grader (the checks still cannot read it).
+    assert!(names.iter().any(|n| n == "course/course-secret"));
     assert!(!names.iter().any(|n| n.contains("/target/")));
     z.extract(root.join("source")).unwrap();
     // Gradescope copies run_autograder to the root.
@@ -562,9 +564,23 @@ fn the_gradescope_bundle_grades_a_nested_submission_and_reports_errors() {
     let f = inner.join("exercises").join(L3).join("src/exercises.rs");
     let text = std::fs::read_to_string(&f).unwrap();
     std::fs::write(&f, format!("{text}\npub fn broken() -> u32 {{ \"no\" }}\n")).unwrap();
+    // Gradescope names the student: the variant checks draw their inputs for that id.
+    let metadata = r#"{"users": [{"id": 4242, "email": "ada@example.org"}]}"#;
+    std::fs::write(root.join("submission_metadata.json"), metadata).unwrap();
     let r = run_autograder(&root);
     assert_gradescope_shape(&r);
     let tests = r["tests"].as_array().unwrap();
+    let split_variant = tests
+        .iter()
+        .find(|t| t["name"].as_str().unwrap().ends_with("split_heads_variant"))
+        .expect("lesson 2's variant of split_heads");
+    assert!(
+        split_variant["output"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("(seed {}).", variant_seed(&course, "4242"))),
+        "{split_variant}"
+    );
     let build = tests
         .iter()
         .find(|t| t["name"] == "lesson03 / build")
@@ -585,6 +601,17 @@ fn the_gradescope_bundle_grades_a_nested_submission_and_reports_errors() {
     assert!(l1_max > 0);
     assert_eq!(l1, l1_max, "lesson 1 is solved");
     assert_eq!(r["score"].as_u64(), Some(l1), "only lesson 1 earns points");
+}
+
+/// The seed of lesson 2's `split_heads` variant for `student`, from the course's secret.
+fn variant_seed(course: &Scratch, student: &str) -> u64 {
+    let hex = course.read("course-secret");
+    let secret: Vec<u8> = (0..32)
+        .map(|i| u8::from_str_radix(&hex.trim()[2 * i..2 * i + 2], 16).unwrap())
+        .collect();
+    let message = format!("lesson02\0split_heads\0{student}\0");
+    let mac = hmac_sha256::HMAC::mac(message.as_bytes(), &secret);
+    u64::from_le_bytes(mac[..8].try_into().unwrap())
 }
 
 /// Gradescope's containers may have neither Landlock nor user namespaces: `run_autograder` under a

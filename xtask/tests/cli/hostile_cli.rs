@@ -268,7 +268,7 @@ fn submission(from: &Path, out: &OutDir, lessons: &[&str]) {
 /// (`xtask __container-like` runs the grader under a seccomp filter like a default container
 /// runtime's: no Landlock, no namespaces).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
+pub(crate) enum Mode {
     Landlock,
     Container,
 }
@@ -280,7 +280,7 @@ impl Mode {
     }
 
     /// The report's `isolation` starts with this.
-    fn isolation(self) -> &'static str {
+    pub(crate) fn isolation(self) -> &'static str {
         match self {
             Mode::Landlock => "landlock-abi-",
             Mode::Container => "container-uid",
@@ -288,7 +288,7 @@ impl Mode {
     }
 
     /// `grade ARGS…` in `course`, under this mode.
-    fn grade(self, course: &Scratch, args: &[&str]) -> assert_cmd::Command {
+    pub(crate) fn grade(self, course: &Scratch, args: &[&str]) -> assert_cmd::Command {
         let grade = [&["grade"][..], args].concat();
         match self {
             Mode::Landlock => course.xtask(&grade),
@@ -302,7 +302,7 @@ impl Mode {
 
     /// Whether this machine can grade in this mode: the Landlock mode needs Landlock, the
     /// container mode a grader running as root.
-    fn available(self) -> bool {
+    pub(crate) fn available(self) -> bool {
         match self {
             Mode::Landlock => support::has_sandbox(),
             Mode::Container => {

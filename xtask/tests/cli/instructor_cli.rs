@@ -634,7 +634,9 @@ fn check_runs_the_solutions_own_tests() {
     );
     assert!(report.contains("lesson01-solution: failed: "), "{report}");
     assert!(
-        report.contains("see it with `cargo test -p lesson01-solution --test reproduces_text`"),
+        report.contains(
+            "see it with `cargo test -p lesson01-solution --test reproduces_text --test variant_seeds`"
+        ),
         "{report}"
     );
     assert!(report.contains("Not ready"), "{report}");

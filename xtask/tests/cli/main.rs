@@ -28,3 +28,4 @@ mod properties_cli;
 mod roster_cli;
 mod shared_build;
 mod student_loop;
+mod variants_cli;

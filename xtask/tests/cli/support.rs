@@ -142,6 +142,7 @@ impl Scratch {
             "Cargo.toml",
             "Cargo.lock",
             "course.toml",
+            "course-secret",
             "checks.sha256",
             ".cargo",
             "crates",

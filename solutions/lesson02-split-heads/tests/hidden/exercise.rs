@@ -3,3 +3,6 @@
 //! in the instructors' workspace: `cargo xtask dist` removes the target from the handout.
 #[path = "checks.rs"]
 mod hidden;
+
+#[path = "variants.rs"]
+mod variants;

@@ -4,3 +4,6 @@ extern crate lesson02_solution as lesson02;
 
 #[path = "checks.rs"]
 mod hidden;
+
+#[path = "variants.rs"]
+mod variants;

@@ -1,0 +1,46 @@
+//! Variant checks: official-only checks whose inputs are drawn from a seed the grader derives
+//! per student (`xtask/src/variants/`). The grader hands the seeds to the check process at run
+//! time, never at build time, in [`VARIANT_ENV`]: `exercise=seed` pairs separated by commas.
+
+/// The environment variable holding the seeds of the variant checks (`split_heads=123,…`).
+pub const VARIANT_ENV: &str = "COURSE_CHECK_VARIANT_SEEDS";
+
+/// The name every variant check gives the snapshot of the shapes it drew ends with this: the
+/// grader shows that text in its report.
+pub const SHAPES_SUFFIX: &str = "__variant_shapes";
+
+/// The value of [`VARIANT_ENV`] for `seeds` (exercise name, seed).
+pub fn seeds_value<'a>(seeds: impl IntoIterator<Item = (&'a str, u64)>) -> String {
+    seeds
+        .into_iter()
+        .map(|(exercise, seed)| format!("{exercise}={seed}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The seed of `exercise` in a [`VARIANT_ENV`] value.
+pub fn seed_in(value: &str, exercise: &str) -> Option<u64> {
+    value.split(',').find_map(|pair| {
+        let (name, seed) = pair.split_once('=')?;
+        (name == exercise).then(|| seed.parse().ok()).flatten()
+    })
+}
+
+/// The seed the grader gave `exercise` in this process's environment, if any.
+pub fn seed(exercise: &str) -> Option<u64> {
+    seed_in(&std::env::var(VARIANT_ENV).ok()?, exercise)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_round_trip_through_the_environment_value() {
+        let value = seeds_value([("split_heads", 7), ("merge_heads", u64::MAX)]);
+        assert_eq!(value, format!("split_heads=7,merge_heads={}", u64::MAX));
+        assert_eq!(seed_in(&value, "merge_heads"), Some(u64::MAX));
+        assert_eq!(seed_in(&value, "split"), None);
+        assert_eq!(seed_in("split_heads=x", "split_heads"), None);
+    }
+}

@@ -1,0 +1,123 @@
+//! Lesson 3's variant checks: graded officially only, on shapes and values drawn from a seed per
+//! student and exercise (see `course_check::variant`). Their expected outputs are the reference
+//! solution's for that seed. Each `#[test]` calls its body with the grader's seed;
+//! `tests/variant_seeds.rs` runs the bodies over many seeds.
+
+use course_check::{Variant, variant_close_snapshot, variant_exact_snapshot};
+use lesson03::*;
+use ndarray::{Array4, Axis};
+
+/// `(B, h, T, S, hs)`: each 1 to 4 (T and S to 5, drawn apart), so every axis is sometimes 1
+/// and T = S only sometimes.
+fn draw_shape(v: &mut Variant) -> (usize, usize, usize, usize, usize) {
+    (
+        v.between(1, 3),
+        v.between(1, 4),
+        v.between(1, 5),
+        v.between(1, 5),
+        v.between(1, 4),
+    )
+}
+
+/// A mask of the given shape, each entry allowed with probability 3/4.
+fn random_mask(v: &mut Variant, shape: (usize, usize, usize, usize)) -> Array4<bool> {
+    v.uniform(shape, 0.0, 1.0).mapv(|u| u < 0.75)
+}
+
+#[test]
+fn fold_heads_variant() {
+    let _proof = course_check::proof();
+    fold_heads_with(&mut Variant::new("fold_heads"));
+}
+
+/// `fold_heads` of a `(B, h, T, hs)` whose values name their position.
+pub fn fold_heads_with(v: &mut Variant) {
+    let (b, h, t, _, hs) = draw_shape(v);
+    v.shapes(&format!("B={b}, h={h}, T={t}, hs={hs}"));
+    let x = Array4::from_shape_fn((b, h, t, hs), |(b, i, t, j)| {
+        (b * 1000 + i * 100 + t * 10 + j) as f64
+    });
+    variant_exact_snapshot!("fold_heads", fold_heads(x.view()));
+}
+
+#[test]
+fn attention_scores_variant() {
+    let _proof = course_check::proof();
+    attention_scores_with(&mut Variant::new("attention_scores"));
+}
+
+/// `attention_scores` of random queries and keys, T and S drawn apart.
+pub fn attention_scores_with(v: &mut Variant) {
+    let (b, h, t, s, hs) = draw_shape(v);
+    v.shapes(&format!("B={b}, h={h}, T={t}, S={s}, hs={hs}"));
+    let q = v.randn((b, h, t, hs));
+    let k = v.randn((b, h, s, hs));
+    variant_close_snapshot!(
+        "attention_scores",
+        attention_scores(q.view(), k.view()).unwrap()
+    );
+}
+
+#[test]
+fn causal_mask_variant() {
+    let _proof = course_check::proof();
+    causal_mask_with(&mut Variant::new("causal_mask"));
+}
+
+/// `causal_mask` for T and S drawn apart (1 = allowed).
+pub fn causal_mask_with(v: &mut Variant) {
+    let (t, s) = (v.between(1, 7), v.between(1, 7));
+    v.shapes(&format!("T={t}, S={s}"));
+    let mask = causal_mask(t, s).mapv(|a| if a { 1.0 } else { 0.0 });
+    variant_exact_snapshot!("causal_mask", mask);
+}
+
+#[test]
+fn masked_softmax_variant() {
+    let _proof = course_check::proof();
+    masked_softmax_with(&mut Variant::new("masked_softmax"));
+}
+
+/// `masked_softmax` of random scores, with a full, a padding-shaped and no mask.
+pub fn masked_softmax_with(v: &mut Variant) {
+    let (b, h, t, s, _) = draw_shape(v);
+    v.shapes(&format!("B={b}, h={h}, T={t}, S={s}"));
+    let scores = v.randn((b, h, t, s)) * 3.0;
+    let full = random_mask(v, (b, h, t, s));
+    let padding = random_mask(v, (b, 1, 1, s));
+    variant_close_snapshot!("masked_softmax_full", {
+        masked_softmax(scores.view(), Some(full.view())).unwrap()
+    });
+    variant_close_snapshot!("masked_softmax_padding", {
+        masked_softmax(scores.view(), Some(padding.view())).unwrap()
+    });
+    variant_close_snapshot!(
+        "masked_softmax_none",
+        masked_softmax(scores.view(), None).unwrap()
+    );
+}
+
+#[test]
+fn parallel_attention_variant() {
+    let _proof = course_check::proof();
+    parallel_attention_with(&mut Variant::new("parallel_attention"));
+}
+
+/// `parallel_attention` of random q, k, v (value size apart from the head size), with a padding
+/// mask.
+pub fn parallel_attention_with(v: &mut Variant) {
+    let (b, h, t, s, hs) = draw_shape(v);
+    let hv = v.between(1, 4);
+    v.shapes(&format!("B={b}, h={h}, T={t}, S={s}, hs={hs}, hv={hv}"));
+    let q = v.randn((b, h, t, hs));
+    let k = v.randn((b, h, s, hs));
+    let values = v.randn((b, h, s, hv));
+    let padding = random_mask(v, (b, 1, 1, s));
+    let (out, weights) =
+        parallel_attention(q.view(), k.view(), values.view(), Some(padding.view())).unwrap();
+    variant_close_snapshot!("parallel_attention_output", out);
+    variant_close_snapshot!("parallel_attention_weights", weights);
+    // The same with no mask: the sums of each weight row.
+    let (_, open) = parallel_attention(q.view(), k.view(), values.view(), None).unwrap();
+    variant_close_snapshot!("parallel_attention_row_sums", open.sum_axis(Axis(3)));
+}

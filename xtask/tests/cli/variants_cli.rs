@@ -1,0 +1,250 @@
+//! Variant checks in official grading (`grade --submission`): inputs drawn per student from the
+//! course secret, judged against the reference solution's run with the same seed.
+//!
+//! One scratch course, lesson 2 only: the reference solution handed in by two students (and one
+//! of them twice), then a submission fitted to the visible checks that also tries to read the
+//! secret and to replace the reference run's executable, in both isolation modes.
+
+use crate::hostile_cli::Mode;
+use crate::support::{self, OutDir, Scratch, json_of, statuses};
+
+use std::collections::BTreeMap;
+
+const L2: &str = "lesson02-split-heads";
+const SOLUTION: &str = "solutions/lesson02-split-heads/src/exercises.rs";
+/// A fixed secret, so the inputs each id draws are the same on every run of the suite.
+const SECRET: &str = "5ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7";
+
+/// A submission of lesson 2 whose `src/exercises.rs` is `exercises`.
+fn submission(course: &Scratch, name: &str, exercises: &str) -> OutDir {
+    let out = OutDir::new(name);
+    let src = out.path.join("exercises").join(L2).join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    for file in ["lib.rs", "setup.rs"] {
+        let from = course
+            .root
+            .join("exercises")
+            .join(L2)
+            .join("src")
+            .join(file);
+        std::fs::copy(from, src.join(file)).unwrap();
+    }
+    std::fs::write(src.join("exercises.rs"), exercises).unwrap();
+    out
+}
+
+/// `check name -> variant` (`null` on other checks) of a report.
+fn variants(report: &serde_json::Value) -> BTreeMap<String, serde_json::Value> {
+    let mut out = BTreeMap::new();
+    for ex in report["lessons"][0]["exercises"].as_array().unwrap() {
+        for c in ex["checks"].as_array().unwrap() {
+            out.insert(c["name"].as_str().unwrap().to_owned(), c["variant"].clone());
+        }
+    }
+    out
+}
+
+/// The JSON report of lesson 2 of `sub`, graded officially for `student` in `mode`.
+fn graded(mode: Mode, course: &Scratch, sub: &OutDir, student: &str) -> serde_json::Value {
+    let args = [
+        "--submission",
+        sub.arg(),
+        "--student",
+        student,
+        "lesson02",
+        "--format",
+        "json",
+    ];
+    json_of(&mode.grade(course, &args).output().unwrap())
+}
+
+const VARIANTS: [&str; 4] = [
+    "head_size_variant",
+    "split_heads_variant",
+    "merge_heads_variant",
+    "head_projection_variant",
+];
+
+#[test]
+fn variants_of_the_reference_pass_and_follow_the_students_id() {
+    let course = Scratch::new("variants-ids");
+    course.write("course-secret", SECRET);
+    if !Mode::Landlock.available() {
+        return;
+    }
+    let sub = submission(&course, "reference", &course.read(SOLUTION));
+    let alice = graded(Mode::Landlock, &course, &sub, "alice");
+    assert_eq!(alice["score"], alice["max_score"], "{alice:#}");
+    let drawn = variants(&alice);
+    for (check, variant) in &drawn {
+        let is_variant = VARIANTS.contains(&check.as_str());
+        assert_eq!(variant.is_object(), is_variant, "{check}: {variant}");
+        if is_variant {
+            assert!(variant["seed"].as_str().unwrap().parse::<u64>().is_ok());
+            assert!(
+                variant["shapes"].as_str().unwrap().contains("h="),
+                "{variant}"
+            );
+        }
+    }
+    let bob = variants(&graded(Mode::Landlock, &course, &sub, "bob"));
+    for check in VARIANTS {
+        assert_ne!(drawn[check]["seed"], bob[check]["seed"], "{check}");
+    }
+    let shapes = |v: &BTreeMap<String, serde_json::Value>| -> Vec<serde_json::Value> {
+        VARIANTS.iter().map(|c| v[*c]["shapes"].clone()).collect()
+    };
+    assert_ne!(
+        shapes(&drawn),
+        shapes(&bob),
+        "two students, the same inputs"
+    );
+    let again = graded(Mode::Landlock, &course, &sub, "alice");
+    assert_eq!(variants(&again), drawn, "one student, other inputs");
+    assert_eq!(again["score"], alice["score"]);
+}
+
+/// The reference solution with `split_heads` fitted to the shapes the visible checks use (zeros
+/// elsewhere), a `head_size` that tries to read the course secret, and a `merge_heads` that tries
+/// to replace the reference run's executables with its own.
+fn fitted(course: &Scratch) -> String {
+    let secret = course.root.join("course-secret");
+    let deps = support::shared_target().join("debug").join("deps");
+    let reference = course.read(SOLUTION);
+    let fitted = format!(
+        r#"
+/// `split_heads`, right only on the shapes of the visible checks.
+pub fn split_heads(x: ArrayView3<f64>, h: usize) -> Result<Array4<f64>> {{
+    const VISIBLE: &[(usize, usize, usize)] = &[
+        (1, 6, 64), (2, 3, 4), (3, 4, 6), (3, 4, 2), (2, 4, 3), (1, 3, 4), (1, 3, 8), (2, 7, 24),
+        (1, 5, 12),
+    ];
+    let (b, t, c) = x.dim();
+    if VISIBLE.contains(&(b, t, c)) {{
+        return split_heads_reference(x, h);
+    }}
+    Ok(Array4::zeros((b, h, t, head_size(c, h)?)))
+}}
+
+/// `head_size`, after trying to read the course secret.
+pub fn head_size(c: usize, h: usize) -> Result<usize> {{
+    if let Ok(secret) = std::fs::read_to_string({secret:?}) {{
+        panic!("LEAKED {{secret}}");
+    }}
+    head_size_reference(c, h)
+}}
+
+/// `merge_heads`, after trying to put its own executable in place of the reference run's.
+pub fn merge_heads(x: ArrayView4<f64>) -> Array3<f64> {{
+    if let Ok(me) = std::env::current_exe() {{
+        for entry in std::fs::read_dir({deps:?}).into_iter().flatten().flatten() {{
+            if entry.file_name().to_string_lossy().starts_with("lesson02_hidden-") {{
+                let _ = std::fs::copy(&me, entry.path());
+            }}
+        }}
+    }}
+    merge_heads_reference(x)
+}}
+"#,
+        secret = secret.display().to_string(),
+        deps = deps.display().to_string(),
+    );
+    let renamed = reference
+        .replace("pub fn split_heads(", "pub fn split_heads_reference(")
+        .replace("pub fn head_size(", "pub fn head_size_reference(")
+        .replace("pub fn merge_heads(", "pub fn merge_heads_reference(");
+    assert_ne!(renamed, reference, "the lesson-2 solution changed");
+    format!("{renamed}\n{fitted}")
+}
+
+#[test]
+fn variants_catch_code_fitted_to_the_visible_checks() {
+    fitted_submission(Mode::Landlock);
+}
+
+#[test]
+fn variants_catch_code_fitted_to_the_visible_checks_in_a_container() {
+    fitted_submission(Mode::Container);
+}
+
+fn fitted_submission(mode: Mode) {
+    let course = Scratch::new(&format!("variants-fitted-{mode:?}"));
+    course.write("course-secret", SECRET);
+    if !mode.available() {
+        return;
+    }
+    let sub = submission(&course, "fitted", &fitted(&course));
+    let report = graded(mode, &course, &sub, "carol");
+    assert!(
+        report["isolation"]
+            .as_str()
+            .unwrap()
+            .starts_with(mode.isolation()),
+        "{report:#}"
+    );
+    let all = statuses(&report);
+    let text = report.to_string();
+    assert!(
+        !text.contains("LEAKED") && !text.contains(SECRET),
+        "{report:#}"
+    );
+    // Every visible check passes: the secret was not readable and the fitted shapes are right.
+    for (check, (status, message)) in &all {
+        let visible =
+            !check.ends_with("_variant") && check != "split_heads_three_heads_of_a_new_shape";
+        if visible {
+            assert_eq!(status, "passed", "{check}: {message}");
+        }
+    }
+    // The variants of the honest functions pass (the reference run was the real one) and the
+    // fitted one fails, its inputs in the report.
+    for check in [
+        "head_size_variant",
+        "merge_heads_variant",
+        "head_projection_variant",
+    ] {
+        assert_eq!(all[check].0, "passed", "{check}: {}", all[check].1);
+    }
+    let (status, message) = &all["split_heads_variant"];
+    assert_eq!(status, "wrong", "{message}");
+    let shapes = variants(&report)["split_heads_variant"]["shapes"].clone();
+    assert!(shapes.as_str().unwrap().starts_with("B="), "{shapes}");
+}
+
+#[test]
+fn variants_need_the_course_secret_and_never_ship_it() {
+    let course = Scratch::new("variants-secret");
+    // The handout leaves the secret out.
+    let handout = OutDir::new("variants-handout");
+    course.xtask(&["dist", handout.arg()]).assert().success();
+    assert!(handout.path.join("course.toml").is_file());
+    assert!(!handout.path.join("course-secret").exists());
+    let handout_course = std::fs::read_to_string(handout.path.join("course.toml")).unwrap();
+    assert!(!handout_course.contains("_variant"), "{handout_course}");
+    // Official grading without it (or with a malformed one) stops before grading, saying how to
+    // make one; `cargo xtask secret` does, once.
+    let sub = submission(&course, "any", &course.read(SOLUTION));
+    for secret in [None, Some("not hex")] {
+        let _ = std::fs::remove_file(course.root.join("course-secret"));
+        if let Some(text) = secret {
+            course.write("course-secret", text);
+        }
+        let out = course
+            .xtask(&["grade", "--submission", sub.arg(), "lesson02"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("course-secret") && stderr.contains("help: run `cargo xtask secret`"),
+            "{stderr}"
+        );
+    }
+    std::fs::remove_file(course.root.join("course-secret")).unwrap();
+    course.xtask(&["secret"]).assert().success();
+    let made = course.read("course-secret");
+    assert_eq!(made.trim().len(), 64, "{made}");
+    assert!(made.trim().bytes().all(|b| b.is_ascii_hexdigit()));
+    course.xtask(&["secret"]).assert().code(2);
+    assert_eq!(course.read("course-secret"), made, "never replaced");
+}
