@@ -37,8 +37,10 @@ pub struct BatchOptions {
     pub parallel: usize,
     /// Where to write the gradebook CSV.
     pub gradebook: Option<PathBuf>,
-    /// Where to write one JSON report per student (`<id>.json`).
+    /// Where to write one JSON report per student (`<id>.json`) and `similarity.csv`.
     pub reports: Option<PathBuf>,
+    /// What `similarity.csv` compares and reports.
+    pub similarity: crate::similarity::Options,
 }
 
 /// Submissions graded at once by default: two on a machine with two cores or more (one builds
@@ -54,6 +56,7 @@ pub fn options(
     jobs: Option<usize>,
     gradebook: Option<PathBuf>,
     reports: Option<PathBuf>,
+    similarity: crate::similarity::Options,
 ) -> BatchOptions {
     let parallel = jobs.unwrap_or_else(default_parallel).max(1);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -65,6 +68,7 @@ pub fn options(
         parallel,
         gradebook,
         reports,
+        similarity,
     }
 }
 
@@ -121,9 +125,11 @@ impl Batch {
 
 /// One entry of the submissions folder.
 #[derive(Debug, Clone)]
-struct Entry {
-    id: String,
-    path: PathBuf,
+pub struct Entry {
+    /// The student's id: the entry's name without its archive extension.
+    pub id: String,
+    /// The entry's path.
+    pub path: PathBuf,
 }
 
 /// The entries of `dir`, sorted by name; hidden files (`.DS_Store`, …) are skipped.
@@ -144,6 +150,26 @@ fn entries(dir: &Path) -> Result<Vec<Entry>> {
     }
     out.sort_by(|a, b| a.id.cmp(&b.id).then(a.path.cmp(&b.path)));
     Ok(out)
+}
+
+/// The entries of the submissions folder `dir`, sorted by id; an error when it holds none or
+/// when two would get the same id.
+pub fn class_entries(dir: &Path) -> Result<Vec<Entry>> {
+    let list = entries(dir)?;
+    if list.is_empty() {
+        bail!("{} holds no submission", dir.display());
+    }
+    // `bob/`, `bob.zip` and `bob.tgz` would share a gradebook row's id and a report's name.
+    if let Some(pair) = list.windows(2).find(|pair| pair[0].id == pair[1].id) {
+        bail!(
+            "two submissions would get the id `{}`: {} and {}: nothing was graded\n  help: rename \
+             one of them",
+            student_text::name(&pair[0].id),
+            student_text::name(&pair[0].path.display().to_string()),
+            student_text::name(&pair[1].path.display().to_string())
+        );
+    }
+    Ok(list)
 }
 
 /// True when `dir` holds a course handout or its `exercises/` folder.
@@ -284,20 +310,7 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         .collect();
     let max: u32 = lessons.iter().map(|(_, m)| m).sum();
     crate::preflight::check(root, course)?;
-    let list = entries(dir)?;
-    if list.is_empty() {
-        bail!("{} holds no submission", dir.display());
-    }
-    // `bob/`, `bob.zip` and `bob.tgz` would share a gradebook row's id and a report's name.
-    if let Some(pair) = list.windows(2).find(|pair| pair[0].id == pair[1].id) {
-        bail!(
-            "two submissions would get the id `{}`: {} and {}: nothing was graded\n  help: rename \
-             one of them",
-            student_text::name(&pair[0].id),
-            student_text::name(&pair[0].path.display().to_string()),
-            student_text::name(&pair[1].path.display().to_string())
-        );
-    }
+    let list = class_entries(dir)?;
     let base = opts
         .grade
         .target_dir
@@ -440,7 +453,7 @@ fn status(row: &Row) -> String {
 /// `@`, a tab or a carriage return; a submission's file name is the student's choice) gets a
 /// leading `'`, which spreadsheets hide and read as "this is text" (OWASP's advice against CSV
 /// injection). Other text is kept as it is.
-fn inert_cell(text: &str) -> String {
+pub fn inert_cell(text: &str) -> String {
     if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{text}")
     } else {
@@ -554,13 +567,22 @@ pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Res
         }
         None => print!("{csv}"),
     }
-    if let Some(dir) = &opts.reports {
+    if let Some(reports) = &opts.reports {
         for r in &batch.rows {
             if let Some(report) = &r.report {
-                crate::fsutil::write(&dir.join(format!("{}.json", r.id)), &report.to_json())?;
+                crate::fsutil::write(&reports.join(format!("{}.json", r.id)), &report.to_json())?;
             }
         }
-        println!("reports written to {}", dir.display());
+        println!("reports written to {}", reports.display());
+        let pairs = crate::similarity::for_class(root, course, dir, &opts.similarity)?;
+        let path = reports.join("similarity.csv");
+        crate::fsutil::write(&path, &crate::similarity::csv(&pairs)?)?;
+        println!(
+            "{} pair(s) of similar code at or above {} written to {}",
+            pairs.len(),
+            opts.similarity.threshold,
+            path.display()
+        );
     }
     print!("{}", summary(&batch));
     Ok(batch.rows.iter().all(|r| r.error.is_none()))

@@ -61,6 +61,8 @@ mod sandbox;
 mod sandbox_paths;
 #[cfg(feature = "instructor")]
 mod scaffold;
+#[cfg(feature = "instructor")]
+mod similarity;
 mod stateful;
 mod student_text;
 mod style;
@@ -196,9 +198,48 @@ enum Cmd {
         /// With --submissions: write the gradebook CSV to FILE (default: standard output).
         #[arg(long, value_name = "FILE", requires = "submissions")]
         gradebook: Option<PathBuf>,
-        /// With --submissions: write one JSON report per student (`<id>.json`) in DIR.
+        /// With --submissions: write one JSON report per student (`<id>.json`) in DIR, and
+        /// `similarity.csv`, the pairs of students whose code looks alike (see `similarity`).
         #[arg(long, value_name = "DIR", requires = "submissions")]
         reports: Option<PathBuf>,
+        /// With --reports: the score from which a pair goes into similarity.csv (0 to 1; default
+        /// 0.5).
+        #[arg(long, value_name = "X", value_parser = parse_threshold, requires = "reports")]
+        similarity_threshold: Option<f64>,
+        /// With --reports: compare only these exercises or lessons in similarity.csv (default:
+        /// the graded lessons).
+        #[arg(
+            long,
+            value_name = "NAME,...",
+            value_delimiter = ',',
+            requires = "reports"
+        )]
+        similarity_exercises: Option<Vec<String>>,
+    },
+    /// Pairs of submissions whose code looks alike, MOSS-style (instructors): a CSV
+    /// `a,b,score,exercises`, highest score first.
+    ///
+    /// Every entry of DIR is one student, as for `grade --submissions`. Renaming, reformatting and
+    /// comments do not hide a copy; the handout's code, code shared by more than 30% of the class
+    /// and exercises too short to tell never count. A pair is a lead to read both submissions,
+    /// never a verdict.
+    #[command(
+        after_help = "Example:\n  cargo xtask similarity class/ --threshold 0.6 \
+                            --exercises split_heads,lesson03 --output similarity.csv"
+    )]
+    Similarity {
+        /// The submissions folder: one handout, exercises/ folder, .zip or .tar.gz per student.
+        dir: PathBuf,
+        /// Report pairs scoring at least X (more than 0, at most 1).
+        #[arg(long, value_name = "X", value_parser = parse_threshold, default_value = "0.5")]
+        threshold: f64,
+        /// Compare only these exercises, lessons (all their code) or `<lesson>:other` (the code
+        /// around a lesson's exercises), comma-separated.
+        #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+        exercises: Option<Vec<String>>,
+        /// Write the CSV to FILE (default: standard output).
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Regenerate snapshots from the reference solutions, delete orphans, update checks.sha256
     /// (instructors).
@@ -343,6 +384,16 @@ fn parse_timeout(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
+/// `--threshold X`: a score above 0 and at most 1 (0 would report every pair).
+fn parse_threshold(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= 1.0 => Ok(x),
+        _ => Err(format!(
+            "must be a number above 0 and at most 1, not {text}"
+        )),
+    }
+}
+
 /// A usage error found by clap, in the form of the grader's own errors: one `error:` line (with
 /// what clap lists under it, e.g. the missing arguments) and at most one `  help:` line (clap's
 /// tip, or else the usage).
@@ -469,7 +520,8 @@ fn needs_instructor(command: &Cmd) -> bool {
         | Cmd::Check { .. }
         | Cmd::New { .. }
         | Cmd::NewExercise { .. }
-        | Cmd::Dist { .. } => true,
+        | Cmd::Dist { .. }
+        | Cmd::Similarity { .. } => true,
         Cmd::Autograder { platform } => autograder::needs_instructor(platform),
         _ => false,
     }
@@ -538,6 +590,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             submissions,
             gradebook,
             reports,
+            similarity_threshold,
+            similarity_exercises,
         } => {
             // Where the results go is checked before any grading: a file in an existing folder, a
             // folder that exists or whose parent does.
@@ -587,7 +641,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             // Only the full grader's submission grading reads these.
             #[cfg(not(feature = "instructor"))]
-            let _ = (allow_unsandboxed, keep, gradebook, reports, &student);
+            let _ = (
+                allow_unsandboxed,
+                keep,
+                gradebook,
+                reports,
+                &student,
+                similarity_threshold,
+                &similarity_exercises,
+            );
             let opts = grade::Options {
                 solutions,
                 lesson,
@@ -607,7 +669,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             #[cfg(feature = "instructor")]
             if let Some(dir) = submissions {
-                let batch = batch::options(opts, jobs.map(usize::from), gradebook, reports);
+                // Checked before grading: a mistyped name must not wait for the whole class.
+                let only = similarity_exercises.or_else(|| opts.lesson.clone().map(|l| vec![l]));
+                let similar = similarity::Options::new(
+                    &course,
+                    similarity_threshold.unwrap_or(similarity::DEFAULT_THRESHOLD),
+                    only.as_deref(),
+                )?;
+                let batch =
+                    batch::options(opts, jobs.map(usize::from), gradebook, reports, similar);
                 return Ok(exit(batch::run(&root, &course, &dir, &batch)?));
             }
             let detail = if brief {
@@ -798,8 +868,31 @@ fn run(cli: Cli) -> Result<ExitCode> {
         | Cmd::Check { .. }
         | Cmd::New { .. }
         | Cmd::NewExercise { .. }
-        | Cmd::Dist { .. } => {
+        | Cmd::Dist { .. }
+        | Cmd::Similarity { .. } => {
             unreachable!("relaunched with the instructor feature")
+        }
+        #[cfg(feature = "instructor")]
+        Cmd::Similarity {
+            dir,
+            threshold,
+            exercises,
+            output,
+        } => {
+            if let Some(path) = &output
+                && (path.is_dir()
+                    || path
+                        .parent()
+                        .is_some_and(|p| !p.as_os_str().is_empty() && !p.is_dir()))
+            {
+                bail!(
+                    "--output {}: its folder does not exist (or it is a folder)",
+                    path.display()
+                );
+            }
+            let opts = similarity::Options::new(&course, threshold, exercises.as_deref())?;
+            similarity::run(&root, &course, &dir, &opts, output.as_deref())?;
+            Ok(ExitCode::SUCCESS)
         }
         Cmd::Manifest => {
             std::fs::write(
