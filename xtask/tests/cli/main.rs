@@ -24,4 +24,5 @@ mod hostile_cli;
 mod instructor_cli;
 mod misconceptions_cli;
 mod shared_build;
+mod similarity_cli;
 mod student_loop;
