@@ -318,6 +318,7 @@ fn a_class_is_graded_row_by_row() {
     let written: BTreeSet<String> = std::fs::read_dir(&reports)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "similarity.csv")
         .collect();
     assert_eq!(written.len(), 8, "{written:?}");
     for name in &written {
@@ -326,6 +327,26 @@ fn a_class_is_graded_row_by_row() {
         assert_valid_report(&v, name);
         assert_eq!(v["graded"], "submission");
     }
+    // Beside them, the pairs of similar code, on the graded lesson: the two reference solutions,
+    // and each with the hostile copy (the reference with some functions broken); the handed-out
+    // stubs, however many, never pair.
+    let similar = read_csv(&reports.join("similarity.csv"));
+    let pairs: Vec<[&str; 3]> = similar
+        .iter()
+        .map(|r| [r["a"].as_str(), r["b"].as_str(), r["score"].as_str()])
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ["full", "nested-zip", "1.00"],
+            ["full", "hostile", "0.76"],
+            ["hostile", "nested-zip", "0.76"]
+        ]
+    );
+    assert!(
+        similar[0]["exercises"].ends_with(";lesson01:other"),
+        "{similar:?}"
+    );
     let broken: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(reports.join("broken.json")).unwrap())
             .unwrap();
