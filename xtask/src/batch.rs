@@ -223,6 +223,16 @@ pub fn resolve(dir: &Path, course: &Course) -> Result<PathBuf> {
 /// `.zip`/`.tar.gz` unpacked into a scratch folder (returned, to keep until grading ends), then
 /// [`resolve`]d: a handout, its `exercises/` folder alone, or either one folder down.
 pub fn open(path: &Path, course: &Course) -> Result<(Option<crate::fsutil::TempDir>, PathBuf)> {
+    open_only(path, course, None)
+}
+
+/// [`open`], writing out of an archive only the paths `keep` accepts, when given (every entry is
+/// checked all the same, see [`archive::extract_only`]): what a reader of a few files needs.
+pub fn open_only(
+    path: &Path,
+    course: &Course,
+    keep: Option<&dyn Fn(&Path) -> bool>,
+) -> Result<(Option<crate::fsutil::TempDir>, PathBuf)> {
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => Ok((None, resolve(path, course)?)),
         Ok(_) => {
@@ -234,7 +244,11 @@ pub fn open(path: &Path, course: &Course) -> Result<(Option<crate::fsutil::TempD
                 )
             })?;
             let scratch = crate::fsutil::scratch_dir("batch-unpacked")?;
-            archive::extract(path, kind, scratch.path(), archive::Limits::default())?;
+            let limits = archive::Limits::default();
+            match keep {
+                Some(keep) => archive::extract_only(path, kind, scratch.path(), limits, keep)?,
+                None => archive::extract(path, kind, scratch.path(), limits)?,
+            }
             let dir = resolve(scratch.path(), course)?;
             Ok((Some(scratch), dir))
         }

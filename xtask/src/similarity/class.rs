@@ -9,6 +9,8 @@ use crate::student_text;
 use anyhow::{Context as _, Result};
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One unit of the comparison: an exercise's `fn`, or a lesson's other code.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,19 +78,52 @@ pub fn handout(root: &Path, course: &Course, units: &[Unit]) -> Result<Vec<u64>>
     Ok(out)
 }
 
-/// The fingerprints of each readable entry of the submissions folder `dir`; an entry that cannot
-/// be opened is named on standard error and left out.
+/// Stack of a reading thread: `syn` parses by recursion, about 14 KiB per nesting level
+/// unoptimised, up to `normalize`'s limit of 128.
+const STACK_BYTES: usize = 8 << 20;
+
+/// What reading one entry gave: its fingerprints per unit and its lessons that do not tokenize.
+type Read = Result<(Vec<Vec<u64>>, Vec<String>)>;
+
+/// The fingerprints of each readable entry of the submissions folder `dir`, read on every core;
+/// an entry that cannot be opened is named on standard error and left out.
 pub fn read(course: &Course, dir: &Path, units: &[Unit]) -> Result<Vec<Prints>> {
-    let mut cache = Cache::new();
+    let entries = crate::batch::class_entries(dir)?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, Read)>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| -> Result<()> {
+        for _ in 0..threads.min(entries.len()) {
+            let (next, results, entries) = (&next, &results, &entries);
+            std::thread::Builder::new()
+                .stack_size(STACK_BYTES)
+                .spawn_scoped(s, move || {
+                    // Each thread splits the files it meets once (`proc_macro2` keeps its spans'
+                    // source text per thread).
+                    let mut cache = Cache::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(entry) = entries.get(i) else { break };
+                        let read = prints(course, &entry.path, units, &mut cache);
+                        results.lock().expect("results").push((i, read));
+                    }
+                })
+                .context("cannot start a thread")?;
+        }
+        Ok(())
+    })?;
+    let mut results = results.into_inner().expect("results");
+    results.sort_by_key(|(i, _)| *i);
     let mut out = Vec::new();
-    for entry in crate::batch::class_entries(dir)? {
-        match prints(course, &entry.path, units, &mut cache) {
+    for ((_, read), entry) in results.into_iter().zip(entries) {
+        let id = student_text::name(&entry.id);
+        match read {
             Ok((units, unreadable)) => {
                 for lesson in unreadable {
                     eprintln!(
-                        "similarity: {}: {lesson} is not compared: {}",
-                        student_text::name(&entry.id),
-                        "its exercises.rs does not tokenize as Rust"
+                        "similarity: {id}: {lesson} is not compared: its {} does not tokenize as \
+                         Rust",
+                        crate::reset::EXERCISE_FILE
                     );
                 }
                 out.push(Prints {
@@ -97,8 +132,7 @@ pub fn read(course: &Course, dir: &Path, units: &[Unit]) -> Result<Vec<Prints>> 
                 });
             }
             Err(e) => eprintln!(
-                "similarity: {} is skipped: {}",
-                student_text::name(&entry.id),
+                "similarity: {id} is skipped: {}",
                 student_text::message(&format!("{e:#}"))
             ),
         }
@@ -108,13 +142,10 @@ pub fn read(course: &Course, dir: &Path, units: &[Unit]) -> Result<Vec<Prints>> 
 
 /// One submission's fingerprints per unit, and the ids of its lessons whose file does not
 /// tokenize. A lesson without its file has no code to compare.
-fn prints(
-    course: &Course,
-    path: &Path,
-    units: &[Unit],
-    cache: &mut Cache,
-) -> Result<(Vec<Vec<u64>>, Vec<String>)> {
-    let (_unpacked, dir) = crate::batch::open(path, course)?;
+fn prints(course: &Course, path: &Path, units: &[Unit], cache: &mut Cache) -> Read {
+    // Out of an archive, only the lesson files: a whole handout is hundreds of files to write.
+    let lesson_file = |p: &Path| p.ends_with(Path::new("src").join(crate::reset::EXERCISE_FILE));
+    let (_unpacked, dir) = crate::batch::open_only(path, course, Some(&lesson_file))?;
     let exercises = crate::submission::locate(&dir, course)?.exercises;
     let mut out = vec![Vec::new(); units.len()];
     let mut unreadable = Vec::new();

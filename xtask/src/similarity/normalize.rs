@@ -25,13 +25,14 @@ const KEYWORD: Token = 16;
 /// A punctuation character's or bracket's token is `PUNCT + its code point`.
 const PUNCT: Token = 256;
 
-/// Rust's keywords (strict, reserved and weak ones that read as such), `true` and `false`.
+/// Rust's keywords (strict, reserved and weak ones that read as such), `true` and `false`, in
+/// byte order (for a binary search).
 const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
-    "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
-    "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "type",
-    "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "macro",
-    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union",
+    "Self", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue",
+    "crate", "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if",
+    "impl", "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub",
+    "ref", "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof",
+    "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
 ];
 
 /// The deepest bracket nesting handed to `syn`, which parses by recursion (see
@@ -53,8 +54,9 @@ pub struct Units {
 pub fn units(text: &str, names: &[&str]) -> Option<Units> {
     let text = crate::tokens::as_rustc_reads(text);
     let stream: TokenStream = text.parse().ok()?;
-    let spans = if crate::tokens::max_depth(&text).is_some_and(|d| d <= MAX_NESTING) {
-        syn::parse2::<syn::File>(stream.clone())
+    let (tokens, depth) = flatten(stream.clone());
+    let spans = if depth <= MAX_NESTING {
+        syn::parse2::<syn::File>(stream)
             .map(|file| fn_spans(&file, names))
             .unwrap_or_default()
     } else {
@@ -64,7 +66,7 @@ pub fn units(text: &str, names: &[&str]) -> Option<Units> {
         exercises: vec![Vec::new(); names.len()],
         other: Vec::new(),
     };
-    for (token, at) in flatten(stream) {
+    for (token, at) in tokens {
         match spans
             .iter()
             .find(|(_, start, end)| *start <= at && at < *end)
@@ -105,29 +107,63 @@ struct FindFns<'a> {
 }
 
 impl FindFns<'_> {
-    fn add(&mut self, ident: &syn::Ident, item: &impl quote::ToTokens) {
-        let Some(i) = self.names.iter().position(|n| ident == n) else {
+    /// Records the `fn` with signature `sig`, from its first attribute (or its signature) to the
+    /// end of `last` (its body, or the `;` of a trait's function without one). Spans are taken
+    /// from the tokens' fields: quoting the whole function again to find its ends cost as much
+    /// as parsing it.
+    fn add(
+        &mut self,
+        attrs: &[syn::Attribute],
+        vis: Option<&syn::Visibility>,
+        sig: &syn::Signature,
+        last: proc_macro2::Span,
+    ) {
+        let Some(i) = self.names.iter().position(|n| sig.ident == n) else {
             return;
         };
-        let mut tokens = item.to_token_stream().into_iter();
-        if let Some(first) = tokens.next() {
-            let last = tokens.last().unwrap_or_else(|| first.clone());
-            self.found.push((i, at(first.span()), end(last.span())));
-        }
+        let vis = match vis {
+            Some(syn::Visibility::Public(p)) => Some(p.span),
+            Some(syn::Visibility::Restricted(r)) => Some(r.pub_token.span),
+            _ => None,
+        };
+        let first = attrs
+            .first()
+            .map(|a| a.pound_token.span)
+            .or(vis)
+            .or(sig.constness.map(|t| t.span))
+            .or(sig.asyncness.map(|t| t.span))
+            .or(sig.abi.as_ref().map(|a| a.extern_token.span))
+            .unwrap_or(sig.fn_token.span);
+        self.found.push((i, at(first), end(last)));
     }
 }
 
 impl<'ast> Visit<'ast> for FindFns<'_> {
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        self.add(&f.sig.ident, f);
+        self.add(
+            &f.attrs,
+            Some(&f.vis),
+            &f.sig,
+            f.block.brace_token.span.close(),
+        );
         syn::visit::visit_item_fn(self, f);
     }
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        self.add(&f.sig.ident, f);
+        self.add(
+            &f.attrs,
+            Some(&f.vis),
+            &f.sig,
+            f.block.brace_token.span.close(),
+        );
         syn::visit::visit_impl_item_fn(self, f);
     }
     fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
-        self.add(&f.sig.ident, f);
+        let last = match (&f.default, &f.semi_token) {
+            (Some(body), _) => body.brace_token.span.close(),
+            (None, Some(semi)) => semi.span,
+            (None, None) => f.sig.fn_token.span,
+        };
+        self.add(&f.attrs, None, &f.sig, last);
         syn::visit::visit_trait_item_fn(self, f);
     }
 }
@@ -136,9 +172,11 @@ impl<'ast> Visit<'ast> for FindFns<'_> {
 type Level = (Vec<TokenTree>, usize, Option<(Token, At)>);
 
 /// Every normalised token of `stream` with its position, brackets as tokens of their own, doc
-/// attributes left out. Walked with a stack, not by recursion (see `tokens::walk`).
-fn flatten(stream: TokenStream) -> Vec<(Token, At)> {
+/// attributes left out; and how deep its brackets nest. Walked with a stack, not by recursion
+/// (see `tokens::walk`).
+fn flatten(stream: TokenStream) -> (Vec<(Token, At)>, usize) {
     let mut out = Vec::new();
+    let mut depth = 0;
     let mut stack: Vec<Level> = vec![(stream.into_iter().collect(), 0, None)];
     while let Some((level, next, close)) = stack.last_mut() {
         let Some(tree) = level.get(*next) else {
@@ -164,13 +202,14 @@ fn flatten(stream: TokenStream) -> Vec<(Token, At)> {
                 let shut = shut.map(|c| (PUNCT + c as Token, at(g.span_close())));
                 let inner = g.stream().into_iter().collect();
                 stack.push((inner, 0, shut));
+                depth = depth.max(stack.len() - 1);
             }
             TokenTree::Ident(i) => out.push((ident(&i.to_string()), at(i.span()))),
             TokenTree::Punct(p) => out.push((PUNCT + p.as_char() as Token, at(p.span()))),
             TokenTree::Literal(l) => out.push((literal(&l.to_string()), at(l.span()))),
         }
     }
-    out
+    (out, depth)
 }
 
 /// How many tokens a doc attribute at the start of `trees` takes (`#`, maybe `!`, `[doc ...]`),
@@ -196,8 +235,7 @@ fn doc_attribute(trees: &[TokenTree]) -> usize {
 /// An identifier's token: a keyword's own, else [`IDENT`].
 fn ident(text: &str) -> Token {
     KEYWORDS
-        .iter()
-        .position(|k| *k == text)
+        .binary_search(&text)
         .map_or(IDENT, |i| KEYWORD + i as Token)
 }
 
@@ -228,6 +266,14 @@ mod tests {
         assert_eq!(tokens(a, &["add"]), tokens(b, &["add"]));
         let c = "pub fn add(x: i32, y: i32) -> i32 { x - y }";
         assert_ne!(tokens(a, &["add"]), tokens(c, &["add"]));
+    }
+
+    #[test]
+    fn keywords_are_sorted_for_their_binary_search() {
+        assert!(KEYWORDS.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(ident("Self"), KEYWORD);
+        assert_eq!(ident("while"), KEYWORD + KEYWORDS.len() as Token - 2);
+        assert_eq!(ident("whilst"), IDENT);
     }
 
     #[test]
