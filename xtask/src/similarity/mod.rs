@@ -175,7 +175,7 @@ mod tests {
         let expected: usize = course.lessons.iter().map(|l| l.exercises.len() + 1).sum();
         assert_eq!(all, expected);
         let e = &first.exercises[0].name;
-        assert_eq!(names(&[e]), [e.clone()]);
+        assert_eq!(names(&[e]), std::slice::from_ref(e));
         assert_eq!(
             names(&[&format!("{}:other", first.id)]),
             [format!("{}:other", first.id)]
