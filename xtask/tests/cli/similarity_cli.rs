@@ -2,7 +2,7 @@
 //! which the command only reads. `grade --submissions --reports` writing `similarity.csv`:
 //! `class_cli`.
 
-use crate::support::{OutDir, course_root, xtask_in};
+use crate::support::{self, OutDir, course_root, xtask_in};
 use std::path::Path;
 
 const LESSONS: [&str; 2] = ["lesson01-why-heads", "lesson02-split-heads"];
@@ -222,14 +222,17 @@ fn similarity_flags_a_disguised_copy_and_nothing_else() {
     );
     assert!(stderr.contains("1 pair(s) at or above 0.5"), "{stderr}");
 
-    // Without the copy (which shares with alice all that carol might): from the lowest
-    // threshold, untouched handouts never pair, and answers written independently do not either
-    // (only lesson 1 compared, into a file).
-    std::fs::rename(class.join(HOSTILE_ID), work.path.join("copy")).unwrap();
+    // Each on its own, from the lowest threshold (so that no code is dropped for being shared
+    // by the class): answers written independently do not pair (only lesson 1 compared, into a
+    // file), and two untouched handouts never do.
+    for who in ["alice", "carol"] {
+        support::copy_dir(&class.join(who), &work.path.join("two").join(who));
+    }
     let file = work.path.join("pairs.csv");
+    let two = work.path.join("two");
     let args = [
         "similarity",
-        class.to_str().unwrap(),
+        two.to_str().unwrap(),
         "--threshold",
         "0.01",
         "--exercises",
@@ -251,6 +254,31 @@ fn similarity_flags_a_disguised_copy_and_nothing_else() {
         let score: f64 = row.split(',').nth(2).unwrap().parse().unwrap();
         assert!(row.starts_with("alice,carol,") && score < 0.2, "{csv}");
     }
+    for who in ["dave", "erin"] {
+        support::copy_dir(&class.join(who), &work.path.join("handouts").join(who));
+    }
+    let handouts = work.path.join("handouts");
+    let out = xtask_in(
+        &course_root(),
+        &[
+            "similarity",
+            handouts.to_str().unwrap(),
+            "--threshold",
+            "0.01",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        rows(&String::from_utf8_lossy(&out.stdout)),
+        Vec::<&str>::new()
+    );
 }
 
 #[test]
