@@ -25,7 +25,7 @@ fn read(tree: &str, lesson: &str) -> String {
     .unwrap()
 }
 
-/// `text` with whole identifiers renamed, indentation doubled, and comments added: a copy
+/// `text` with whole identifiers renamed, indentation doubled, comments and doc comments added: a copy
 /// dressed up to look like someone else's work.
 fn disguise(text: &str) -> String {
     let renames = [
@@ -68,7 +68,13 @@ fn disguise(text: &str) -> String {
             } else {
                 ""
             };
-            format!("{indent}{body}{note}\n")
+            // Doc comments rewritten, one line more each.
+            let doc = if body.starts_with("///") {
+                format!("{indent}/// Mine.\n")
+            } else {
+                String::new()
+            };
+            format!("{doc}{indent}{body}{note}\n")
         })
         .collect::<String>()
         .replace("{\n", "{ /* here we go */\n")
