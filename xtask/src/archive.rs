@@ -141,13 +141,15 @@ pub fn link_stays_inside(link: &Path, target: &str) -> bool {
 }
 
 /// Counts what has been unpacked so far against the limits.
-struct Budget {
+struct Budget<'k> {
     limits: Limits,
     bytes: u64,
     entries: usize,
+    /// Whether to write the file or folder at a path (every entry is checked all the same).
+    keep: &'k dyn Fn(&Path) -> bool,
 }
 
-impl Budget {
+impl Budget<'_> {
     fn entry(&mut self) -> Result<()> {
         self.entries += 1;
         if self.entries > self.limits.max_entries {
@@ -176,6 +178,9 @@ impl Budget {
 
     /// Copies `from` into a new file at `dest`/`rel`, stopping at the size limit.
     fn copy(&mut self, from: &mut dyn Read, dest: &Path, rel: &Path) -> Result<()> {
+        if !(self.keep)(rel) {
+            return Ok(());
+        }
         let to = dest.join(rel);
         let shown = || student_text::name(&rel.to_string_lossy());
         if let Some(dir) = to.parent() {
@@ -198,6 +203,9 @@ impl Budget {
 
     /// Creates the folder `dest`/`rel`.
     fn folder(&self, dest: &Path, rel: &Path) -> Result<()> {
+        if !(self.keep)(rel) {
+            return Ok(());
+        }
         std::fs::create_dir_all(dest.join(rel)).with_context(|| {
             format!(
                 "cannot create `{}`",
@@ -270,11 +278,29 @@ fn check_link(at: &Path, target: &str) -> Result<()> {
 
 /// Unpacks `archive` into the existing folder `dest`.
 pub fn extract(archive: &Path, kind: Kind, dest: &Path, limits: Limits) -> Result<()> {
-    unpack(archive, kind, dest, limits).0
+    unpack(archive, kind, dest, limits, &|_| true).0
 }
 
-/// [`extract`], and the bytes of the `.tar.gz`'s decompressed stream read (0 for a `.zip`).
-fn unpack(archive: &Path, kind: Kind, dest: &Path, limits: Limits) -> (Result<()>, u64) {
+/// [`extract`], writing only the files, folders and links whose path `keep` accepts: every entry
+/// is checked as by [`extract`] (an archive it refuses is refused), the others are not written.
+pub fn extract_only(
+    archive: &Path,
+    kind: Kind,
+    dest: &Path,
+    limits: Limits,
+    keep: &dyn Fn(&Path) -> bool,
+) -> Result<()> {
+    unpack(archive, kind, dest, limits, keep).0
+}
+
+/// [`extract_only`], and the bytes of the `.tar.gz`'s decompressed stream read (0 for a `.zip`).
+fn unpack(
+    archive: &Path,
+    kind: Kind,
+    dest: &Path,
+    limits: Limits,
+    keep: &dyn Fn(&Path) -> bool,
+) -> (Result<()>, u64) {
     let file = match std::fs::File::open(archive) {
         Ok(file) => file,
         Err(e) => return (Err(e).context("cannot open the archive"), 0),
@@ -283,6 +309,7 @@ fn unpack(archive: &Path, kind: Kind, dest: &Path, limits: Limits) -> (Result<()
         limits,
         bytes: 0,
         entries: 0,
+        keep,
     };
     let mut links = Vec::new();
     let (result, read) = match kind {
@@ -303,6 +330,7 @@ fn unpack(archive: &Path, kind: Kind, dest: &Path, limits: Limits) -> (Result<()
             (result, stream.read)
         }
     };
+    links.retain(|(at, _)| keep(at));
     let result = result.and_then(|()| {
         make_links(dest, &links)?;
         escaping_link(dest).map_or(Ok(()), |link| Err(anyhow!(link)))
@@ -595,6 +623,56 @@ mod tests {
     }
 
     #[test]
+    fn extract_only_writes_what_it_keeps_and_checks_everything() {
+        let keep = |p: &Path| p.ends_with("src/exercises.rs");
+        let (dir, dest) = scratch();
+        let ok = tar_gz(
+            dir.path(),
+            "ok.tar.gz",
+            vec![
+                folder("h/exercises/l1/src/"),
+                file("h/exercises/l1/src/exercises.rs", "fn a() {}"),
+                file("h/exercises/l1/src/lib.rs", "mod x;"),
+                file("h/Cargo.toml", "[workspace]"),
+            ],
+        );
+        extract_only(&ok, Kind::TarGz, &dest, Limits::default(), &keep).unwrap();
+        let mut written: Vec<String> = walkdir::WalkDir::new(&dest)
+            .into_iter()
+            .map(|e| {
+                e.unwrap()
+                    .path()
+                    .strip_prefix(&dest)
+                    .unwrap()
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        written.sort();
+        assert_eq!(
+            written,
+            [
+                "",
+                "h",
+                "h/exercises",
+                "h/exercises/l1",
+                "h/exercises/l1/src",
+                "h/exercises/l1/src/exercises.rs"
+            ]
+        );
+        let (dir, dest) = scratch();
+        let bad = tar_gz(
+            dir.path(),
+            "bad.tar.gz",
+            vec![
+                file("h/exercises/l1/src/exercises.rs", "fn a() {}"),
+                file("../escaped.txt", "x"),
+            ],
+        );
+        assert!(extract_only(&bad, Kind::TarGz, &dest, Limits::default(), &keep).is_err());
+    }
+
+    #[test]
     fn a_64_mib_gnu_long_name_is_refused_without_reading_it() {
         let (dir, dest) = scratch();
         let archive = tar_gz(
@@ -610,7 +688,7 @@ mod tests {
         );
         assert!(std::fs::metadata(&archive).unwrap().len() < 1 << 20);
         let started = Instant::now();
-        let (result, read) = unpack(&archive, Kind::TarGz, &dest, Limits::default());
+        let (result, read) = unpack(&archive, Kind::TarGz, &dest, Limits::default(), &|_| true);
         let error = format!("{:#}", result.unwrap_err());
         assert!(
             error.contains("GNU long name of 67108863 bytes, over the 4096 bytes a name may have"),
@@ -665,7 +743,7 @@ mod tests {
             "pax.tar.gz",
             vec![pax(1 << 20), file("exercises/x.rs", "x")],
         );
-        let (result, read) = unpack(&archive, Kind::TarGz, &dest, Limits::default());
+        let (result, read) = unpack(&archive, Kind::TarGz, &dest, Limits::default(), &|_| true);
         let error = format!("{:#}", result.unwrap_err());
         assert!(
             error.contains("PAX header of 1048590 bytes, over the 65536 bytes allowed"),
@@ -752,7 +830,7 @@ mod tests {
             max_bytes: 1 << 20,
             ..Limits::default()
         };
-        let (result, read) = unpack(&archive, Kind::TarGz, &dest, limits);
+        let (result, read) = unpack(&archive, Kind::TarGz, &dest, limits, &|_| true);
         assert_eq!(
             format!("{:#}", result.unwrap_err()),
             "archive unpacks to more than 1 MiB"
@@ -786,7 +864,7 @@ mod tests {
             max_read_bytes: 256 * 1024,
             ..Limits::default()
         };
-        let (result, read) = unpack(&archive, Kind::TarGz, &dest, limits);
+        let (result, read) = unpack(&archive, Kind::TarGz, &dest, limits, &|_| true);
         assert_eq!(
             format!("{:#}", result.unwrap_err()),
             "archive decompresses to more than 0 MiB (headers included)"
@@ -800,6 +878,7 @@ mod tests {
             },
             bytes: 0,
             entries: 0,
+            keep: &|_| true,
         };
         budget
             .copy(&mut &b"12345"[..], &dest, Path::new("a"))

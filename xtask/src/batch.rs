@@ -48,6 +48,8 @@ pub struct BatchOptions {
     pub roster: Option<PathBuf>,
     /// The gradebook's layout.
     pub format: crate::GradebookFormat,
+    /// What `similarity.csv` (beside the reports) compares and reports.
+    pub similarity: crate::similarity::Options,
 }
 
 /// Submissions graded at once by default: two on a machine with two cores or more (one builds
@@ -64,6 +66,7 @@ pub fn options(
     jobs: Option<usize>,
     outputs: (Option<PathBuf>, Option<PathBuf>, Option<PathBuf>),
     format: crate::GradebookFormat,
+    similarity: crate::similarity::Options,
 ) -> BatchOptions {
     let (gradebook, reports, roster) = outputs;
     let parallel = jobs.unwrap_or_else(default_parallel).max(1);
@@ -78,6 +81,7 @@ pub fn options(
         reports,
         roster,
         format,
+        similarity,
     }
 }
 
@@ -145,12 +149,13 @@ impl Batch {
 
 /// One entry of the submissions folder.
 #[derive(Debug, Clone)]
-struct Entry {
+pub struct Entry {
     /// Its file name.
-    name: String,
+    pub name: String,
     /// Its name without archive extension.
-    id: String,
-    path: PathBuf,
+    pub id: String,
+    /// Its path.
+    pub path: PathBuf,
 }
 
 /// The entries of `dir`, sorted by name; hidden files (`.DS_Store`, …) are skipped.
@@ -172,6 +177,27 @@ fn entries(dir: &Path) -> Result<Vec<Entry>> {
     }
     out.sort_by(|a, b| a.id.cmp(&b.id).then(a.path.cmp(&b.path)));
     Ok(out)
+}
+
+/// The entries of the submissions folder `dir` for reading alone (`similarity`), sorted by id: an
+/// error when it holds none; two entries that share an id (a roster may tell them apart) are
+/// known by their file names instead.
+pub fn class_entries(dir: &Path) -> Result<Vec<Entry>> {
+    let mut list = entries(dir)?;
+    if list.is_empty() {
+        bail!("{} holds no submission", dir.display());
+    }
+    let shared: std::collections::BTreeSet<String> = list
+        .windows(2)
+        .filter(|pair| pair[0].id == pair[1].id)
+        .map(|pair| pair[0].id.clone())
+        .collect();
+    for e in &mut list {
+        if shared.contains(&e.id) {
+            e.id = e.name.clone();
+        }
+    }
+    Ok(list)
 }
 
 /// True when `dir` holds a course handout or its `exercises/` folder.
@@ -225,6 +251,16 @@ pub fn resolve(dir: &Path, course: &Course) -> Result<PathBuf> {
 /// `.zip`/`.tar.gz` unpacked into a scratch folder (returned, to keep until grading ends), then
 /// [`resolve`]d: a handout, its `exercises/` folder alone, or either one folder down.
 pub fn open(path: &Path, course: &Course) -> Result<(Option<crate::fsutil::TempDir>, PathBuf)> {
+    open_only(path, course, None)
+}
+
+/// [`open`], writing out of an archive only the paths `keep` accepts, when given (every entry is
+/// checked all the same, see [`archive::extract_only`]): what a reader of a few files needs.
+pub fn open_only(
+    path: &Path,
+    course: &Course,
+    keep: Option<&dyn Fn(&Path) -> bool>,
+) -> Result<(Option<crate::fsutil::TempDir>, PathBuf)> {
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => Ok((None, resolve(path, course)?)),
         Ok(_) => {
@@ -236,7 +272,11 @@ pub fn open(path: &Path, course: &Course) -> Result<(Option<crate::fsutil::TempD
                 )
             })?;
             let scratch = crate::fsutil::scratch_dir("batch-unpacked")?;
-            archive::extract(path, kind, scratch.path(), archive::Limits::default())?;
+            let limits = archive::Limits::default();
+            match keep {
+                Some(keep) => archive::extract_only(path, kind, scratch.path(), limits, keep)?,
+                None => archive::extract(path, kind, scratch.path(), limits)?,
+            }
             let dir = resolve(scratch.path(), course)?;
             Ok((Some(scratch), dir))
         }
@@ -598,22 +638,68 @@ pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Res
         }
         None => print!("{csv}"),
     }
-    if let Some(dir) = &opts.reports {
+    if let Some(reports) = &opts.reports {
         for r in &batch.rows {
             if let Some(report) = &r.report {
-                crate::fsutil::write(&dir.join(format!("{}.json", r.id)), &report.to_json())?;
+                crate::fsutil::write(&reports.join(format!("{}.json", r.id)), &report.to_json())?;
             }
         }
-        println!("reports written to {}", dir.display());
+        println!("reports written to {}", reports.display());
+        let pairs = similar_pairs(&batch, root, course, dir, &opts.similarity)?;
+        let path = reports.join("similarity.csv");
+        crate::fsutil::write(&path, &crate::similarity::csv(&pairs)?)?;
+        println!(
+            "{} pair(s) of similar code at or above {} written to {}",
+            pairs.len(),
+            opts.similarity.threshold,
+            path.display()
+        );
+        let similar: Vec<crate::pages::SimilarPair> = pairs
+            .into_iter()
+            .map(|p| crate::pages::SimilarPair {
+                a: p.a,
+                b: p.b,
+                score: p.score,
+                exercises: p.exercises,
+            })
+            .collect();
         let rows: Vec<crate::pages::ClassRow> = batch.rows.iter().map(class_row).collect();
-        let pages = crate::pages::write(dir, &rows, &[])?;
+        let pages = crate::pages::write(reports, &rows, &similar)?;
         println!(
             "feedback pages written: {pages} student(s) (<id>.html, <id>.md) and the class page {}",
-            dir.join(crate::pages::CLASS_PAGE).display()
+            reports.join(crate::pages::CLASS_PAGE).display()
         );
     }
     print!("{}", summary(&batch));
     Ok(batch.rows.iter().all(|r| r.error.is_none()))
+}
+
+/// The class's similar pairs, each student named by their gradebook id (a roster's id, where the
+/// similarity pass knows the entry by its name).
+fn similar_pairs(
+    batch: &Batch,
+    root: &Path,
+    course: &Course,
+    dir: &Path,
+    opts: &crate::similarity::Options,
+) -> Result<Vec<crate::similarity::Pair>> {
+    let mut ids = BTreeMap::new();
+    for r in &batch.rows {
+        if let Some(name) = &r.submission {
+            let stem = archive::kind(name).map_or(name.as_str(), |(_, stem)| stem);
+            ids.entry(stem.to_owned()).or_insert_with(|| r.id.clone());
+            ids.insert(name.clone(), r.id.clone());
+        }
+    }
+    let rename = |id: String| ids.get(&id).cloned().unwrap_or(id);
+    Ok(crate::similarity::for_class(root, course, dir, opts)?
+        .into_iter()
+        .map(|p| crate::similarity::Pair {
+            a: rename(p.a),
+            b: rename(p.b),
+            ..p
+        })
+        .collect())
 }
 
 /// A gradebook row as the class page shows it.

@@ -69,6 +69,8 @@ mod sandbox;
 mod sandbox_paths;
 #[cfg(feature = "instructor")]
 mod scaffold;
+#[cfg(feature = "instructor")]
+mod similarity;
 mod stateful;
 mod student_text;
 mod style;
@@ -232,9 +234,48 @@ enum Cmd {
         #[arg(long, value_name = "FILE.csv", requires = "submissions")]
         roster: Option<PathBuf>,
         /// With --submissions: write one JSON report per student (`<id>.json`) in DIR, with their
-        /// feedback pages (`<id>.html`, `<id>.md`) and the class page (`index.html`).
+        /// feedback pages (`<id>.html`, `<id>.md`), the class page (`index.html`) and
+        /// `similarity.csv`, the pairs of students whose code looks alike (see `similarity`).
         #[arg(long, value_name = "DIR", requires = "submissions")]
         reports: Option<PathBuf>,
+        /// With --reports: the score from which a pair goes into similarity.csv (0 to 1; default
+        /// 0.5).
+        #[arg(long, value_name = "X", value_parser = parse_threshold, requires = "reports")]
+        similarity_threshold: Option<f64>,
+        /// With --reports: compare only these exercises or lessons in similarity.csv (default:
+        /// the graded lessons).
+        #[arg(
+            long,
+            value_name = "NAME,...",
+            value_delimiter = ',',
+            requires = "reports"
+        )]
+        similarity_exercises: Option<Vec<String>>,
+    },
+    /// Pairs of submissions whose code looks alike, MOSS-style (instructors): a CSV
+    /// `a,b,score,exercises`, highest score first.
+    ///
+    /// Every entry of DIR is one student, as for `grade --submissions`. Renaming, reformatting and
+    /// comments do not hide a copy; the handout's code, code shared by more than 30% of the class
+    /// and exercises too short to tell never count. A pair is a lead to read both submissions,
+    /// never a verdict.
+    #[command(
+        after_help = "Example:\n  cargo xtask similarity class/ --threshold 0.6 \
+                            --exercises split_heads,lesson03 --output similarity.csv"
+    )]
+    Similarity {
+        /// The submissions folder: one handout, exercises/ folder, .zip or .tar.gz per student.
+        dir: PathBuf,
+        /// Report pairs scoring at least X (more than 0, at most 1).
+        #[arg(long, value_name = "X", value_parser = parse_threshold, default_value = "0.5")]
+        threshold: f64,
+        /// Compare only these exercises, lessons (all their code) or `<lesson>:other` (the code
+        /// around a lesson's exercises), comma-separated.
+        #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+        exercises: Option<Vec<String>>,
+        /// Write the CSV to FILE (default: standard output).
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Regenerate snapshots from the reference solutions, delete orphans, update checks.sha256
     /// (instructors).
@@ -392,6 +433,16 @@ fn parse_timeout(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
+/// `--threshold X`: a score above 0 and at most 1 (0 would report every pair).
+fn parse_threshold(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= 1.0 => Ok(x),
+        _ => Err(format!(
+            "must be a number above 0 and at most 1, not {text}"
+        )),
+    }
+}
+
 /// A usage error found by clap, in the form of the grader's own errors: one `error:` line (with
 /// what clap lists under it, e.g. the missing arguments) and at most one `  help:` line (clap's
 /// tip, or else the usage).
@@ -520,7 +571,8 @@ fn needs_instructor(command: &Cmd) -> bool {
         | Cmd::NewExercise { .. }
         | Cmd::Dist { .. }
         | Cmd::ClassPage { .. }
-        | Cmd::Secret => true,
+        | Cmd::Secret
+        | Cmd::Similarity { .. } => true,
         Cmd::Autograder { platform } => autograder::needs_instructor(platform),
         _ => false,
     }
@@ -591,6 +643,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             gradebook_format,
             roster,
             reports,
+            similarity_threshold,
+            similarity_exercises,
         } => {
             // Where the results go is checked before any grading: a file in an existing folder, a
             // folder that exists or whose parent does.
@@ -648,6 +702,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 &student,
                 roster,
                 gradebook_format,
+                similarity_threshold,
+                &similarity_exercises,
             );
             let opts = grade::Options {
                 solutions,
@@ -671,11 +727,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             #[cfg(feature = "instructor")]
             if let Some(dir) = submissions {
+                // Checked before grading: a mistyped name must not wait for the whole class.
+                let only = similarity_exercises.or_else(|| opts.lesson.clone().map(|l| vec![l]));
+                let similar = similarity::Options::new(
+                    &course,
+                    similarity_threshold.unwrap_or(similarity::DEFAULT_THRESHOLD),
+                    only.as_deref(),
+                )?;
                 let batch = batch::options(
                     opts,
                     jobs.map(usize::from),
                     (gradebook, reports, roster),
                     gradebook_format.unwrap_or_default(),
+                    similar,
                 );
                 return Ok(exit(batch::run(&root, &course, &dir, &batch)?));
             }
@@ -889,8 +953,31 @@ fn run(cli: Cli) -> Result<ExitCode> {
         | Cmd::NewExercise { .. }
         | Cmd::Dist { .. }
         | Cmd::ClassPage { .. }
-        | Cmd::Secret => {
+        | Cmd::Secret
+        | Cmd::Similarity { .. } => {
             unreachable!("relaunched with the instructor feature")
+        }
+        #[cfg(feature = "instructor")]
+        Cmd::Similarity {
+            dir,
+            threshold,
+            exercises,
+            output,
+        } => {
+            if let Some(path) = &output
+                && (path.is_dir()
+                    || path
+                        .parent()
+                        .is_some_and(|p| !p.as_os_str().is_empty() && !p.is_dir()))
+            {
+                bail!(
+                    "--output {}: its folder does not exist (or it is a folder)",
+                    path.display()
+                );
+            }
+            let opts = similarity::Options::new(&course, threshold, exercises.as_deref())?;
+            similarity::run(&root, &course, &dir, &opts, output.as_deref())?;
+            Ok(ExitCode::SUCCESS)
         }
         Cmd::Manifest => {
             std::fs::write(

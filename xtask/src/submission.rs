@@ -178,7 +178,7 @@ pub const MAX_SOURCES_BYTES: u64 = 32 << 20;
 
 /// Reads the student's source `path` (`name` in the handout), refusing one over
 /// [`MAX_SOURCE_BYTES`] without reading more than that.
-fn read_source(path: &Path, name: &str) -> Result<Vec<u8>> {
+pub fn read_source(path: &Path, name: &str) -> Result<Vec<u8>> {
     use std::io::Read as _;
     if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
         bail!("{name} is not a regular file (a symbolic link?): it is not graded");

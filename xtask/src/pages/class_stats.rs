@@ -146,6 +146,7 @@ mod tests {
             message: String::new(),
             duration_ms: 1,
             hidden: false,
+            variant: None,
             blocked_by: None,
             diagnosis: diagnosis.map(|id| Diagnosis {
                 id: id.into(),

@@ -81,6 +81,7 @@ mod tests {
             message: format!("expected 42 in {name}"),
             duration_ms: 1,
             hidden,
+            variant: None,
             blocked_by: None,
             diagnosis: None,
         }

@@ -319,6 +319,7 @@ fn a_class_is_graded_row_by_row() {
     let all: BTreeSet<String> = std::fs::read_dir(&reports)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "similarity.csv")
         .collect();
     let written: BTreeSet<String> = all
         .iter()
@@ -334,6 +335,34 @@ fn a_class_is_graded_row_by_row() {
         assert_valid_report(&v, name);
         assert_eq!(v["graded"], "submission");
     }
+    // Beside them, the pairs of similar code, on the graded lesson: the two reference solutions,
+    // and each with the hostile copy (the reference with some functions broken); the handed-out
+    // stubs, however many, never pair.
+    let similar = read_csv(&reports.join("similarity.csv"));
+    let pairs: Vec<[&str; 2]> = similar
+        .iter()
+        .map(|r| [r["a"].as_str(), r["b"].as_str()])
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ["full", "nested-zip"],
+            ["full", "hostile"],
+            ["hostile", "nested-zip"]
+        ]
+    );
+    let scores: Vec<f64> = similar
+        .iter()
+        .map(|r| r["score"].parse().unwrap())
+        .collect();
+    assert!(
+        scores[0] == 1.0 && scores[1] == scores[2] && (0.5..1.0).contains(&scores[1]),
+        "{similar:?}"
+    );
+    assert!(
+        similar[0]["exercises"].ends_with(";lesson01:other"),
+        "{similar:?}"
+    );
     let broken: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(reports.join("broken.json")).unwrap())
             .unwrap();

@@ -27,5 +27,6 @@ mod pages_cli;
 mod properties_cli;
 mod roster_cli;
 mod shared_build;
+mod similarity_cli;
 mod student_loop;
 mod variants_cli;

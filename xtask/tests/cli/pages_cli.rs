@@ -170,6 +170,11 @@ fn a_class_run_writes_feedback_pages_and_the_class_page() {
         }
     }
     assert_class_page(&files["index.html"]);
+    let csv = &files["similarity.csv"];
+    assert!(
+        csv.lines().nth(1).unwrap().starts_with("alice,bob,"),
+        "{csv}"
+    );
     assert_student_pages(&files);
     assert_hostile_text_inert(&files);
     assert_written_again(&course, &reports, &files);
@@ -200,7 +205,15 @@ fn assert_class_page(index: &str) {
         index.contains("<tr><td><a href=\"dave.html\">dave</a></td><td>lesson02</td></tr>"),
         "{index}"
     );
-    assert!(index.contains("No pair above the threshold."));
+    // alice and bob hand in the reference solution, bob's with one function changed: a pair, on
+    // the class page as in similarity.csv, each linked to the student's page.
+    let similar = index.split("<h2>Similar submissions</h2>").nth(1).unwrap();
+    assert!(
+        similar.contains(
+            "<tr><td><a href=\"alice.html\">alice</a></td><td><a href=\"bob.html\">bob</a></td>"
+        ),
+        "{similar}"
+    );
     assert_eq!(index.matches("<svg class=\"plot\"").count(), 2, "{index}");
 }
 
@@ -268,7 +281,11 @@ fn assert_hostile_text_inert(files: &BTreeMap<String, String>) {
 /// `class-page` writes the same student pages again from the reports alone, and a class page
 /// linking each of them.
 fn assert_written_again(course: &Scratch, reports: &Path, files: &BTreeMap<String, String>) {
-    for (name, _) in files.iter().filter(|(n, _)| !n.ends_with(".json")) {
+    // The reports and similarity.csv stay; every page goes and is written again from them.
+    for (name, _) in files
+        .iter()
+        .filter(|(n, _)| !n.ends_with(".json") && *n != "similarity.csv")
+    {
         std::fs::remove_file(reports.join(name)).unwrap();
     }
     xtask_in(&course.root, &["class-page", reports.to_str().unwrap()])
@@ -282,6 +299,9 @@ fn assert_written_again(course: &Scratch, reports: &Path, files: &BTreeMap<Strin
     for id in GRADED {
         assert!(again["index.html"].contains(&format!("href=\"{}.html\"", encoded(id))));
     }
+    assert!(again["index.html"].contains(
+        "<tr><td><a href=\"alice.html\">alice</a></td><td><a href=\"bob.html\">bob</a></td>"
+    ));
 }
 
 /// `class-page` on a folder without reports (or no folder) exits 2 and says what to run.
