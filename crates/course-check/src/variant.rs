@@ -1,6 +1,6 @@
 //! Variant checks: inputs drawn per student, never fitted to.
 //!
-//! A variant check (`variant = true` in course.toml, in `solutions/<dir>/tests/hidden/variants.rs`)
+//! A variant check (`variant = true` in course.toml, among the instructors' hidden checks)
 //! draws its shapes and values from the seed the grader gives its exercise at run time
 //! ([`check_protocol::VARIANT_ENV`]), reports the shapes with [`Variant::shapes`] and the outputs
 //! with [`variant_exact_snapshot!`](crate::variant_exact_snapshot) or

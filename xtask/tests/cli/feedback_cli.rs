@@ -334,9 +334,9 @@ fn code_that_keeps_state_between_calls_gets_the_verdicts_it_gets_alone() {
 }
 
 /// A misconception is named only when every check that caught it fails as it did: a fused
-/// product cut at the wrong columns fails two of `fused_qkv`'s checks just as blocks stacked in
-/// the wrong order do, but not the one that tells them apart, so nothing is named for it; the
-/// wrong order itself is named on all three.
+/// product cut at the wrong columns fails some of `fused_qkv`'s checks just as blocks stacked in
+/// the wrong order do, but not the ones that tell them apart, so nothing is named for it; the
+/// wrong order itself is named on all four.
 #[test]
 fn a_mistake_that_only_looks_like_a_misconception_is_not_named() {
     let s = Scratch::new("feedback-lookalike");
@@ -345,7 +345,7 @@ fn a_mistake_that_only_looks_like_a_misconception_is_not_named() {
     let diagnoses = |code: String| {
         s.write(l4, &code);
         let all = checks(&graded(&s, &["fused_qkv"]));
-        assert_eq!(all.len(), 3, "{all:#?}");
+        assert_eq!(all.len(), 4, "{all:#?}");
         all.values()
             .map(|c| {
                 assert_eq!(c["status"], "wrong", "{c:#}");
@@ -358,13 +358,13 @@ fn a_mistake_that_only_looks_like_a_misconception_is_not_named() {
         block,
         "qkv.slice(s![.., .., (i * d).saturating_sub(i)..(i + 1) * d - i])",
     );
-    assert_eq!(diagnoses(cut), ["", "", ""]);
+    assert_eq!(diagnoses(cut), ["", "", "", ""]);
     let swapped = planted(
         "lesson04-multi-head-layer",
         "concatenate![Axis(1), layer.wq, layer.wk, layer.wv]",
         "concatenate![Axis(1), layer.wq, layer.wv, layer.wk]",
     );
-    assert_eq!(diagnoses(swapped), ["fused-qkv-wrong-order"; 3]);
+    assert_eq!(diagnoses(swapped), ["fused-qkv-wrong-order"; 4]);
 }
 
 /// A check's message keeps raw `f64`s (the misconception matcher compares them) and ndarray's

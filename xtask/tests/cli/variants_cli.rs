@@ -188,11 +188,13 @@ fn fitted_submission(mode: Mode) {
         !text.contains("LEAKED") && !text.contains(SECRET),
         "{report:#}"
     );
-    // Every visible check passes: the secret was not readable and the fitted shapes are right.
+    // Every fixed visible check passes: the secret was not readable and the fitted shapes are
+    // right (the property checks, on random shapes, are the other defence against fitting).
     for (check, (status, message)) in &all {
-        let visible =
-            !check.ends_with("_variant") && check != "split_heads_three_heads_of_a_new_shape";
-        if visible {
+        let fixed = !check.ends_with("_variant")
+            && !check.ends_with("_property")
+            && check != "split_heads_three_heads_of_a_new_shape";
+        if fixed {
             assert_eq!(status, "passed", "{check}: {message}");
         }
     }
@@ -206,6 +208,9 @@ fn fitted_submission(mode: Mode) {
         assert_eq!(all[check].0, "passed", "{check}: {}", all[check].1);
     }
     let (status, message) = &all["split_heads_variant"];
+    assert_eq!(status, "wrong", "{message}");
+    // Its property check, on random shapes, catches it too, without any secret.
+    let (status, message) = &all["split_heads_property"];
     assert_eq!(status, "wrong", "{message}");
     let shapes = variants(&report)["split_heads_variant"]["shapes"].clone();
     assert!(shapes.as_str().unwrap().starts_with("B="), "{shapes}");
