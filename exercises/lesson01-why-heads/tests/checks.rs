@@ -412,3 +412,149 @@ fn head_output_property() {
         },
     );
 }
+
+/// The first column of a row's largest value: the tie rule `top_focus` and `disagreements` promise.
+fn first_argmax(row: ndarray::ArrayView1<f64>) -> usize {
+    (0..row.len()).fold(0, |best, j| if row[j] > row[best] { j } else { best })
+}
+
+/// `w` on one line, row by row, for a property's failure message.
+fn one_line(w: &Array2<f64>) -> String {
+    let rows: Vec<String> = w.rows().into_iter().map(|row| row.to_string()).collect();
+    format!("[{}]", rows.join(", "))
+}
+
+/// Random values rounded to -2..=2: few levels, so rows often tie for their maximum (`+ 0.0`
+/// turns -0 into 0 for the failure messages).
+fn tied_weights(case: &property::Case, shape: (usize, usize)) -> Array2<f64> {
+    case.array(shape).mapv(|v| v.round() + 0.0)
+}
+
+/// The largest `|a - b|`, element by element in logical order (0 for empty arrays).
+fn largest_abs_diff<D: ndarray::Dimension>(
+    a: ndarray::ArrayView<f64, D>,
+    b: ndarray::ArrayView<f64, D>,
+) -> f64 {
+    a.iter()
+        .zip(b.iter())
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn max_abs_diff_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "max_abs_diff == the largest |a - b| in 1, 2 and 3 dimensions and for a transposed view, \
+         and arrays of different shapes are refused",
+        &[("B", 3), ("R", 5), ("C", 5)],
+        |case| {
+            let (b, r, c) = (case["B"], case["R"], case["C"]);
+            let same = |what: &str, expected: f64, got: f64| {
+                if expected == got {
+                    Ok(())
+                } else {
+                    Err(format!("{what}: expected {expected}, got {got}"))
+                }
+            };
+            let (a1, b1) = (case.array(c), case.array(c));
+            let got = max_abs_diff(a1.view(), b1.view()).map_err(case.error())?;
+            same("1-D", largest_abs_diff(a1.view(), b1.view()), got)?;
+            let (a3, b3) = (case.array((b, r, c)), case.array((b, r, c)));
+            let got = max_abs_diff(a3.view(), b3.view()).map_err(case.error())?;
+            same("3-D", largest_abs_diff(a3.view(), b3.view()), got)?;
+            let (a2, bt) = (case.array((r, c)), case.array((c, r)));
+            let got = max_abs_diff(a2.view(), bt.t()).map_err(case.error())?;
+            same(
+                "2-D against a transposed view",
+                largest_abs_diff(a2.view(), bt.t()),
+                got,
+            )?;
+            let wider = case.array((r, c + 1));
+            if max_abs_diff(a2.view(), wider.view()).is_ok() {
+                return Err(format!(
+                    "shapes ({r}, {c}) and ({r}, {}) were accepted",
+                    c + 1
+                ));
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn top_focus_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "top_focus[t] == the word of row t's first largest weight, and a word list of another \
+         length than S is refused",
+        &[("T", 5), ("S", 6)],
+        |case| {
+            let (t, s_len) = (case["T"], case["S"]);
+            let w = tied_weights(case, (t, s_len));
+            let names: Vec<String> = (0..=s_len).map(|j| format!("w{j}")).collect();
+            let words: Vec<&str> = names.iter().map(String::as_str).collect();
+            let got = top_focus(w.view(), &words[..s_len]).map_err(case.error())?;
+            let expected: Vec<&str> = w
+                .rows()
+                .into_iter()
+                .map(|row| words[first_argmax(row)])
+                .collect();
+            if got != expected {
+                return Err(format!(
+                    "weights {}: expected {expected:?}, got {got:?}",
+                    one_line(&w)
+                ));
+            }
+            if top_focus(w.view(), &words).is_ok() {
+                return Err(format!(
+                    "{} words for S = {s_len} columns were accepted",
+                    s_len + 1
+                ));
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn disagreements_property() {
+    let _proof = course_check::proof();
+    property::check(
+        "disagreements == the number of rows whose first largest weights sit in different \
+         columns, and matrices of different shapes are refused",
+        &[("T", 6), ("S", 5)],
+        |case| {
+            let (t, s_len) = (case["T"], case["S"]);
+            let a = tied_weights(case, (t, s_len));
+            // Some rows of b copy a's, so both agreeing and disagreeing rows come up.
+            let (fresh, keep) = (tied_weights(case, (t, s_len)), case.array(t));
+            let b = Array2::from_shape_fn((t, s_len), |(i, j)| {
+                if keep[i] < 0.0 {
+                    a[[i, j]]
+                } else {
+                    fresh[[i, j]]
+                }
+            });
+            let expected = (0..t)
+                .filter(|&i| first_argmax(a.row(i)) != first_argmax(b.row(i)))
+                .count();
+            let got = disagreements(a.view(), b.view()).map_err(case.error())?;
+            if got != expected {
+                return Err(format!(
+                    "a = {}, b = {}: expected {expected}, got {got}",
+                    one_line(&a),
+                    one_line(&b)
+                ));
+            }
+            let taller = tied_weights(case, (t + 1, s_len));
+            if disagreements(a.view(), taller.view()).is_ok() {
+                return Err(format!(
+                    "shapes ({t}, {s_len}) and ({}, {s_len}) were accepted",
+                    t + 1
+                ));
+            }
+            Ok(())
+        },
+    );
+}
