@@ -6,27 +6,14 @@
 //! check ran alone, raw floats are shortened in the table.
 
 use crate::support::{
-    Scratch, assert_isolated_grading_agrees, course_root, json_of, statuses, xtask_in,
+    Scratch, assert_isolated_grading_agrees, checks, course_root, json_of, planted, statuses,
+    xtask_in,
 };
 
 use predicates::prelude::*;
 
 const L1: &str = "exercises/lesson01-why-heads/src/exercises.rs";
 const L2: &str = "exercises/lesson02-split-heads/src/exercises.rs";
-
-/// The reference solution of a lesson with `from` replaced by `to` (which must occur).
-fn planted(lesson_dir: &str, from: &str, to: &str) -> String {
-    let path = course_root()
-        .join("solutions")
-        .join(lesson_dir)
-        .join("src/exercises.rs");
-    let text = std::fs::read_to_string(path).unwrap();
-    assert!(
-        text.contains(from),
-        "the reference solution changed: {from}"
-    );
-    text.replacen(from, to, 1)
-}
 
 /// `split_heads` reshaped straight to `(B, h, T, hs)`: the classic missing transpose.
 fn split_without_transpose() -> String {
@@ -43,19 +30,6 @@ fn graded(s: &Scratch, args: &[&str]) -> serde_json::Value {
     all.extend_from_slice(args);
     all.extend_from_slice(&["--format", "json"]);
     json_of(s.xtask(&all).assert().code(1).get_output())
-}
-
-/// Every check of a JSON report by name.
-fn checks(report: &serde_json::Value) -> std::collections::BTreeMap<String, serde_json::Value> {
-    let mut out = std::collections::BTreeMap::new();
-    for l in report["lessons"].as_array().unwrap() {
-        for e in l["exercises"].as_array().unwrap() {
-            for c in e["checks"].as_array().unwrap() {
-                out.insert(c["name"].as_str().unwrap().to_owned(), c.clone());
-            }
-        }
-    }
-    out
 }
 
 #[test]

@@ -2,39 +2,11 @@
 //! (`grade --solutions --plant ID`), is named on a check that catches it, fails every check
 //! course.toml lists for it, and loses points; nothing is named where nothing is wrong.
 
-use crate::support::{Scratch, course_root, json_of, xtask_in};
+use crate::support::{Scratch, checks, course_root, json_of, planted, xtask_in};
 
 const L3: &str = "exercises/lesson03-parallel-attention/src/exercises.rs";
 const L5: &str = "exercises/lesson05-heads-with-jobs/src/exercises.rs";
 const L6: &str = "exercises/lesson06-grouped-query/src/exercises.rs";
-
-/// The reference solution of a lesson with `from` replaced by `to` (which must occur once).
-fn planted(lesson_dir: &str, from: &str, to: &str) -> String {
-    let path = course_root()
-        .join("solutions")
-        .join(lesson_dir)
-        .join("src/exercises.rs");
-    let text = std::fs::read_to_string(path).unwrap();
-    assert_eq!(
-        text.matches(from).count(),
-        1,
-        "the reference solution changed: {from}"
-    );
-    text.replacen(from, to, 1)
-}
-
-/// Every check of a JSON report by name.
-fn checks(report: &serde_json::Value) -> std::collections::BTreeMap<String, serde_json::Value> {
-    let mut out = std::collections::BTreeMap::new();
-    for l in report["lessons"].as_array().unwrap() {
-        for e in l["exercises"].as_array().unwrap() {
-            for c in e["checks"].as_array().unwrap() {
-                out.insert(c["name"].as_str().unwrap().to_owned(), c.clone());
-            }
-        }
-    }
-    out
-}
 
 #[derive(serde::Deserialize)]
 struct Course {

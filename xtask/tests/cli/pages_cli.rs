@@ -4,7 +4,7 @@
 //! escaped (HTML) and fenced (Markdown), and a real browser (headless Chromium) shows the pages
 //! with no console message, every student, the planted misconception and drawn plots.
 
-use crate::support::{OutDir, Scratch, copy_dir, course_root, temp_root, which, xtask_in};
+use crate::support::{OutDir, Scratch, copy_dir, course_root, planted, temp_root, which, xtask_in};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,20 +39,6 @@ fn escaped(text: &str) -> String {
         .replace('\'', "&#39;")
 }
 
-/// Lesson 2's reference solution with `from` replaced by `to` (which must occur).
-fn solution_with(from: &str, to: &str) -> String {
-    let path = course_root()
-        .join("solutions")
-        .join(L2)
-        .join("src/exercises.rs");
-    let text = std::fs::read_to_string(path).unwrap();
-    assert!(
-        text.contains(from),
-        "the reference solution changed: {from}"
-    );
-    text.replacen(from, to, 1)
-}
-
 /// The class: alice solves lesson 2, bob splits without the transpose (a named misconception),
 /// dave's lesson does not compile, the hostile student panics with HTML, and a corrupt archive
 /// cannot be graded.
@@ -70,10 +56,15 @@ fn plant_class(course: &Scratch, class: &Path, pristine: &Path) {
     for id in ["alice", "bob", "dave", EVE] {
         copy_dir(pristine, &class.join(id));
     }
-    std::fs::write(file("alice"), solution_with("", "")).unwrap();
+    let reference = course_root()
+        .join("solutions")
+        .join(L2)
+        .join("src/exercises.rs");
+    std::fs::copy(reference, file("alice")).unwrap();
     std::fs::write(
         file("bob"),
-        solution_with(
+        planted(
+            L2,
             ".into_shape_with_order((b, t, h, hs))\n        .expect(\"a standard-layout array reshapes\")\n        .permuted_axes([0, 2, 1, 3]);",
             ".into_shape_with_order((b, h, t, hs))\n        .expect(\"a standard-layout array reshapes\");",
         ),

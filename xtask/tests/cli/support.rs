@@ -453,3 +453,33 @@ pub fn assert_isolated_grading_agrees(s: &Scratch, args: &[&str], grouped: &serd
     }
     assert_eq!(grouped.len(), isolated.len());
 }
+
+/// The reference solution of a lesson (`lesson_dir`, e.g. `lesson02-split-heads`) with `from`
+/// replaced by `to`: a planted mistake. `from` must occur exactly once, so a change to the
+/// reference cannot silently plant nothing or the wrong thing.
+pub fn planted(lesson_dir: &str, from: &str, to: &str) -> String {
+    let path = course_root()
+        .join("solutions")
+        .join(lesson_dir)
+        .join("src/exercises.rs");
+    let text = std::fs::read_to_string(path).unwrap();
+    assert_eq!(
+        text.matches(from).count(),
+        1,
+        "the reference solution changed: {from}"
+    );
+    text.replacen(from, to, 1)
+}
+
+/// Every check of a JSON report, by name.
+pub fn checks(report: &serde_json::Value) -> BTreeMap<String, serde_json::Value> {
+    let mut out = BTreeMap::new();
+    for l in report["lessons"].as_array().unwrap() {
+        for e in l["exercises"].as_array().unwrap() {
+            for c in e["checks"].as_array().unwrap() {
+                out.insert(c["name"].as_str().unwrap().to_owned(), c.clone());
+            }
+        }
+    }
+    out
+}
