@@ -137,7 +137,7 @@ enum GradebookFormat {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Grade the exercises (or the reference solutions): every check runs in its own process.
+    /// Grade the exercises (or the reference solutions), check by check, each judged by the grader.
     ///
     /// Exits 0 only at full marks. Grading never writes or accepts snapshots. A mistyped lesson or
     /// exercise name is refused (exit status 2) with the closest name: `did you mean ...?`.
@@ -251,31 +251,6 @@ enum Cmd {
             requires = "reports"
         )]
         similarity_exercises: Option<Vec<String>>,
-    },
-    /// Pairs of submissions whose code looks alike, MOSS-style (instructors): a CSV
-    /// `a,b,score,exercises`, highest score first.
-    ///
-    /// Every entry of DIR is one student, as for `grade --submissions`. Renaming, reformatting and
-    /// comments do not hide a copy; the handout's code, code shared by more than 30% of the class
-    /// and exercises too short to tell never count. A pair is a lead to read both submissions,
-    /// never a verdict.
-    #[command(
-        after_help = "Example:\n  cargo xtask similarity class/ --threshold 0.6 \
-                            --exercises split_heads,lesson03 --output similarity.csv"
-    )]
-    Similarity {
-        /// The submissions folder: one handout, exercises/ folder, .zip or .tar.gz per student.
-        dir: PathBuf,
-        /// Report pairs scoring at least X (more than 0, at most 1).
-        #[arg(long, value_name = "X", value_parser = parse_threshold, default_value = "0.5")]
-        threshold: f64,
-        /// Compare only these exercises, lessons (all their code) or `<lesson>:other` (the code
-        /// around a lesson's exercises), comma-separated.
-        #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
-        exercises: Option<Vec<String>>,
-        /// Write the CSV to FILE (default: standard output).
-        #[arg(long, value_name = "FILE")]
-        output: Option<PathBuf>,
     },
     /// Regenerate snapshots from the reference solutions, delete orphans, update checks.sha256
     /// (instructors).
@@ -391,6 +366,31 @@ enum Cmd {
     },
     /// Rewrite checks.sha256 from the current checks and snapshots (instructors).
     Manifest,
+    /// Pairs of submissions whose code looks alike, MOSS-style (instructors): a CSV
+    /// `a,b,score,exercises`, highest score first.
+    ///
+    /// Every entry of DIR is one student, as for `grade --submissions`. Renaming, reformatting and
+    /// comments do not hide a copy; the handout's code, code shared by more than 30% of the class
+    /// and exercises too short to tell never count. A pair is a lead to read both submissions,
+    /// never a verdict.
+    #[command(
+        after_help = "Example:\n  cargo xtask similarity class/ --threshold 0.6 \
+                            --exercises split_heads,lesson03 --output similarity.csv"
+    )]
+    Similarity {
+        /// The submissions folder: one handout, exercises/ folder, .zip or .tar.gz per student.
+        dir: PathBuf,
+        /// Report pairs scoring at least X (more than 0, at most 1).
+        #[arg(long, value_name = "X", value_parser = parse_threshold, default_value = "0.5")]
+        threshold: f64,
+        /// Compare only these exercises, lessons (all their code) or `<lesson>:other` (the code
+        /// around a lesson's exercises), comma-separated.
+        #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+        exercises: Option<Vec<String>>,
+        /// Write the CSV to FILE (default: standard output).
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// Write the feedback pages again from the JSON reports in RDIR, without grading
     /// (instructors): `<id>.html` and `<id>.md` per student, and the class page `index.html`.
     ///
