@@ -382,8 +382,9 @@ const MEASURE: &str = "<script>document.body.insertAdjacentHTML('beforeend', '<p
 fn browse_pages(reports: &Path, page: &str, students: &[&str]) {
     let Some(chromium) = chromium() else {
         eprintln!("\n!!!!!! SKIPPED: chromium not found (apt-get install chromium) !!!!!!\n");
+        // `.ci/run` sets COURSE_NO_BROWSER when it tried to install chromium and could not.
         assert!(
-            std::env::var_os("CI").is_none(),
+            std::env::var_os("CI").is_none() || std::env::var_os("COURSE_NO_BROWSER").is_some(),
             "CI must run the browser test: install chromium"
         );
         return;
