@@ -654,17 +654,8 @@ pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Res
             opts.similarity.threshold,
             path.display()
         );
-        let similar: Vec<crate::pages::SimilarPair> = pairs
-            .into_iter()
-            .map(|p| crate::pages::SimilarPair {
-                a: p.a,
-                b: p.b,
-                score: p.score,
-                exercises: p.exercises,
-            })
-            .collect();
         let rows: Vec<crate::pages::ClassRow> = batch.rows.iter().map(class_row).collect();
-        let pages = crate::pages::write(reports, &rows, &similar)?;
+        let pages = crate::pages::write(reports, &rows, &pairs)?;
         println!(
             "feedback pages written: {pages} student(s) (<id>.html, <id>.md) and the class page {}",
             reports.join(crate::pages::CLASS_PAGE).display()

@@ -43,18 +43,8 @@ pub enum Standing {
     Missing,
 }
 
-/// Two submissions found alike (the similarity check's finding).
-#[derive(Debug, Clone, PartialEq)]
-pub struct SimilarPair {
-    /// One student's id.
-    pub a: String,
-    /// The other's.
-    pub b: String,
-    /// How alike, 0 to 1.
-    pub score: f64,
-    /// The exercises found alike.
-    pub exercises: Vec<String>,
-}
+/// Two submissions found alike: the similarity pass's finding.
+pub use crate::similarity::Pair as SimilarPair;
 
 /// The file stem of `id`'s pages (`<stem>.html`, `<stem>.md`); none for the id `index`, whose
 /// page would be the class page.
@@ -146,45 +136,11 @@ pub fn run(dir: &Path) -> Result<()> {
             dir.display()
         );
     }
-    let written = write(dir, &rows, &similar_pairs(dir)?)?;
+    let written = write(dir, &rows, &crate::similarity::read_csv(dir)?)?;
     println!(
         "wrote {written} student page(s) (.html, .md) and {} in {}",
         CLASS_PAGE,
         dir.display()
     );
     Ok(())
-}
-
-/// The pairs in `dir/similarity.csv`, which the class run wrote beside the reports (none when it
-/// is absent).
-fn similar_pairs(dir: &Path) -> Result<Vec<SimilarPair>> {
-    let path = dir.join("similarity.csv");
-    if !path.is_file() {
-        return Ok(Vec::new());
-    }
-    let mut reader =
-        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut pairs = Vec::new();
-    for record in reader.records() {
-        let record =
-            record.with_context(|| format!("{} is not a similarity CSV", path.display()))?;
-        let (Some(a), Some(b), Some(score), Some(exercises)) =
-            (record.get(0), record.get(1), record.get(2), record.get(3))
-        else {
-            bail!("{}: every row needs a,b,score,exercises", path.display());
-        };
-        pairs.push(SimilarPair {
-            a: a.to_owned(),
-            b: b.to_owned(),
-            score: score
-                .parse()
-                .with_context(|| format!("{}: score `{score}`", path.display()))?,
-            exercises: exercises
-                .split(';')
-                .filter(|e| !e.is_empty())
-                .map(str::to_owned)
-                .collect(),
-        });
-    }
-    Ok(pairs)
 }

@@ -14,7 +14,7 @@ mod winnow;
 
 use crate::course::Course;
 use crate::suggest::{Kind, unknown};
-use anyhow::{Result, anyhow};
+use anyhow::{Context as _, Result, anyhow, bail};
 use std::path::Path;
 
 /// Two submissions that look alike.
@@ -115,6 +115,40 @@ pub fn csv(pairs: &[Pair]) -> Result<String> {
         ])?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// The pairs a class run wrote beside its reports (`dir/similarity.csv`, as [`csv`] writes it),
+/// for the class page written again from the reports; none when the file is absent.
+pub fn read_csv(dir: &Path) -> Result<Vec<Pair>> {
+    let path = dir.join("similarity.csv");
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    let mut reader =
+        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut pairs = Vec::new();
+    for record in reader.records() {
+        let record =
+            record.with_context(|| format!("{} is not a similarity CSV", path.display()))?;
+        let (Some(a), Some(b), Some(score), Some(exercises)) =
+            (record.get(0), record.get(1), record.get(2), record.get(3))
+        else {
+            bail!("{}: every row needs a,b,score,exercises", path.display());
+        };
+        pairs.push(Pair {
+            a: a.to_owned(),
+            b: b.to_owned(),
+            score: score
+                .parse()
+                .with_context(|| format!("{}: score `{score}`", path.display()))?,
+            exercises: exercises
+                .split(';')
+                .filter(|e| !e.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        });
+    }
+    Ok(pairs)
 }
 
 /// `cargo xtask similarity DIR`: the pairs' CSV to `output` (else standard output), and a line
