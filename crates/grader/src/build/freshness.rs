@@ -1,0 +1,525 @@
+//! Skips `cargo build` (and listing the checks) in local grading when nothing it reads changed.
+//!
+//! Cargo's own no-op build is a large part of a warm grade. Before building, the
+//! grader hashes the contents of every file a lesson build reads (the workspace manifests and
+//! lockfile, the toolchain file, `.cargo/`, and everything under `crates/`, `exercises/` and
+//! `solutions/` except `target` folders; cargo's configuration in the folders above the course
+//! and in `$CARGO_HOME`, and a toolchain file above it), together with the build's arguments and
+//! the environment that changes cargo's output. After a build, it keeps that hash (when every
+//! lesson compiled) with the check executables (their sizes and modification times right after
+//! the build, under the build lock) and their test lists, and the test lists of the files each
+//! executable was in the last builds, in `<target>/xtask/fresh-<course>-<key>.json` (the course
+//! hash of [`crate::course::layout::course_hash`], then a hash of the course's path and the build's
+//! arguments; a course copy that is gone loses its records with its checks' links, see
+//! `build.rs`). The next grade with the same hash and untouched executables
+//! reuses them without running cargo. Any other outcome runs cargo as usual. Submissions never
+//! use this: their builds are decided by content in the sandbox (see [`crate::build`]).
+
+use crate::build::{BuildOutput, Built, CheckBinary};
+use crate::course::Lesson;
+use crate::course::manifest::hex;
+use hmac_sha256::Hash as Sha256;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+/// The inputs of one build, hashed, and where their record is kept.
+#[derive(Debug)]
+pub struct Stamp {
+    file: PathBuf,
+    inputs: String,
+}
+
+/// A kept build: the check executables and their tests.
+#[derive(Debug, Serialize, Deserialize)]
+struct Record {
+    inputs: String,
+    /// Per lesson id: `(executable, hidden)`.
+    lessons: BTreeMap<String, Vec<(PathBuf, bool)>>,
+    warnings: BTreeMap<String, Vec<String>>,
+    /// Per executable: its size, its modification time (ns) and its test names.
+    executables: BTreeMap<PathBuf, Listing>,
+    /// Per executable: the files it was before, most recent first (at most
+    /// [`EARLIER_LISTINGS`]), with their tests. An edit undone takes back a kept build (see
+    /// `kept_builds`), whose executables are the files listed two grades ago.
+    #[serde(default)]
+    earlier: BTreeMap<PathBuf, Vec<Listing>>,
+}
+
+/// An executable's size and modification time (ns) when it was listed, and its test names.
+type Listing = (u64, u128, Vec<String>);
+
+/// How many earlier files of each executable a record remembers the tests of: as many as the
+/// other builds kept of each lesson.
+const EARLIER_LISTINGS: usize = crate::build::kept_builds::KEEP - 1;
+
+/// What a fresh build gives back: the build's output and each executable's tests.
+pub type Fresh = (BuildOutput, HashMap<PathBuf, Vec<String>>);
+
+/// What the kept record says of a build.
+pub enum Recorded {
+    /// Its inputs are these and its executables untouched: the kept build, nothing to build.
+    Fresh(Fresh),
+    /// Something changed (or nothing is kept): build, then take the tests that are still known
+    /// ([`Listed::unchanged`]).
+    Stale(Listed),
+}
+
+/// The kept record's executables with their tests: per executable, the files it was (the last
+/// one first), each with its size and modification time when listed.
+#[derive(Debug, Default)]
+pub struct Listed(BTreeMap<PathBuf, Vec<Listing>>);
+
+impl Listed {
+    /// The executables and earlier files of `record`.
+    fn of(record: Record) -> Self {
+        let mut listed: BTreeMap<PathBuf, Vec<Listing>> = BTreeMap::new();
+        for (exe, listing) in record.executables {
+            listed.entry(exe).or_default().push(listing);
+        }
+        for (exe, earlier) in record.earlier {
+            listed.entry(exe).or_default().extend(earlier);
+        }
+        Self(listed)
+    }
+
+    /// The tests of each executable that is one of the files they were listed from. Called after
+    /// the build, so that a build that rebuilt some lessons lists only theirs again: an executable
+    /// rebuilt, or replaced by a link to another build under the same name, has another
+    /// modification time, unless that build is one listed before (an edit undone).
+    pub fn unchanged(self) -> HashMap<PathBuf, Vec<String>> {
+        self.0
+            .into_iter()
+            .filter_map(|(exe, listings)| {
+                let now = identity(&exe)?;
+                let (_, _, names) = listings
+                    .into_iter()
+                    .find(|(len, mtime, _)| (*len, *mtime) == now)?;
+                Some((exe, names))
+            })
+            .collect()
+    }
+}
+
+/// A file's size and modification time (ns).
+pub fn identity(path: &Path) -> Option<(u64, u128)> {
+    let meta = std::fs::metadata(path).ok()?;
+    let mtime = meta.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
+    Some((meta.len(), mtime.as_nanos()))
+}
+
+/// The environment that changes what cargo builds, or where, sorted.
+fn build_env() -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = std::env::vars()
+        .filter(|(k, _)| {
+            k == "CARGO"
+                || k == "CARGO_TARGET_DIR"
+                || k == "RUSTUP_TOOLCHAIN"
+                || k.starts_with("CARGO_PROFILE_")
+                || k.starts_with("CARGO_BUILD_")
+                || k.starts_with("RUSTC")
+                || k == "CARGO_ENCODED_RUSTFLAGS"
+        })
+        .collect();
+    env.sort();
+    env
+}
+
+/// The files that choose rustup's toolchain, in a course or a folder above it.
+/// The grader's library crate, which no lesson depends on.
+const GRADER_CRATE: &str = "crates/grader";
+
+const TOOLCHAIN_FILES: [&str; 2] = ["rust-toolchain.toml", "rust-toolchain"];
+
+/// Adds to `hasher` what every build of the course at `root` reads besides the lessons' crates:
+/// the environment of [`build_env`], the workspace's manifest and lockfile, the toolchain file,
+/// `.cargo/`, everything under `crates/` but the grader's crate, and the configuration cargo and rustup read outside the
+/// course (see [`hash_outside_config`]).
+pub fn hash_workspace(root: &Path, hasher: &mut Sha256) {
+    hasher.update(format!("{:?}", build_env()).as_bytes());
+    for file in ["Cargo.toml", "Cargo.lock"].iter().chain(&TOOLCHAIN_FILES) {
+        hash_file(root, &root.join(file), hasher);
+    }
+    hash_tree(root, &root.join(".cargo"), hasher);
+    hash_tree(root, &root.join("crates"), hasher);
+    hash_outside_config(root, hasher);
+}
+
+/// Adds the files outside the course at `root` that change what cargo builds: the
+/// `.cargo/config.toml` (or `.cargo/config`) of every folder above it and of `$CARGO_HOME`
+/// (profiles, `rustflags`), and a toolchain file above it (rustup's choice of compiler). Each
+/// under its absolute path; the files that do not exist add nothing.
+fn hash_outside_config(root: &Path, hasher: &mut Sha256) {
+    let absolute = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    for dir in absolute.ancestors().skip(1) {
+        let config = [".cargo/config.toml", ".cargo/config"];
+        for file in config.iter().chain(&TOOLCHAIN_FILES) {
+            hash_file(root, &dir.join(file), hasher);
+        }
+    }
+    let (cargo_home, _) = crate::build::toolchain_homes();
+    for file in ["config.toml", "config"] {
+        hash_file(root, &cargo_home.join(file), hasher);
+    }
+}
+
+/// Adds every file under `dir` (not following symbolic links, skipping `target` and dot folders)
+/// to `hasher`, in a stable order.
+fn hash_tree(root: &Path, dir: &Path, hasher: &mut Sha256) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        let name = entry.file_name();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        if kind.is_dir() {
+            // The grader's own crate: no lesson builds it (and its sources would be hashed on
+            // every grade for nothing).
+            let grader = path == root.join(GRADER_CRATE);
+            if name != "target" && !name.to_string_lossy().starts_with('.') && !grader {
+                hash_tree(root, &path, hasher);
+            }
+        } else if kind.is_file() {
+            hash_file(root, &path, hasher);
+        }
+    }
+}
+
+/// Adds one file to `hasher`: its path relative to `root`, its length and its bytes (nothing when
+/// it cannot be read).
+pub fn hash_file(root: &Path, path: &Path, hasher: &mut Sha256) {
+    if let Ok(bytes) = std::fs::read(path) {
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        hasher.update(rel.to_string_lossy().as_bytes());
+        hasher.update([0]);
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(&bytes);
+    }
+}
+
+impl Stamp {
+    /// Hashes the inputs of building `lessons` (`solutions` or exercises) into `target_dir`, and
+    /// names the record's file.
+    pub fn new(
+        root: &Path,
+        lessons: &[&Lesson],
+        solutions: bool,
+        target_dir: Option<&Path>,
+    ) -> Self {
+        let mut key = Sha256::new();
+        key.update(root.to_string_lossy().as_bytes());
+        key.update(format!("{target_dir:?} {solutions}").as_bytes());
+        for lesson in lessons {
+            key.update(lesson.id.as_bytes());
+            key.update([0]);
+        }
+        let key = hex(&key.finalize()[..8]);
+        let mut inputs = Sha256::new();
+        inputs.update(crate::build::DECISIONS.to_le_bytes());
+        hash_workspace(root, &mut inputs);
+        for dir in ["exercises", "solutions"] {
+            hash_tree(root, &root.join(dir), &mut inputs);
+        }
+        // Kept in the folder cargo builds in, never in the course tree.
+        let target = crate::course::layout::target_dir(root, target_dir);
+        Stamp {
+            file: target.join("xtask").join(format!(
+                "fresh-{}-{key}.json",
+                crate::course::layout::course_hash(root)
+            )),
+            inputs: hex(&inputs.finalize()),
+        }
+    }
+
+    /// What the kept record says of a build with these inputs.
+    pub fn load(&self) -> Recorded {
+        let Some(record) = self.read() else {
+            return Recorded::Stale(Listed::default());
+        };
+        let untouched = record
+            .executables
+            .iter()
+            .all(|(exe, (len, mtime, _))| identity(exe) == Some((*len, *mtime)));
+        if record.inputs != self.inputs || !untouched {
+            return Recorded::Stale(Listed::of(record));
+        }
+        // Every executable is as recorded (just checked): its identity is the recorded one.
+        let lessons = record
+            .lessons
+            .into_iter()
+            .map(|(id, bins)| {
+                let bins = bins
+                    .into_iter()
+                    .map(|(exe, hidden)| CheckBinary {
+                        identity: record
+                            .executables
+                            .get(&exe)
+                            .map(|(len, mtime, _)| (*len, *mtime)),
+                        exe,
+                        hidden,
+                    })
+                    .collect();
+                (id, Built::Ok(bins))
+            })
+            .collect();
+        let tests = record
+            .executables
+            .into_iter()
+            .map(|(exe, (_, _, names))| (exe, names))
+            .collect();
+        let output = BuildOutput {
+            lessons,
+            warnings: record.warnings.into_iter().collect(),
+            private: None,
+        };
+        Recorded::Fresh((output, tests))
+    }
+
+    /// The kept record, if any.
+    fn read(&self) -> Option<Record> {
+        let text = std::fs::read_to_string(&self.file).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Keeps a build with each executable's tests, to be reused when every lesson compiled; a
+    /// build in which one did not is kept as never fresh, for the tests of the executables it
+    /// still knows. Each executable's earlier files (from the record this one replaces) are
+    /// remembered with their tests. Any failure to write just leaves no record.
+    pub fn keep(&self, output: &BuildOutput, tests: &HashMap<PathBuf, Vec<String>>) {
+        let before = self.read().map(Listed::of).unwrap_or_default();
+        let mut record = Record {
+            inputs: self.inputs.clone(),
+            lessons: BTreeMap::new(),
+            warnings: output
+                .warnings
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            executables: BTreeMap::new(),
+            earlier: BTreeMap::new(),
+        };
+        for (id, built) in &output.lessons {
+            let Built::Ok(bins) = built else {
+                // Never fresh (no digest is empty).
+                record.inputs.clear();
+                continue;
+            };
+            for bin in bins {
+                // The identity taken under the build lock: a build of another copy of the course
+                // into the same folder since then changes it, and the record is not reused.
+                let (Some(id), Some(names)) = (bin.identity, tests.get(&bin.exe)) else {
+                    record.inputs.clear();
+                    continue;
+                };
+                record
+                    .executables
+                    .insert(bin.exe.clone(), (id.0, id.1, names.clone()));
+            }
+            record.lessons.insert(
+                id.clone(),
+                bins.iter().map(|b| (b.exe.clone(), b.hidden)).collect(),
+            );
+        }
+        // What each executable was before: the files of the record before this one, other than
+        // the one it is now (a lesson that failed to compile keeps all of them); an executable
+        // that is gone is forgotten.
+        for (exe, listings) in before.0 {
+            if identity(&exe).is_none() {
+                continue;
+            }
+            let now = record
+                .executables
+                .get(&exe)
+                .map(|(len, mtime, _)| (*len, *mtime));
+            let earlier: Vec<Listing> = listings
+                .into_iter()
+                .filter(|(len, mtime, _)| Some((*len, *mtime)) != now)
+                .take(EARLIER_LISTINGS)
+                .collect();
+            if !earlier.is_empty() {
+                record.earlier.insert(exe, earlier);
+            }
+        }
+        if let Some(dir) = self.file.parent()
+            && std::fs::create_dir_all(dir).is_ok()
+            && let Ok(text) = serde_json::to_string(&record)
+        {
+            let _ = std::fs::write(&self.file, text);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cargo_configuration_above_the_course_is_an_input() {
+        let outer = tempfile::tempdir().unwrap();
+        let root = outer.path().join("course");
+        std::fs::create_dir_all(root.join("crates")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[workspace]").unwrap();
+        let inputs = || {
+            let mut hasher = Sha256::new();
+            hash_workspace(&root, &mut hasher);
+            hex(&hasher.finalize())
+        };
+        let before = inputs();
+        assert_eq!(inputs(), before);
+        std::fs::create_dir_all(outer.path().join(".cargo")).unwrap();
+        let config = outer.path().join(".cargo/config.toml");
+        std::fs::write(&config, "[profile.dev]\noverflow-checks = false\n").unwrap();
+        let configured = inputs();
+        assert_ne!(configured, before);
+        std::fs::write(&config, "[profile.dev]\noverflow-checks = true\n").unwrap();
+        assert_ne!(inputs(), configured);
+        std::fs::remove_file(&config).unwrap();
+        std::fs::write(outer.path().join("rust-toolchain.toml"), "[toolchain]").unwrap();
+        assert_ne!(inputs(), before);
+    }
+
+    /// A course of one lesson (`lesson01`, in `exercises/l`) at `root`, with one source file.
+    fn one_lesson_course(root: &Path) -> crate::course::Course {
+        std::fs::create_dir_all(root.join("exercises/l/src")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[workspace]").unwrap();
+        std::fs::write(root.join("exercises/l/src/lib.rs"), "pub fn f() {}").unwrap();
+        toml::from_str(
+            "[course]\ntitle = \"t\"\n[[lessons]]\nid = \"lesson01\"\ndir = \"l\"\ntitle = \"t\"\n",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_kept_build_is_reused_only_while_inputs_and_executables_are_unchanged() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path();
+        let course = one_lesson_course(root);
+        let exe = root.join("check-bin");
+        std::fs::write(&exe, "binary").unwrap();
+        let lessons: Vec<&Lesson> = course.lessons.iter().collect();
+        let stamp = || Stamp::new(root, &lessons, false, None);
+        // The executable as built now.
+        let built = || {
+            Built::Ok(vec![CheckBinary {
+                exe: exe.clone(),
+                hidden: false,
+                identity: identity(&exe),
+            }])
+        };
+        let mut output = BuildOutput::default();
+        output.lessons.insert("lesson01".into(), built());
+        let tests: HashMap<PathBuf, Vec<String>> =
+            [(exe.clone(), vec!["checks::a".to_owned()])].into();
+        let fresh = || match stamp().load() {
+            Recorded::Fresh(fresh) => Some(fresh),
+            Recorded::Stale(_) => None,
+        };
+        let still_listed = || match stamp().load() {
+            Recorded::Fresh(_) => panic!("fresh"),
+            Recorded::Stale(listed) => listed.unchanged(),
+        };
+        assert!(fresh().is_none());
+        stamp().keep(&output, &tests);
+        let (again, listed) = fresh().expect("nothing changed");
+        assert!(matches!(&again.lessons["lesson01"], Built::Ok(b) if b[0].exe == exe));
+        assert_eq!(listed[&exe], ["checks::a"]);
+        // A changed source: rebuild; the executable's tests are still known while it is the
+        // same file, judged after the build, which may replace it under the same name.
+        std::fs::write(root.join("exercises/l/src/lib.rs"), "pub fn g() {}").unwrap();
+        assert!(fresh().is_none());
+        assert_eq!(still_listed()[&exe], ["checks::a"]);
+        let Recorded::Stale(before_build) = stamp().load() else {
+            panic!("fresh")
+        };
+        std::fs::remove_file(&exe).unwrap();
+        std::fs::write(&exe, "rebuilt binary").unwrap();
+        assert!(before_build.unchanged().is_empty());
+        std::fs::write(&exe, "binary").unwrap();
+        output.lessons.insert("lesson01".into(), built());
+        stamp().keep(&output, &tests);
+        assert!(fresh().is_some());
+        // A target folder is not an input.
+        std::fs::create_dir_all(root.join("exercises/l/target")).unwrap();
+        std::fs::write(root.join("exercises/l/target/x"), "x").unwrap();
+        assert!(fresh().is_some());
+        // A rebuilt or removed executable: rebuild, and list it again.
+        std::fs::write(&exe, "other binary").unwrap();
+        assert!(fresh().is_none());
+        assert!(still_listed().is_empty());
+        // An executable rebuilt after the build (by another copy of the course sharing the
+        // target folder) is not kept either.
+        stamp().keep(&output, &tests);
+        assert!(fresh().is_none());
+        // A build where a lesson failed is not kept.
+        output
+            .lessons
+            .insert("lesson01".into(), Built::Failed("error".into()));
+        stamp().keep(&output, &tests);
+        assert!(fresh().is_none());
+    }
+
+    /// An edit undone: the lesson's executable is again the file listed two builds ago (a kept
+    /// build, linked back under the same name), whose tests the record still knows, also after a
+    /// build that failed in between; a file older than the last [`EARLIER_LISTINGS`] builds is
+    /// listed again.
+    #[test]
+    fn the_files_an_executable_was_in_the_last_builds_keep_their_tests() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path();
+        let course = one_lesson_course(root);
+        let lessons: Vec<&Lesson> = course.lessons.iter().collect();
+        let stamp = || Stamp::new(root, &lessons, false, None);
+        let (exe, kept) = (root.join("check-bin"), root.join("kept"));
+        std::fs::create_dir_all(&kept).unwrap();
+        // Builds the executable anew with `bytes` (keeping a link to it as `kept/<bytes>`) and
+        // records the build with `names` as its tests.
+        let build = |bytes: &str, names: &[&str]| {
+            let _ = std::fs::remove_file(&exe);
+            std::fs::write(&exe, bytes).unwrap();
+            std::fs::hard_link(&exe, kept.join(bytes)).unwrap();
+            let mut output = BuildOutput::default();
+            let bin = CheckBinary {
+                exe: exe.clone(),
+                hidden: false,
+                identity: identity(&exe),
+            };
+            output
+                .lessons
+                .insert("lesson01".into(), Built::Ok(vec![bin]));
+            let names = names.iter().map(|n| n.to_string()).collect();
+            stamp().keep(&output, &[(exe.clone(), names)].into());
+        };
+        // Takes back the kept build `bytes`: the tests known of the executable then.
+        let take_back = |bytes: &str| {
+            std::fs::remove_file(&exe).unwrap();
+            std::fs::hard_link(kept.join(bytes), &exe).unwrap();
+            match stamp().load() {
+                Recorded::Fresh((_, mut tests)) => tests.remove(&exe),
+                Recorded::Stale(listed) => listed.unchanged().remove(&exe),
+            }
+        };
+        build("first", &["checks::a"]);
+        build("edited", &["checks::a", "checks::b"]);
+        assert_eq!(take_back("first").unwrap(), ["checks::a"]);
+        // (The file of the last build: a fresh record.)
+        assert_eq!(take_back("edited").unwrap(), ["checks::a", "checks::b"]);
+        // A build that failed keeps what the executable was.
+        let mut failed = BuildOutput::default();
+        failed
+            .lessons
+            .insert("lesson01".into(), Built::Failed("error".into()));
+        stamp().keep(&failed, &HashMap::new());
+        assert_eq!(take_back("first").unwrap(), ["checks::a"]);
+        // Two more builds: "first" is no longer remembered.
+        build("second", &["checks::c"]);
+        build("third", &["checks::d"]);
+        assert_eq!(take_back("second").unwrap(), ["checks::c"]);
+        assert_eq!(take_back("first"), None);
+    }
+}

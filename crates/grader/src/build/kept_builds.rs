@@ -1,0 +1,375 @@
+//! Local grading keeps each lesson's last few builds by content, across copies of the course and
+//! across edits.
+//!
+//! Cargo names a workspace member's artifacts by the member's path inside the workspace, so copies
+//! of the course sharing one target folder (a shared `CARGO_TARGET_DIR`, a clone beside the
+//! original, the grader's own tests) build every lesson under the same names: building one copy's
+//! lesson replaces the other copy's build, and an edit undone rebuilds what was built a minute
+//! before. So after each local build the grader keeps hard links to every lesson's check
+//! executables, with the lesson's warnings, in `<target>/xtask/kept/<package>/<key>/`, under a key
+//! naming everything that build read:
+//! - the side (the exercises' crate or the solutions') and the lesson;
+//! - the digest of the files the crate compiles from the lesson's two crates (see
+//!   `build::lesson_inputs`: a lesson's setup, checks and hidden checks included);
+//! - everything else the build can read: the environment that changes cargo's output, the
+//!   workspace's manifest and lockfile, the toolchain file, `.cargo/`, everything under `crates/`,
+//!   cargo's and rustup's configuration above the course (see
+//!   [`crate::build::freshness::hash_workspace`]) and every lesson's manifest.
+//!
+//! A later local build of a lesson whose key is kept runs those executables and leaves the lesson
+//! out of `cargo build`. The course's path is not part of the key: what a check reports does not
+//! depend on it (panics name files relative to the course, and a backtrace's paths are read
+//! whichever copy built the executable, see `verdict::check_frame`). Each kept executable's size
+//! and modification time are checked against those recorded when it was kept; a kept build that
+//! changed is removed and the lesson built again. At most [`KEEP`] builds per package are kept,
+//! the least recently used going first. Everything here happens under the build lock.
+//!
+//! Submissions never come here: their builds happen in the sandbox and decide by content there
+//! (within a class run, `build_cache` shares them).
+
+use crate::build::CheckBinary;
+use crate::course::Lesson;
+use hmac_sha256::Hash as Sha256;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// How many builds of one package are kept: the current one, and two more (the copy graded
+/// before, an edit undone).
+pub const KEEP: usize = 3;
+
+/// The kept builds of one target folder, for builds of the course at one root and side.
+#[derive(Debug)]
+pub struct KeptBuilds {
+    dir: PathBuf,
+    solutions: bool,
+    /// The digest of everything a lesson's build reads outside its two crates.
+    workspace: String,
+}
+
+/// One kept build, as written in its folder's `record.json`.
+#[derive(Debug, Serialize, Deserialize)]
+struct Record {
+    /// Per executable: its file name in the folder, whether it holds the hidden checks, its size
+    /// and its modification time (ns).
+    executables: Vec<(String, bool, u64, u128)>,
+    warnings: Vec<String>,
+}
+
+const RECORD: &str = "record.json";
+
+impl KeptBuilds {
+    /// The kept builds in `target` of the course at `root` (its `solutions` or its exercises).
+    pub fn new(target: &Path, root: &Path, solutions: bool) -> Self {
+        let mut hasher = Sha256::new();
+        crate::build::freshness::hash_workspace(root, &mut hasher);
+        // Every lesson's manifest: a member's features and dependencies reach the others' build.
+        for side in ["exercises", "solutions"] {
+            let mut manifests: Vec<PathBuf> = std::fs::read_dir(root.join(side))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|entry| entry.path().join("Cargo.toml"))
+                .collect();
+            manifests.sort();
+            for manifest in manifests {
+                crate::build::freshness::hash_file(root, &manifest, &mut hasher);
+            }
+        }
+        Self {
+            dir: target.join("xtask").join("kept"),
+            solutions,
+            workspace: crate::course::manifest::hex(&hasher.finalize()),
+        }
+    }
+
+    /// The key of `lesson`'s build from files whose digest is `inputs` (see
+    /// `build::lesson_inputs`), by this grader's decisions ([`crate::build::DECISIONS`]).
+    pub fn key(&self, lesson: &Lesson, inputs: &str) -> String {
+        let text = format!(
+            "{}\n{}\n{inputs}\n{}\n{}\n",
+            lesson.package(self.solutions),
+            lesson.id,
+            self.workspace,
+            crate::build::DECISIONS
+        );
+        crate::course::manifest::sha256_hex(text.as_bytes())[..32].to_owned()
+    }
+
+    fn entry(&self, lesson: &Lesson, key: &str) -> PathBuf {
+        self.dir.join(lesson.package(self.solutions)).join(key)
+    }
+
+    /// The check executables and warnings kept under `key` for `lesson`, when every executable is
+    /// as it was kept; a kept build that changed is removed. A build taken counts as just used.
+    pub fn take(&self, lesson: &Lesson, key: &str) -> Option<(Vec<CheckBinary>, Vec<String>)> {
+        let entry = self.entry(lesson, key);
+        let record: Record =
+            serde_json::from_str(&std::fs::read_to_string(entry.join(RECORD)).ok()?).ok()?;
+        let mut bins = Vec::new();
+        for (name, hidden, len, mtime) in record.executables {
+            let exe = entry.join(&name);
+            let identity = crate::build::freshness::identity(&exe);
+            // A plain name, the file as it was kept.
+            if Path::new(&name).file_name() != Some(name.as_ref()) || identity != Some((len, mtime))
+            {
+                let _ = std::fs::remove_dir_all(&entry);
+                return None;
+            }
+            bins.push(CheckBinary {
+                exe,
+                hidden,
+                identity,
+            });
+        }
+        if bins.is_empty() {
+            return None;
+        }
+        touch(&entry.join(RECORD));
+        Some((bins, record.warnings))
+    }
+
+    /// Keeps hard links to `bins`, the executables `lesson` was just built into, with its
+    /// `warnings`, under `key`, and removes the package's least recently used builds beyond
+    /// [`KEEP`]. Nothing is kept where an executable cannot be linked (a file system without hard
+    /// links); nothing fails the build.
+    pub fn keep(&self, lesson: &Lesson, key: &str, bins: &[CheckBinary], warnings: &[String]) {
+        let entry = self.entry(lesson, key);
+        if entry.join(RECORD).exists() {
+            touch(&entry.join(RECORD));
+            return;
+        }
+        let Some(package) = entry.parent() else {
+            return;
+        };
+        let partial = package.join(format!(".new-{key}"));
+        let _ = std::fs::remove_dir_all(&partial);
+        let mut record = Record {
+            executables: Vec::new(),
+            warnings: warnings.to_vec(),
+        };
+        let linked = std::fs::create_dir_all(&partial).is_ok()
+            && bins.iter().all(|bin| {
+                let Some(name) = bin.exe.file_name() else {
+                    return false;
+                };
+                let link = partial.join(name);
+                let identity = std::fs::hard_link(&bin.exe, &link)
+                    .ok()
+                    .and_then(|()| crate::build::freshness::identity(&link));
+                match identity {
+                    Some((len, mtime)) => {
+                        let name = name.to_string_lossy().into_owned();
+                        record.executables.push((name, bin.hidden, len, mtime));
+                        true
+                    }
+                    None => false,
+                }
+            });
+        let written = linked
+            && serde_json::to_string(&record)
+                .ok()
+                .is_some_and(|text| std::fs::write(partial.join(RECORD), text).is_ok())
+            && std::fs::rename(&partial, &entry).is_ok();
+        if !written {
+            let _ = std::fs::remove_dir_all(&partial);
+            return;
+        }
+        evict(package, KEEP);
+    }
+}
+
+/// Marks a kept build as just used.
+fn touch(record: &Path) {
+    let _ = std::fs::File::options()
+        .write(true)
+        .open(record)
+        .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+}
+
+/// Removes the kept builds of `package` (a folder of kept builds) beyond the `keep` most recently
+/// used, and any left half-written.
+fn evict(package: &Path, keep: usize) {
+    let mut builds: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+    for entry in std::fs::read_dir(package).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let used = std::fs::metadata(path.join(RECORD)).and_then(|m| m.modified());
+        match used {
+            Ok(used) => builds.push((used, path)),
+            Err(_) => {
+                let _ = std::fs::remove_dir_all(&path);
+            }
+        }
+    }
+    builds.sort_by_key(|build| std::cmp::Reverse(build.0));
+    for (_, path) in builds.into_iter().skip(keep) {
+        let _ = std::fs::remove_dir_all(path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn course() -> crate::course::Course {
+        toml::from_str(
+            "[course]\ntitle = \"t\"\n[[lessons]]\nid = \"lesson01\"\ndir = \"lesson01-l\"\n\
+             title = \"t\"\n[[lessons]]\nid = \"lesson02\"\ndir = \"lesson02-m\"\ntitle = \"t\"\n",
+        )
+        .unwrap()
+    }
+
+    /// A course at `root` with one file under `crates/` and a manifest per lesson crate.
+    fn write_course(root: &Path) {
+        for dir in [
+            "crates/core/src",
+            "exercises/lesson01-l",
+            "solutions/lesson01-l",
+        ] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        std::fs::write(root.join("Cargo.toml"), "[workspace]").unwrap();
+        std::fs::write(root.join("crates/core/src/lib.rs"), "pub fn f() {}").unwrap();
+        std::fs::write(root.join("exercises/lesson01-l/Cargo.toml"), "[package]").unwrap();
+        std::fs::write(root.join("solutions/lesson01-l/Cargo.toml"), "[package]").unwrap();
+    }
+
+    fn bin(dir: &Path, name: &str, hidden: bool, bytes: &str) -> CheckBinary {
+        let exe = dir.join(name);
+        std::fs::write(&exe, bytes).unwrap();
+        CheckBinary {
+            identity: crate::build::freshness::identity(&exe),
+            exe,
+            hidden,
+        }
+    }
+
+    #[test]
+    fn keys_name_the_side_the_lesson_its_files_and_the_rest_of_the_course_not_its_path() {
+        let (a, b, target) = (
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+        );
+        write_course(a.path());
+        write_course(b.path());
+        let course = course();
+        let (l1, l2) = (&course.lessons[0], &course.lessons[1]);
+        let key = |root: &Path, solutions: bool, lesson: &Lesson, inputs: &str| {
+            KeptBuilds::new(target.path(), root, solutions).key(lesson, inputs)
+        };
+        let base = key(a.path(), false, l1, "d1");
+        // Another copy of the same course: the same key.
+        assert_eq!(key(b.path(), false, l1, "d1"), base);
+        assert_ne!(key(a.path(), true, l1, "d1"), base);
+        assert_ne!(key(a.path(), false, l2, "d1"), base);
+        assert_ne!(key(a.path(), false, l1, "d2"), base);
+        // A change to the core, a lesson's manifest, the workspace's manifest: another key.
+        for (file, text) in [
+            ("crates/core/src/lib.rs", "pub fn g() {}"),
+            ("solutions/lesson01-l/Cargo.toml", "[package]\n"),
+            ("Cargo.toml", "[workspace]\n"),
+        ] {
+            let old = std::fs::read_to_string(b.path().join(file)).unwrap();
+            std::fs::write(b.path().join(file), text).unwrap();
+            assert_ne!(key(b.path(), false, l1, "d1"), base, "{file}");
+            std::fs::write(b.path().join(file), old).unwrap();
+        }
+        assert_eq!(key(b.path(), false, l1, "d1"), base);
+        // A lesson's sources are the digest's business, not the workspace's.
+        std::fs::write(b.path().join("exercises/lesson01-l/lib.rs"), "x").unwrap();
+        assert_eq!(key(b.path(), false, l1, "d1"), base);
+    }
+
+    /// A course, a target folder and a folder of built executables, each temporary.
+    struct Fixture {
+        root: tempfile::TempDir,
+        target: tempfile::TempDir,
+        built: tempfile::TempDir,
+        course: crate::course::Course,
+    }
+
+    impl Fixture {
+        fn new() -> Self {
+            let fixture = Fixture {
+                root: tempfile::tempdir().unwrap(),
+                target: tempfile::tempdir().unwrap(),
+                built: tempfile::tempdir().unwrap(),
+                course: course(),
+            };
+            write_course(fixture.root.path());
+            fixture
+        }
+
+        fn kept(&self) -> KeptBuilds {
+            KeptBuilds::new(self.target.path(), self.root.path(), false)
+        }
+    }
+
+    #[test]
+    fn a_kept_build_is_taken_while_its_executables_are_unchanged() {
+        let fixture = Fixture::new();
+        let (target, built) = (&fixture.target, &fixture.built);
+        let lesson = &fixture.course.lessons[0];
+        let kept = fixture.kept();
+        let key = kept.key(lesson, "d1");
+        assert!(kept.take(lesson, &key).is_none());
+        let bins = [
+            bin(built.path(), "lesson01-aa", false, "visible"),
+            bin(built.path(), "lesson99_hidden-bb", true, "hidden"),
+        ];
+        let warnings = vec!["warning: unused variable".to_owned()];
+        kept.keep(lesson, &key, &bins, &warnings);
+        let (taken, taken_warnings) = kept.take(lesson, &key).expect("kept");
+        assert_eq!(taken_warnings, warnings);
+        assert_eq!(taken.len(), 2);
+        assert!(!taken[0].hidden && taken[1].hidden);
+        assert_eq!(std::fs::read_to_string(&taken[1].exe).unwrap(), "hidden");
+        assert!(taken[0].exe.starts_with(target.path()));
+        // Cargo replaces its file with a new one: the kept link still names the old build.
+        std::fs::remove_file(&bins[0].exe).unwrap();
+        std::fs::write(&bins[0].exe, "rebuilt").unwrap();
+        let (taken, _) = kept.take(lesson, &key).expect("still kept");
+        assert_eq!(std::fs::read_to_string(&taken[0].exe).unwrap(), "visible");
+        // A kept executable changed in place: the build is forgotten.
+        std::fs::write(&taken[0].exe, "changed in place").unwrap();
+        assert!(kept.take(lesson, &key).is_none());
+        assert!(!taken[0].exe.exists());
+    }
+
+    #[test]
+    fn at_most_keep_builds_per_package_the_least_recently_used_go() {
+        let fixture = Fixture::new();
+        let built = &fixture.built;
+        let (l1, l2) = (&fixture.course.lessons[0], &fixture.course.lessons[1]);
+        let kept = fixture.kept();
+        let keys: Vec<String> = (0..=KEEP).map(|i| kept.key(l1, &format!("d{i}"))).collect();
+        let other = kept.key(l2, "d0");
+        kept.keep(
+            l2,
+            &other,
+            &[bin(built.path(), "lesson02-0", false, "l2")],
+            &[],
+        );
+        for (i, key) in keys.iter().enumerate() {
+            let exe = bin(
+                built.path(),
+                &format!("lesson01-{i}"),
+                false,
+                &i.to_string(),
+            );
+            kept.keep(l1, key, &[exe], &[]);
+            // The first build used again after every other: the second is the oldest.
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            if i == 1 {
+                assert!(kept.take(l1, &keys[0]).is_some());
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        }
+        let kept_now: Vec<bool> = keys.iter().map(|k| kept.take(l1, k).is_some()).collect();
+        let mut expected = vec![true; KEEP + 1];
+        expected[1] = false;
+        assert_eq!(kept_now, expected);
+        // Another package's builds are its own.
+        assert!(kept.take(l2, &other).is_some());
+    }
+}

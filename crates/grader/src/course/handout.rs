@@ -1,0 +1,560 @@
+//! `cargo xtask dist OUT_DIR`: the student handout.
+//!
+//! The handout is the course workspace without what only instructors may see or need:
+//!
+//! * `solutions/` (the reference solutions and the hidden checks in `solutions/<dir>/tests/hidden/`),
+//! * `.ci/` and `xtask/tests/` (the grader's own tests: they grade the reference solutions, and their
+//!   fixtures hold partly correct exercises), `.git/`, `target/`, insta's pending files,
+//! * the grader (`xtask` and `crates/grader`) from the root `Cargo.toml`'s `default-members` (it
+//!   stays a member, so `cargo xtask` works; the handout's `cargo test` runs the core's tests,
+//!   not the grader's),
+//! * the grader's dev-dependencies (`[dev-dependencies]` of `xtask/Cargo.toml`: only its tests,
+//!   which are not shipped, use them),
+//! * the hidden checks' test targets in `exercises/<dir>/Cargo.toml` (a target whose file is
+//!   missing would break the workspace), the hidden checks in `course.toml`, `solutions/*` in the
+//!   root `Cargo.toml`'s `members` and `default-members`, the instructors' guides and design notes
+//!   (`docs/instructors.md`, `docs/class-grading.md`, `docs/feedback.md`) and the README's pointer
+//!   to them,
+//! * the benchmarks: `scripts/` and their logs, `docs/bench-*.md` (`docs/report.schema.json`
+//!   ships: it describes the `grade --format json` a student can ask for).
+//!
+//! It adds a pristine copy of each lesson's stub, `exercises/<dir>/.stubs/exercises.rs`, which
+//! `cargo xtask reset` restores from.
+//!
+//! `Cargo.lock` is the instructors' lock with the solution packages pruned (every dependency keeps
+//! its version), and `checks.sha256` is regenerated for the shipped checks and snapshots, so
+//! `cargo xtask grade` in the handout is official and `cargo test --locked` passes there.
+
+use crate::course::Course;
+use crate::course::layout::relative;
+use crate::fsutil;
+use anyhow::{Context as _, Result, anyhow, bail};
+use std::path::Path;
+use toml_edit::{Array, DocumentMut, Item, TableLike, Value};
+
+/// Paths (relative to the course root) never shipped to students.
+pub const INSTRUCTOR_ONLY: &[&str] = &[
+    ".git",
+    "target",
+    "solutions",
+    ".ci",
+    "xtask/tests",
+    // The instructors' guides and design notes (how grading works, grading a class, how the
+    // grader words a failure): the README is the students' page.
+    "docs/instructors.md",
+    "docs/class-grading.md",
+    "docs/feedback.md",
+    // The benchmarks' logs and scripts: they measure the course and race builds of it from a
+    // clone of its repository (`bench-class.sh` grades `solutions/`), nothing a student runs.
+    "docs/bench-core.md",
+    "docs/bench-grade.md",
+    "scripts",
+    // The course secret: with it, every student's variant inputs could be computed in advance.
+    crate::variants::secret::FILE,
+    // The instructors' official grading workflow (`autograder github`), should the course's
+    // repository hold it: it names their token, and would only fail in a student's repository.
+    crate::course::layout::GRADING_WORKFLOW,
+];
+
+/// The grader's crates: members of the handout's workspace (`cargo xtask` builds them) but not
+/// of its default members, so the handout's `cargo test` runs the core's tests, not the grader's.
+pub const GRADER_CRATES: &[&str] = &["xtask", "crates/grader"];
+
+/// The README section left out of the handout (its pointer to `docs/instructors.md`, which is not
+/// shipped either).
+pub const INSTRUCTOR_SECTION: &str = "## For instructors";
+
+/// What `dist` wrote.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// Files in the handout, relative paths.
+    pub files: Vec<String>,
+    /// The hidden checks left out, `lesson/check`.
+    pub hidden_checks: Vec<String>,
+}
+
+/// True when `rel` (a path relative to the course root) stays with the instructors.
+pub fn instructor_only(rel: &str) -> bool {
+    INSTRUCTOR_ONLY
+        .iter()
+        .any(|p| rel == *p || rel.strip_prefix(p).is_some_and(|r| r.starts_with('/')))
+        || rel.rsplit('/').next() == Some("target")
+        || fsutil::is_scratch_file(rel)
+}
+
+/// The root `Cargo.toml` with the workspace's member lists named in `keys` keeping only the
+/// entries (with any leading `./` ignored) for which `keep` holds; the rest of the file is kept as
+/// written, whatever the layout.
+fn retain_members(text: &str, keys: &[&str], keep: impl Fn(&str) -> bool) -> Result<String> {
+    let mut doc = parse_toml(text, "Cargo.toml")?;
+    if let Some(workspace) = doc.get_mut("workspace").and_then(Item::as_table_like_mut) {
+        for key in keys {
+            if let Some(list) = workspace.get_mut(key).and_then(Item::as_array_mut) {
+                retain_values(list, |v| {
+                    v.as_str().is_none_or(|m| keep(m.trim_start_matches("./")))
+                });
+            }
+        }
+    }
+    Ok(doc.to_string())
+}
+
+/// Drops every `solutions/...` entry from the root `Cargo.toml`'s `workspace.members` and
+/// `workspace.default-members`.
+pub fn strip_solution_members(text: &str) -> Result<String> {
+    retain_members(text, &["members", "default-members"], |m| {
+        m != "solutions" && !m.starts_with("solutions/")
+    })
+}
+
+/// Drops `member` from the root `Cargo.toml`'s `workspace.default-members` (it stays a member):
+/// the handout's `cargo test` then leaves out the grader's own unit tests, which test the
+/// instructors' tools and would build every dependency of the grader a second time.
+pub fn drop_default_member(text: &str, member: &str) -> Result<String> {
+    retain_members(text, &["default-members"], |m| m != member)
+}
+
+/// Drops the `[[test]]` targets whose `path` points into `solutions/` (the hidden checks' target)
+/// from an exercise crate's `Cargo.toml`, with the comments above them.
+pub fn strip_hidden_targets(text: &str) -> Result<String> {
+    let mut doc: DocumentMut = text.parse()?;
+    let into_solutions = |t: &dyn TableLike| {
+        t.get("path")
+            .and_then(Item::as_str)
+            .is_some_and(|p| p.contains("solutions/"))
+    };
+    if let Some(tests) = doc.get_mut("test") {
+        retain_tables(tests, |t| !into_solutions(t));
+        if tests.as_array_of_tables().is_some_and(|t| t.is_empty()) {
+            doc.remove("test");
+        }
+    }
+    Ok(doc.to_string())
+}
+
+/// Drops the `[dev-dependencies]` table (and the comments above it) from a `Cargo.toml`.
+pub fn strip_dev_dependencies(text: &str) -> Result<String> {
+    let mut doc = parse_toml(text, "xtask/Cargo.toml")?;
+    doc.remove("dev-dependencies");
+    Ok(doc.to_string())
+}
+
+/// Drops the hidden checks (`hidden = true`) from `course.toml`, whatever their layout.
+pub fn strip_hidden_checks(text: &str) -> Result<String> {
+    let mut doc = parse_toml(text, "course.toml")?;
+    let hidden = |t: &dyn TableLike| t.get("hidden").and_then(Item::as_bool) == Some(true);
+    if let Some(lessons) = doc.get_mut("lessons") {
+        for lesson in tables_mut(lessons) {
+            let Some(exercises) = lesson.get_mut("exercises") else {
+                continue;
+            };
+            for exercise in tables_mut(exercises) {
+                if let Some(checks) = exercise.get_mut("checks") {
+                    retain_tables(checks, |t| !hidden(t));
+                }
+            }
+        }
+    }
+    let out = doc.to_string();
+    let course: Course = toml::from_str(&out).context("course.toml without hidden checks")?;
+    if course
+        .lessons
+        .iter()
+        .flat_map(|l| &l.exercises)
+        .flat_map(|e| &e.checks)
+        .any(|c| c.hidden)
+    {
+        bail!("course.toml: could not remove every hidden check");
+    }
+    Ok(out)
+}
+
+fn parse_toml(text: &str, what: &str) -> Result<DocumentMut> {
+    text.parse().with_context(|| what.to_owned())
+}
+
+/// The tables of `item`: an array of tables (`[[x]]`) or an array of inline tables (`x = [{ }]`).
+fn tables_mut(item: &mut Item) -> Vec<&mut dyn TableLike> {
+    match item {
+        Item::ArrayOfTables(tables) => tables.iter_mut().map(|t| t as &mut dyn TableLike).collect(),
+        Item::Value(Value::Array(list)) => list
+            .iter_mut()
+            .filter_map(Value::as_inline_table_mut)
+            .map(|t| t as &mut dyn TableLike)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Keeps the tables of `item` (as in [`tables_mut`]) for which `keep` is true.
+fn retain_tables(item: &mut Item, keep: impl Fn(&dyn TableLike) -> bool) {
+    match item {
+        Item::ArrayOfTables(tables) => tables.retain(|t| keep(t)),
+        Item::Value(Value::Array(list)) => {
+            retain_values(list, |v| v.as_inline_table().is_none_or(|t| keep(t)));
+        }
+        _ => {}
+    }
+}
+
+/// `Array::retain`, and when the first value goes the new first one takes its leading space
+/// (`["solutions/*", "xtask"]` becomes `["xtask"]`, not `[ "xtask"]`).
+fn retain_values(list: &mut Array, keep: impl Fn(&Value) -> bool) {
+    let first = list.get(0).map(|v| (keep(v), v.decor().prefix().cloned()));
+    list.retain(|v| keep(v));
+    if let (Some((false, Some(prefix))), Some(v)) = (first, list.get_mut(0)) {
+        v.decor_mut().set_prefix(prefix);
+    }
+}
+
+/// Drops the README section that starts at `heading` (up to the next `## ` heading).
+pub fn strip_section(text: &str, heading: &str) -> String {
+    let mut out = String::new();
+    let mut skipping = false;
+    for line in text.split_inclusive('\n') {
+        if line.trim_end() == heading {
+            skipping = true;
+            continue;
+        }
+        if skipping && line.starts_with("## ") {
+            skipping = false;
+        }
+        if !skipping {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// Rewrites the root `Cargo.toml` of the copy at `dir` without the solution packages and lets cargo
+/// prune them from `Cargo.lock` (every other package keeps its locked version).
+pub fn drop_solution_packages(dir: &Path) -> Result<()> {
+    let manifest = dir.join("Cargo.toml");
+    fsutil::write(
+        &manifest,
+        &strip_solution_members(&fsutil::read(&manifest)?)?,
+    )?;
+    prune_lockfile(dir)
+}
+
+/// Resolves the workspace at `dir` once so cargo drops unused packages from `Cargo.lock`.
+///
+/// The result depends only on the workspace's manifests and the lockfile, which are the same for
+/// every submission of a batch (one set for its grading copy, one for its expected handout): it
+/// is remembered for the process, which saves each further submission two `cargo metadata` runs.
+fn prune_lockfile(dir: &Path) -> Result<()> {
+    static PRUNED: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+    let lockfile = dir.join("Cargo.lock");
+    let mut key = std::fs::read_to_string(&lockfile).unwrap_or_default();
+    let skip = |rel: &str, is_dir: bool| is_dir && rel.rsplit('/').next() == Some("target");
+    for rel in fsutil::files_under(dir, dir, &skip) {
+        if rel == "Cargo.toml" || rel.ends_with("/Cargo.toml") {
+            key.push_str(&format!("\0{rel}\0{}", fsutil::read(&dir.join(&rel))?));
+        }
+    }
+    let known = PRUNED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, pruned)| pruned.clone());
+    if let Some(pruned) = known {
+        return fsutil::write(&lockfile, &pruned);
+    }
+    resolve(dir)?;
+    let pruned = fsutil::read(&lockfile)?;
+    PRUNED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((key, pruned));
+    Ok(())
+}
+
+/// `cargo metadata` in `dir` (offline first), which rewrites its `Cargo.lock`.
+fn resolve(dir: &Path) -> Result<()> {
+    let mut last = String::new();
+    for offline in [true, false] {
+        let mut cmd = crate::build::cargo::command();
+        cmd.current_dir(dir)
+            .args(["metadata", "--format-version", "1"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        if offline {
+            cmd.arg("--offline");
+        }
+        let out = cmd.output().context("could not run cargo")?;
+        if out.status.success() {
+            return Ok(());
+        }
+        last = String::from_utf8_lossy(&out.stderr).into_owned();
+    }
+    Err(anyhow!(
+        "cargo could not load the handout's workspace:\n{last}"
+    ))
+}
+
+/// Writes the handout of the course at `root` into `out` (which must not exist or be empty).
+pub fn make(root: &Path, course: &Course, out: &Path) -> Result<Summary> {
+    // Only "is it empty?": the first entry of `read_dir` answers it, no walk needed.
+    if out.exists()
+        && std::fs::read_dir(out)
+            .with_context(|| format!("cannot read {}", out.display()))?
+            .next()
+            .is_some()
+    {
+        bail!(
+            "{} exists and is not empty: give a new directory",
+            out.display()
+        );
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let out_canon = out.canonicalize().unwrap_or_else(|_| out.to_path_buf());
+    let skip = |rel: &str, is_dir: bool| {
+        instructor_only(rel)
+            || (is_dir && root.join(rel).canonicalize().is_ok_and(|p| p == out_canon))
+    };
+    let files = fsutil::files_under(root, root, &skip);
+    fsutil::copy_files(root, out, &files)?;
+
+    // The grader loses the dependencies only its own tests (`xtask/tests`, not shipped) use, so a
+    // student's `cargo test` does not build them; then the root manifest and the lockfile.
+    let grader = out.join("xtask").join("Cargo.toml");
+    if grader.is_file() {
+        let text = fsutil::read(&grader)?;
+        fsutil::write(&grader, &strip_dev_dependencies(&text)?)?;
+    }
+    drop_solution_packages(out)?;
+    let root_manifest = out.join("Cargo.toml");
+    let mut text = fsutil::read(&root_manifest)?;
+    for grader in GRADER_CRATES {
+        text = drop_default_member(&text, grader)?;
+    }
+    fsutil::write(&root_manifest, &text)?;
+    // The exercise crates lose their hidden-check targets.
+    for lesson in &course.lessons {
+        let manifest = lesson.crate_dir(out, false).join("Cargo.toml");
+        if manifest.is_file() {
+            let text = fsutil::read(&manifest)?;
+            let stripped = strip_hidden_targets(&text).with_context(|| relative(out, &manifest))?;
+            if stripped != text {
+                fsutil::write(&manifest, &stripped)?;
+            }
+        }
+    }
+    // A pristine copy of each lesson's stub file, for `cargo xtask reset` without git.
+    for lesson in &course.lessons {
+        let stub = crate::course::stubs::exercise_path(root, lesson);
+        if stub.is_file() {
+            fsutil::write(
+                &crate::course::stubs::stub_path(out, lesson),
+                &fsutil::read(&stub)?,
+            )?;
+        }
+    }
+    // course.toml loses its hidden checks; the README its pointer to the instructors' guide.
+    let course_file = out.join("course.toml");
+    fsutil::write(
+        &course_file,
+        &strip_hidden_checks(&fsutil::read(&course_file)?)?,
+    )?;
+    let readme = out.join("README.md");
+    if readme.is_file() {
+        fsutil::write(
+            &readme,
+            &strip_section(&fsutil::read(&readme)?, INSTRUCTOR_SECTION),
+        )?;
+    }
+    // The manifest of the shipped checks and snapshots.
+    let handout_course = Course::load(out)?;
+    fsutil::write(
+        &out.join(crate::course::manifest::FILE),
+        &crate::course::manifest::generate(out, &handout_course),
+    )?;
+
+    let hidden_checks = course
+        .lessons
+        .iter()
+        .flat_map(|l| {
+            l.exercises
+                .iter()
+                .flat_map(|e| &e.checks)
+                .filter(|c| c.hidden)
+                .map(move |c| format!("{}/{}", l.id, c.name))
+        })
+        .collect();
+    let files = fsutil::files_under(out, out, &|_, _| false);
+    Ok(Summary {
+        files,
+        hidden_checks,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_instructors_grading_workflow_stays_with_them() {
+        assert!(instructor_only(".github/workflows/grade-classroom.yml"));
+        assert!(!instructor_only(".github/workflows/classroom.yml"));
+        assert!(instructor_only(
+            "solutions/lesson01-why-heads/src/exercises.rs"
+        ));
+        assert!(!instructor_only(
+            "exercises/lesson01-why-heads/src/exercises.rs"
+        ));
+    }
+
+    #[test]
+    fn solutions_leave_the_workspace() {
+        let text = "[workspace]\nmembers = [\n    \"crates/a\",\n    \"solutions/*\",\n    \"xtask\",\n]\ndefault-members = [\n    \"solutions/*\",\n    \"xtask\"\n]\n";
+        let out = strip_solution_members(text).unwrap();
+        assert_eq!(
+            out,
+            "[workspace]\nmembers = [\n    \"crates/a\",\n    \"xtask\",\n]\ndefault-members = [\n    \"xtask\"\n]\n"
+        );
+        assert_eq!(
+            strip_solution_members("[workspace]\nmembers = [\"solutions/*\"]\n").unwrap(),
+            "[workspace]\nmembers = []\n"
+        );
+        assert_eq!(
+            strip_solution_members("[package]\n").unwrap(),
+            "[package]\n"
+        );
+        assert!(strip_solution_members("[workspace\n").is_err());
+    }
+
+    #[test]
+    fn solutions_leave_any_workspace_layout() {
+        // Members on one line, the workspace as an inline table, comments kept.
+        let text = "# root\n[workspace]\nresolver = \"3\" # three\nmembers = [\"solutions/*\", \"crates/a\", \"solutions/lesson01\", \"xtask\"]\ndefault-members = [\"crates/a\", \"./solutions/*\"]\n\n[workspace.dependencies]\na = { path = \"crates/a\" }\n";
+        assert_eq!(
+            strip_solution_members(text).unwrap(),
+            "# root\n[workspace]\nresolver = \"3\" # three\nmembers = [\"crates/a\", \"xtask\"]\ndefault-members = [\"crates/a\"]\n\n[workspace.dependencies]\na = { path = \"crates/a\" }\n"
+        );
+        let inline = "workspace = { members = [\"xtask\", \"solutions/*\"], default-members = [ \"solutions/*\" ] }\n";
+        assert_eq!(
+            strip_solution_members(inline).unwrap(),
+            "workspace = { members = [\"xtask\"], default-members = [] }\n"
+        );
+        let dotted = "workspace.members = [\n  \"solutions/*\", # the reference solutions\n  \"xtask\",\n]\n";
+        let out = strip_solution_members(dotted).unwrap();
+        let table: toml::Table = toml::from_str(&out).unwrap();
+        assert_eq!(
+            table["workspace"]["members"],
+            toml::Value::from(vec!["xtask"])
+        );
+    }
+
+    #[test]
+    fn the_grader_leaves_the_default_members_only() {
+        let text = "[workspace]\nmembers = [\"crates/a\", \"xtask\"]\n# tested by default\ndefault-members = [\n    \"crates/a\",\n    \"./xtask\",\n]\n";
+        assert_eq!(
+            drop_default_member(text, "xtask").unwrap(),
+            "[workspace]\nmembers = [\"crates/a\", \"xtask\"]\n# tested by default\ndefault-members = [\n    \"crates/a\",\n]\n"
+        );
+        let none = "[workspace]\nmembers = [\"xtask\"]\n";
+        assert_eq!(drop_default_member(none, "xtask").unwrap(), none);
+    }
+
+    #[test]
+    fn dev_dependencies_are_dropped() {
+        let text = "[package]\nname = \"xtask\"\n\n[dependencies]\nclap = \"4\"\n\n\
+                    # The grader's tests.\n[dev-dependencies]\nassert_cmd = \"2\"\n\n\
+                    [lints]\nworkspace = true\n";
+        let out = strip_dev_dependencies(text).unwrap();
+        assert_eq!(
+            out,
+            "[package]\nname = \"xtask\"\n\n[dependencies]\nclap = \"4\"\n\n[lints]\nworkspace = true\n"
+        );
+        assert_eq!(strip_dev_dependencies(&out).unwrap(), out);
+    }
+
+    #[test]
+    fn hidden_targets_are_dropped() {
+        let text = "[package]\nname = \"lesson02\"\n\n[[test]]\nname = \"lesson02\"\npath = \"tests/lesson02.rs\"\n\n# hidden checks\n[[test]]\nname = \"lesson09_hidden\"\npath = \"../../solutions/x/tests/hidden/exercise.rs\"\n\n[[example]]\nname = \"d\"\npath = \"examples/demo.rs\"\n";
+        let out = strip_hidden_targets(text).unwrap();
+        assert!(!out.contains("hidden"));
+        assert!(out.contains(
+            "[[test]]\nname = \"lesson02\"\npath = \"tests/lesson02.rs\"\n\n[[example]]"
+        ));
+        assert_eq!(strip_hidden_targets("[package]\n").unwrap(), "[package]\n");
+        // Other layouts: the targets as an inline array; the hidden target alone.
+        let inline = "test = [{ name = \"l\", path = \"tests/l.rs\" }, { name = \"l_hidden\", path = \"../../solutions/l/tests/hidden/exercise.rs\" }]\n\n[package]\nname = \"l\"\n";
+        assert_eq!(
+            strip_hidden_targets(inline).unwrap(),
+            "test = [{ name = \"l\", path = \"tests/l.rs\" }]\n\n[package]\nname = \"l\"\n"
+        );
+        let alone = "[package]\nname = \"l\"\n\n[[test]]\nname = \"l_hidden\"\npath = \"../../solutions/l/tests/hidden/exercise.rs\"\n\n[lints]\nworkspace = true\n";
+        assert_eq!(
+            strip_hidden_targets(alone).unwrap(),
+            "[package]\nname = \"l\"\n\n[lints]\nworkspace = true\n"
+        );
+    }
+
+    #[test]
+    fn hidden_checks_are_dropped() {
+        let text = "[course]\ntitle = \"t\"\n[[lessons]]\nid = \"lesson01\"\ndir = \"d\"\ntitle = \"t\"\n[[lessons.exercises]]\nname = \"f\"\nchecks = [\n    { name = \"a\", points = 1 },\n    { name = \"b\", points = 2, hidden = true },\n]\n";
+        let out = strip_hidden_checks(text).unwrap();
+        assert!(out.contains("name = \"a\""));
+        assert!(!out.contains("name = \"b\""));
+        assert_eq!(
+            out,
+            text.replace("    { name = \"b\", points = 2, hidden = true },\n", "")
+        );
+        // Checks on one line, or as tables of their own.
+        let inline = text.replace(
+            "[\n    { name = \"a\", points = 1 },\n    { name = \"b\", points = 2, hidden = true },\n]",
+            "[{ name = \"b\", points = 2, hidden = true }, { name = \"a\", points = 1 }]",
+        );
+        assert_eq!(
+            strip_hidden_checks(&inline).unwrap(),
+            text.replace(
+                "[\n    { name = \"a\", points = 1 },\n    { name = \"b\", points = 2, hidden = true },\n]",
+                "[{ name = \"a\", points = 1 }]",
+            )
+        );
+        let tables = "[course]\ntitle = \"t\"\n[[lessons]]\nid = \"lesson01\"\ndir = \"d\"\ntitle = \"t\"\n[[lessons.exercises]]\nname = \"f\"\n[[lessons.exercises.checks]]\nname = \"a\"\npoints = 1\n# the hidden one\n[[lessons.exercises.checks]]\nname = \"b\"\npoints = 2\nhidden = true\n";
+        assert_eq!(
+            strip_hidden_checks(tables).unwrap(),
+            tables.split("# the hidden one").next().unwrap()
+        );
+    }
+
+    #[test]
+    fn instructor_paths() {
+        for p in [
+            "solutions",
+            "solutions/x/src/lib.rs",
+            ".ci/run",
+            "xtask/tests/a.rs",
+            "exercises/x/target",
+            "a.snap.new",
+            "docs/instructors.md",
+            "docs/class-grading.md",
+            "docs/feedback.md",
+            "docs/bench-core.md",
+            "docs/bench-grade.md",
+            "scripts/bench-grade.sh",
+            "scripts/race-tests.sh",
+            "scripts/fresh-clone.sh",
+        ] {
+            assert!(instructor_only(p), "{p}");
+        }
+        for p in [
+            "exercises/x/src/lib.rs",
+            "xtask/src/main.rs",
+            "solutionsx",
+            "scriptsx",
+            "README.md",
+            "docs/report.schema.json",
+        ] {
+            assert!(!instructor_only(p), "{p}");
+        }
+        let readme = "# T\n## A\na\n## For instructors\nsecret\n## Layout\nl\n";
+        assert_eq!(
+            strip_section(readme, INSTRUCTOR_SECTION),
+            "# T\n## A\na\n## Layout\nl\n"
+        );
+    }
+}

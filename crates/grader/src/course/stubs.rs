@@ -1,0 +1,412 @@
+//! `cargo xtask reset EXERCISE|LESSON [--yes]`: puts one exercise's function, or a whole lesson's
+//! `src/exercises.rs`, back to the stub that was handed out.
+//!
+//! **Where the stub comes from.** `cargo xtask dist` ships a pristine copy of every lesson's stub
+//! file as `exercises/<dir>/.stubs/exercises.rs`, so a handout without git can be reset. (Embedding
+//! the stubs into the xtask binary with `include_str!` does not work: the handout builds xtask from
+//! the student's own `exercises/`, so it would embed the student's edits.) In the instructors' tree
+//! the stubs are the committed `exercises/<dir>/src/exercises.rs`, read with `git show HEAD:…`.
+//!
+//! **One function.** Both files are parsed with `syn`; the `fn` of that name (a free function, a
+//! method or a trait's default method), from its first attribute or doc comment to its closing
+//! brace, is replaced by the stub's. Everything else in the student's file stays byte for byte.
+//!
+//! **Backups.** Before writing, the student's file is copied to
+//! `target/xtask/backups/<dir>/exercises.rs.bak-<UTC time>` (never into the course tree, so
+//! neither the grader nor git sees it); the command prints that path.
+
+use crate::course::layout::relative;
+use crate::course::suggest::{Kind, unknown};
+use crate::course::{Course, Lesson};
+use anyhow::{Context as _, Result, anyhow, bail};
+use proc_macro2::{LineColumn, TokenStream};
+use std::io::{BufRead, IsTerminal, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use syn::visit::Visit;
+
+/// The folder, inside each exercise crate of a handout, that holds the pristine stubs.
+pub const STUB_DIR: &str = ".stubs";
+/// The file students edit, in `src/`, and its pristine copy's name in [`STUB_DIR`].
+pub const EXERCISE_FILE: &str = "exercises.rs";
+
+/// `exercises/<dir>/.stubs/exercises.rs` under `root`.
+pub fn stub_path(root: &Path, lesson: &Lesson) -> PathBuf {
+    lesson
+        .crate_dir(root, false)
+        .join(STUB_DIR)
+        .join(EXERCISE_FILE)
+}
+
+/// `exercises/<dir>/src/exercises.rs` under `root`.
+pub fn exercise_path(root: &Path, lesson: &Lesson) -> PathBuf {
+    lesson
+        .crate_dir(root, false)
+        .join("src")
+        .join(EXERCISE_FILE)
+}
+
+/// The handed-out stub of a lesson's exercise file, and where it was read from.
+fn pristine(root: &Path, lesson: &Lesson) -> Result<(String, String)> {
+    let shipped = stub_path(root, lesson);
+    if shipped.is_file() {
+        let text = std::fs::read_to_string(&shipped)
+            .with_context(|| format!("cannot read {}", shipped.display()))?;
+        return Ok((text, relative(root, &shipped)));
+    }
+    let rel = relative(root, &exercise_path(root, lesson));
+    if root.join(".git").exists() {
+        let out = std::process::Command::new("git")
+            .current_dir(root)
+            .args(["show", &format!("HEAD:{rel}")])
+            .output();
+        if let Ok(out) = out
+            && out.status.success()
+        {
+            let text =
+                String::from_utf8(out.stdout).map_err(|_| anyhow!("{rel} at HEAD is not UTF-8"))?;
+            return Ok((text, format!("{rel} at git HEAD")));
+        }
+    }
+    Err(anyhow!(
+        "no pristine copy of {rel}: a handout made by `cargo xtask dist` keeps one in {}, and \
+         this folder has neither that file nor a git history",
+        relative(root, &shipped)
+    ))
+}
+
+/// Byte offset of a `syn` line/column (line from 1, column in characters from 0) in `text`.
+fn offset(text: &str, at: LineColumn) -> usize {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(at.line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let line = &text[line_start..];
+    line_start
+        + line
+            .char_indices()
+            .nth(at.column)
+            .map_or(line.len(), |(i, _)| i)
+}
+
+/// Collects the token streams of every `fn` named `name`.
+struct FindFn<'a> {
+    name: &'a str,
+    found: Vec<TokenStream>,
+}
+
+impl<'ast> Visit<'ast> for FindFn<'_> {
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        if f.sig.ident == self.name {
+            self.found.push(quote_tokens(f));
+        }
+        syn::visit::visit_item_fn(self, f);
+    }
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        if f.sig.ident == self.name {
+            self.found.push(quote_tokens(f));
+        }
+        syn::visit::visit_impl_item_fn(self, f);
+    }
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        if f.sig.ident == self.name {
+            self.found.push(quote_tokens(f));
+        }
+        syn::visit::visit_trait_item_fn(self, f);
+    }
+}
+
+fn quote_tokens(item: &impl quote::ToTokens) -> TokenStream {
+    item.to_token_stream()
+}
+
+/// The deepest bracket nesting [`fn_range`] parses. A lesson's file nests a few levels deep;
+/// unoptimised, `syn` takes about 14 KiB of stack per level, so 128 levels fit a 2 MiB thread
+/// and leave most of the main thread's 8 MiB.
+const MAX_NESTING: usize = 128;
+
+/// A file whose brackets nest deeper than [`MAX_NESTING`] (how deep they do).
+#[derive(Debug)]
+struct TooDeep(usize);
+
+impl std::fmt::Display for TooDeep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "brackets nest {} deep, and this command reads up to {MAX_NESTING}",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for TooDeep {}
+
+/// The byte range of the `fn name` item in `text` (attributes and doc comments included), `None`
+/// when there is no such function. Errors when `text` does not parse as Rust, nests brackets
+/// deeper than [`MAX_NESTING`], or when several functions have that name.
+pub fn fn_range(text: &str, name: &str) -> Result<Option<Range<usize>>> {
+    // `syn::parse_file` skips a byte-order mark; the spans then start after it.
+    let (bom, body) = match text.strip_prefix('\u{feff}') {
+        Some(rest) => ('\u{feff}'.len_utf8(), rest),
+        None => (0, text),
+    };
+    // `syn` parses by recursion: brackets nested far deeper than any lesson would overflow the
+    // stack and abort the command (a file of 200,000 nested parentheses did).
+    if let Some(depth) = crate::course::tokens::max_depth(body)
+        && depth > MAX_NESTING
+    {
+        return Err(TooDeep(depth).into());
+    }
+    let file = syn::parse_file(body).map_err(|e| {
+        let at = e.span().start();
+        anyhow::Error::new(e).context(format!("line {}, column {}", at.line, at.column + 1))
+    })?;
+    let mut finder = FindFn {
+        name,
+        found: Vec::new(),
+    };
+    finder.visit_file(&file);
+    match finder.found.as_slice() {
+        [] => Ok(None),
+        [tokens] => {
+            let mut iter = tokens.clone().into_iter();
+            let first = iter.next().context("an empty function")?;
+            let last = iter.last().unwrap_or_else(|| first.clone());
+            let start = offset(body, first.span().start());
+            let end = offset(body, last.span().end());
+            Ok(Some(bom + start..bom + end))
+        }
+        more => Err(anyhow!("{} functions are named `{name}`", more.len())),
+    }
+}
+
+/// `text` with the function `name` replaced by the one in `stub` (appended at the end when
+/// `text` has no such function). Returns the new text and whether the function was appended.
+pub fn replace_fn(text: &str, stub: &str, name: &str) -> Result<(String, bool)> {
+    let stub_range = fn_range(stub, name)
+        .map_err(|e| anyhow!("the handed-out stub does not parse ({e:#})"))?
+        .with_context(|| format!("the handed-out stub has no `fn {name}`"))?;
+    let stub_item = &stub[stub_range];
+    let range = fn_range(text, name).map_err(|e| match e.downcast_ref::<TooDeep>() {
+        Some(deep) => anyhow!("your file's {deep}; fix it, or reset the whole lesson"),
+        None => {
+            anyhow!("your file does not parse as Rust ({e:#}); fix it, or reset the whole lesson")
+        }
+    })?;
+    Ok(match range {
+        Some(r) => (
+            format!("{}{stub_item}{}", &text[..r.start], &text[r.end..]),
+            false,
+        ),
+        None => {
+            let sep = if text.ends_with('\n') { "\n" } else { "\n\n" };
+            (format!("{text}{sep}{stub_item}\n"), true)
+        }
+    })
+}
+
+/// `YYYYMMDD-HHMMSS` in UTC for `secs` since the Unix epoch.
+fn utc_stamp(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// A fresh backup path for the lesson's file: `target/xtask/backups/<dir>/exercises.rs.bak-<stamp>`.
+fn backup_path(root: &Path, lesson: &Lesson) -> PathBuf {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let dir = root
+        .join("target")
+        .join("xtask")
+        .join("backups")
+        .join(&lesson.dir);
+    let base = format!("{EXERCISE_FILE}.bak-{}", utc_stamp(secs));
+    let mut path = dir.join(&base);
+    let mut n = 2;
+    while path.exists() {
+        path = dir.join(format!("{base}-{n}"));
+        n += 1;
+    }
+    path
+}
+
+/// Asks on the terminal; refuses without one.
+fn confirm(question: &str) -> Result<bool> {
+    if !std::io::stdin().is_terminal() {
+        bail!(
+            "not overwriting without confirmation: no terminal to ask on; pass --yes to reset anyway"
+        );
+    }
+    eprint!("{question} [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .context("cannot read the answer")?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES"))
+}
+
+/// Runs `reset`: `what` is an exercise (function) name or a lesson (`lesson01`, `1`, its
+/// directory). Returns the exit code: 0 when reset (or already the stub), 1 when declined.
+pub fn run(root: &Path, course: &Course, what: &str, yes: bool) -> Result<u8> {
+    let (lesson, function) = if let Some((lesson, ex)) = course.find_exercise(what) {
+        (lesson, Some(ex.name.as_str()))
+    } else if let Some(lesson) = course.find_lesson(what) {
+        (lesson, None)
+    } else {
+        bail!(unknown(course, Kind::LessonOrExercise, what));
+    };
+    let path = exercise_path(root, lesson);
+    let rel = relative(root, &path);
+    let (stub, source) = pristine(root, lesson)?;
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    let (new_text, what_label, appended) = match function {
+        Some(name) => {
+            let (text, appended) = replace_fn(&current, &stub, name)?;
+            (text, format!("`{name}`"), appended)
+        }
+        None => (stub.clone(), format!("all of {}", lesson.id), false),
+    };
+    if new_text == current {
+        println!("{what_label} in {rel} is already the handed-out stub; nothing changed.");
+        return Ok(0);
+    }
+    let backup = backup_path(root, lesson);
+    let backup_rel = relative(root, &backup);
+    if !yes {
+        let question = format!(
+            "Reset {what_label} in {rel} to the handed-out stub? Your current file is kept as {backup_rel}."
+        );
+        if !confirm(&question)? {
+            println!("Nothing changed.");
+            return Ok(1);
+        }
+    }
+    if path.is_file() {
+        if let Some(dir) = backup.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        std::fs::copy(&path, &backup)
+            .with_context(|| format!("cannot back up {rel} to {backup_rel}"))?;
+    }
+    std::fs::write(&path, &new_text).with_context(|| format!("cannot write {rel}"))?;
+    if appended {
+        println!(
+            "{what_label} was missing from {rel}: the stub's version was added at the end of the file."
+        );
+    }
+    println!("Reset {what_label} in {rel} to the handed-out stub (from {source}).");
+    if path.is_file() && !current.is_empty() {
+        println!("Your previous version: {backup_rel}");
+    }
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STUB: &str = "//! Stubs.\nuse x::Y;\n\n/// Adds.\n///\n/// `a + b` — with a non-ASCII dash.\npub fn add(a: u32, b: u32) -> u32 {\n    todo!(\"add\")\n}\n\n/// Doubles.\npub fn double(a: u32) -> u32 {\n    todo!()\n}\n";
+
+    #[test]
+    fn one_function_is_replaced_and_the_rest_kept_byte_for_byte() {
+        let mine = STUB
+            .replace("todo!(\"add\")", "a + b // mine ✓")
+            .replace("    todo!()\n", "    2 * a // also mine\n")
+            .replace("use x::Y;", "use x::Y; // my note");
+        let (out, appended) = replace_fn(&mine, STUB, "add").unwrap();
+        assert!(!appended);
+        assert!(out.contains("todo!(\"add\")"), "{out}");
+        assert!(!out.contains("// mine ✓"));
+        assert!(out.contains("2 * a // also mine"));
+        assert!(out.contains("use x::Y; // my note"));
+        let (out, _) = replace_fn(&out, STUB, "double").unwrap();
+        assert_eq!(out, STUB.replace("use x::Y;", "use x::Y; // my note"));
+    }
+
+    #[test]
+    fn the_range_spans_docs_to_closing_brace() {
+        let r = fn_range(STUB, "double").unwrap().unwrap();
+        assert_eq!(
+            &STUB[r],
+            "/// Doubles.\npub fn double(a: u32) -> u32 {\n    todo!()\n}"
+        );
+        assert_eq!(fn_range(STUB, "missing").unwrap(), None);
+        let in_impl = "struct S;\nimpl S {\n    fn add(&self) {}\n}\n";
+        assert_eq!(
+            &in_impl[fn_range(in_impl, "add").unwrap().unwrap()],
+            "fn add(&self) {}"
+        );
+    }
+
+    #[test]
+    fn a_missing_function_is_appended_and_broken_files_are_refused() {
+        let (out, appended) = replace_fn("//! Mine.\n", STUB, "add").unwrap();
+        assert!(appended);
+        assert!(out.starts_with("//! Mine.\n\n/// Adds."));
+        let err = format!(
+            "{:#}",
+            replace_fn("pub fn add( {", STUB, "add").unwrap_err()
+        );
+        assert!(err.contains("does not parse"), "{err}");
+        assert!(
+            replace_fn(STUB, STUB, "nope")
+                .unwrap_err()
+                .to_string()
+                .contains("no `fn nope`")
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_before_it_can_overflow_the_stack() {
+        // The function's body is one level: `MAX_NESTING - 1` parentheses inside it.
+        let nested = |depth: usize| {
+            format!(
+                "{STUB}\npub fn deep() -> u32 {{\n    {}1{}\n}}\n",
+                "(".repeat(depth - 1),
+                ")".repeat(depth - 1)
+            )
+        };
+        // Parsed at the limit, on a test thread's 2 MiB stack (the command's main thread has 8).
+        let text = nested(MAX_NESTING);
+        let (out, appended) = replace_fn(&text, STUB, "add").unwrap();
+        assert!(!appended);
+        assert!(out.ends_with(&text[text.find("\npub fn deep").unwrap()..]));
+        // Refused past it, however deep, with the depth named.
+        for depth in [MAX_NESTING + 1, 200_000] {
+            let err = format!("{:#}", replace_fn(&nested(depth), STUB, "add").unwrap_err());
+            assert!(
+                err.starts_with(&format!("your file's brackets nest {depth} deep")),
+                "{err}"
+            );
+            assert!(err.contains("reset the whole lesson"), "{err}");
+        }
+    }
+
+    #[test]
+    fn stamps_are_utc_calendar_times() {
+        assert_eq!(utc_stamp(0), "19700101-000000");
+        assert_eq!(utc_stamp(951_782_400 + 3_723), "20000229-010203");
+        assert_eq!(utc_stamp(1_798_761_599), "20261231-235959");
+    }
+}

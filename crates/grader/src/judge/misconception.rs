@@ -1,0 +1,694 @@
+//! Named misconceptions: classic wrong answers that the grader recognises.
+//!
+//! Each misconception of `course.toml` (`[[lessons.misconceptions]]`) is a real wrong
+//! implementation in `solutions/<dir>/src/misconceptions.rs`, planted into the reference solution
+//! at run time: the grader names it in the check process's environment
+//! (`check_protocol::PLANT_ENV`), and the solution's exercise function, defined with
+//! `course_check::plantable!`, then runs it instead of the reference one. `cargo xtask bless`
+//! builds the solution once, runs the lesson's visible checks with each misconception planted
+//! in turn and keeps, per check that catches it, its observations up
+//! to the first wrong one: [`FILE`] in the lesson's snapshot directory, one JSON [`Record`] per
+//! line. When a student's check fails with the same observations, the report names the
+//! misconception (see [`crate::judge`]); points never depend on it.
+
+use crate::course::expected::{Expected, same_label};
+use crate::course::layout::relative;
+use crate::course::{Lesson, Misconception};
+use crate::judge::verdict::Status;
+use crate::judge::{Context, judge, tolerance, up_to_first_wrong};
+use crate::run::{CheckRun, Runner, list_tests};
+use anyhow::Result;
+use check_protocol::Observation;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+/// The file, in a lesson's visible snapshot directory, that holds its misconceptions' records.
+pub const FILE: &str = "misconceptions.jsonl";
+
+/// What one check observes of one planted misconception, up to its first wrong observation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The misconception's id.
+    pub misconception: String,
+    /// The check (test function) that catches it.
+    pub check: String,
+    /// Its observations from the first after `begin` to the first wrong one, included.
+    pub observations: Vec<Observation>,
+}
+
+/// Reads the records in `dir` (none when the file is missing).
+pub fn load(dir: &Path) -> Result<Vec<Record>> {
+    let path = dir.join(FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(Vec::new());
+    };
+    parse(&text).map_err(|(i, e)| {
+        anyhow::Error::new(e).context(format!(
+            "{}:{}: not a misconception record",
+            path.display(),
+            i + 1
+        ))
+    })
+}
+
+/// The records of a text of [`FILE`], or the index of the first line that is not one and why.
+fn parse(text: &str) -> std::result::Result<Vec<Record>, (usize, serde_json::Error)> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, line)| serde_json::from_str(line).map_err(|e| (i, e)))
+        .collect()
+}
+
+/// The file's text: one record per line, by misconception then check.
+pub fn render(records: &[Record]) -> String {
+    let mut sorted: Vec<&Record> = records.iter().collect();
+    sorted.sort_by(|a, b| (&a.misconception, &a.check).cmp(&(&b.misconception, &b.check)));
+    sorted
+        .iter()
+        .map(|r| serde_json::to_string(r).expect("a record serialises") + "\n")
+        .collect()
+}
+
+/// The records of `check` whose observations `body` (a run's observations after `begin`)
+/// repeats: the same assertions with the same outcome, the same snapshots with values within
+/// their tolerance, up to the record's wrong one.
+///
+/// When some of them also fail with the same messages (numbers within a relative 1e-6), only
+/// those are kept: two wrong answers can fail the same assertion with different values.
+pub fn candidates<'r>(
+    records: &'r [Record],
+    check: &'r str,
+    body: &'r [Observation],
+) -> impl Iterator<Item = &'r Record> {
+    let found: Vec<&Record> = records
+        .iter()
+        .filter(move |r| r.check == check && repeats(&r.observations, body))
+        .collect();
+    let said_the_same: Vec<&Record> = found
+        .iter()
+        .copied()
+        .filter(|r| same_messages(&r.observations, body))
+        .collect();
+    if said_the_same.is_empty() {
+        found.into_iter()
+    } else {
+        said_the_same.into_iter()
+    }
+}
+
+/// The misconceptions this run of a lesson rules out: one with a record for a check that ran here
+/// (`runs`: check name -> its observations) without repeating it, because it passed or failed in
+/// another way. A student with the misconception fails every check that caught it as it was
+/// blessed, so a failure elsewhere that happens to repeat one of its records is another mistake:
+/// a cut at the wrong columns fails `fused_qkv_matches_separate_projections` like blocks stacked
+/// in the wrong order, but not `fused_qkv_splits_in_order`.
+pub fn ruled_out<'r>(
+    records: &'r [Record],
+    runs: &std::collections::HashMap<&str, &[Observation]>,
+) -> BTreeSet<&'r str> {
+    // Each run's body once, for the checks that have records (runs can be megabytes).
+    let bodies: std::collections::HashMap<&str, Vec<Observation>> = runs
+        .iter()
+        .filter(|(check, _)| records.iter().any(|r| r.check == **check))
+        .map(|(check, run)| (*check, crate::judge::body(run).0))
+        .collect();
+    records
+        .iter()
+        .filter(|r| {
+            bodies
+                .get(r.check.as_str())
+                .is_some_and(|body| !repeats(&r.observations, body))
+        })
+        .map(|r| r.misconception.as_str())
+        .collect()
+}
+
+/// True when two texts of [`FILE`] hold the same records up to the last digits of the numbers
+/// in their strings (messages, snapshot texts), by the rule grading matches messages with: such
+/// records name the same misconceptions for the same failures. `bless` keeps the recorded file
+/// then, so that a CPU whose matrix products round differently in the last bits (another
+/// `matrixmultiply` kernel) neither finds the course stale nor rewrites it.
+pub fn same_records(old: &str, new: &str) -> bool {
+    let (Ok(old), Ok(new)) = (parse(old), parse(new)) else {
+        return false;
+    };
+    old.len() == new.len()
+        && old.iter().zip(&new).all(|(a, b)| {
+            a.misconception == b.misconception
+                && a.check == b.check
+                && a.observations.len() == b.observations.len()
+                && a.observations
+                    .iter()
+                    .zip(&b.observations)
+                    .all(|(x, y)| same_observation(x, y))
+        })
+}
+
+/// The same observation, but for the numbers in a message or a snapshot's text (see
+/// [`same_words_and_numbers`]); labels, names and outcomes compare exactly.
+fn same_observation(a: &Observation, b: &Observation) -> bool {
+    match (a, b) {
+        (
+            Observation::Assert {
+                label: l,
+                passed: p,
+                message: m,
+            },
+            Observation::Assert {
+                label: k,
+                passed: q,
+                message: n,
+            },
+        ) => l == k && p == q && same_words_and_numbers(m, n),
+        (
+            Observation::Snapshot {
+                name: a,
+                text: t,
+                exact: e,
+            },
+            Observation::Snapshot {
+                name: b,
+                text: u,
+                exact: f,
+            },
+        ) => a == b && e == f && same_words_and_numbers(t, u),
+        (a, b) => a == b,
+    }
+}
+
+/// True when every failed assertion of `want` has the message of the same one in `got`, up to
+/// the last digits of its numbers.
+fn same_messages(want: &[Observation], got: &[Observation]) -> bool {
+    want.iter().zip(got).all(|(w, g)| match (w, g) {
+        (
+            Observation::Assert {
+                passed: false,
+                message: a,
+                ..
+            },
+            Observation::Assert { message: b, .. },
+        ) => same_words_and_numbers(a, b),
+        _ => true,
+    })
+}
+
+/// A message's words and numbers, in order.
+#[derive(Debug, PartialEq)]
+enum Token {
+    Word(String),
+    Number(f64),
+}
+
+fn tokens(text: &str) -> Vec<Token> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let starts_number = c.is_ascii_digit()
+            || (matches!(c, '-' | '.') && chars.get(i + 1).is_some_and(char::is_ascii_digit));
+        if starts_number {
+            let start = i;
+            i += 1;
+            while i < chars.len()
+                && (chars[i].is_ascii_digit()
+                    || chars[i] == '.'
+                    || (matches!(chars[i], 'e' | 'E')
+                        && chars
+                            .get(i + 1)
+                            .is_some_and(|n| n.is_ascii_digit() || *n == '-')))
+            {
+                i += if matches!(chars[i], 'e' | 'E') { 2 } else { 1 };
+            }
+            let number: String = chars[start..i.min(chars.len())].iter().collect();
+            match number.parse::<f64>() {
+                Ok(n) => {
+                    if !word.trim().is_empty() {
+                        out.push(Token::Word(
+                            word.split_whitespace().collect::<Vec<_>>().join(" "),
+                        ));
+                    }
+                    word.clear();
+                    out.push(Token::Number(n));
+                }
+                Err(_) => word.push_str(&number),
+            }
+            continue;
+        }
+        word.push(c);
+        i += 1;
+    }
+    if !word.trim().is_empty() {
+        out.push(Token::Word(
+            word.split_whitespace().collect::<Vec<_>>().join(" "),
+        ));
+    }
+    out
+}
+
+fn same_words_and_numbers(a: &str, b: &str) -> bool {
+    let (a, b) = (tokens(a), tokens(b));
+    a.len() == b.len()
+        && a.iter().zip(&b).all(|(x, y)| match (x, y) {
+            (Token::Number(x), Token::Number(y)) => {
+                (x - y).abs() <= 1e-6 * x.abs().max(y.abs()).max(1.0) || x.to_bits() == y.to_bits()
+            }
+            (x, y) => x == y,
+        })
+}
+
+/// Which of the candidate misconceptions (ids) a failing check names. Several wrong answers can
+/// fail a check the same way (a wrong split and a wrong merge both break `merge(split(x)) == x`),
+/// so where the bug is decides:
+/// - a misconception of an exercise that passes is not the student's;
+/// - a check blocked by an exercise names a misconception of that exercise;
+/// - otherwise one of the check's own exercise, else one of another exercise.
+///
+/// Two candidates left at the same step are indistinguishable: none is named.
+pub fn choose<'c>(
+    lesson: &'c Lesson,
+    candidates: &[String],
+    own_exercise: &str,
+    blocked_by: Option<&str>,
+    passing: &dyn Fn(&str) -> bool,
+) -> Option<&'c Misconception> {
+    let mut ms: Vec<&Misconception> = candidates
+        .iter()
+        .filter_map(|id| lesson.misconceptions.iter().find(|m| &m.id == id))
+        .filter(|m| !passing(&m.exercise))
+        .collect();
+    ms.dedup_by_key(|m| m.id.as_str());
+    let only = |of: &dyn Fn(&Misconception) -> bool| -> Option<Option<&'c Misconception>> {
+        let found: Vec<&&Misconception> = ms.iter().filter(|m| of(m)).collect();
+        match found.as_slice() {
+            [] => None,
+            [one] => Some(Some(**one)),
+            _ => Some(None),
+        }
+    };
+    match blocked_by {
+        Some(b) => only(&|m| m.exercise == b).flatten(),
+        None => only(&|m| m.exercise == own_exercise)
+            .or_else(|| only(&|_| true))
+            .flatten(),
+    }
+}
+
+fn repeats(want: &[Observation], got: &[Observation]) -> bool {
+    !want.is_empty()
+        && got.len() >= want.len()
+        && want.iter().zip(got).all(|(w, g)| match (w, g) {
+            (
+                Observation::Assert {
+                    label: a,
+                    passed: p,
+                    ..
+                },
+                Observation::Assert {
+                    label: b,
+                    passed: q,
+                    ..
+                },
+            ) => same_label(a, b) && p == q,
+            (
+                Observation::Snapshot {
+                    name: a,
+                    text: t,
+                    exact,
+                },
+                Observation::Snapshot {
+                    name: b, text: u, ..
+                },
+            ) => a == b && check_protocol::explain_difference(t, u, tolerance(*exact)).is_none(),
+            _ => false,
+        })
+}
+
+/// What planting a lesson's misconceptions showed.
+#[derive(Debug, Default)]
+pub struct Planted {
+    /// The records to bless.
+    pub records: Vec<Record>,
+    /// Disagreements with `course.toml`, one line each (a listed check that passes, a
+    /// misconception no check recognises, ...).
+    pub problems: Vec<String>,
+    /// Per misconception: the checks it fails and the checks that name it.
+    pub outcomes: Vec<Outcome>,
+}
+
+/// How one planted misconception fares.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// Its id.
+    pub id: String,
+    /// The visible checks it fails.
+    pub failed: BTreeSet<String>,
+    /// The checks whose failure the grader names it for (a check that another misconception
+    /// fails the same way first names that one).
+    pub diagnosed: BTreeSet<String>,
+}
+
+/// Where misconception `id` is in the course file at `root`: `course.toml:LINE`, or the file's
+/// name alone when the line cannot be found.
+fn where_listed(root: &Path, id: &str) -> String {
+    let text = std::fs::read_to_string(root.join("course.toml")).unwrap_or_default();
+    crate::course::line_of(&text, None, &format!("id = \"{id}\""), 1)
+        .map_or_else(|| "course.toml".to_owned(), |n| format!("course.toml:{n}"))
+}
+
+/// Plants each misconception of `lesson` in turn, runs the lesson's visible checks on it, and
+/// compares what fails with `course.toml`. `exe` is the reference solution's visible-check
+/// binary, as built (one build serves every misconception: each is planted when its checks run);
+/// `expected` is the lesson's blessed expectations (or the ones being blessed).
+pub fn plant_all(
+    root: &Path,
+    runner: &Runner,
+    lesson: &Lesson,
+    exe: &Path,
+    expected: &Expected,
+    timeout: Duration,
+) -> Result<Planted> {
+    let mut planted = Planted::default();
+    let visible: Vec<&str> = lesson
+        .exercises
+        .iter()
+        .flat_map(|e| &e.checks)
+        .filter(|c| !c.hidden)
+        .map(|c| c.name.as_str())
+        .collect();
+    let student_src = relative(root, &lesson.crate_dir(root, true).join("src"));
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let names = list_tests(runner, exe)?;
+    let mut runs = Vec::new();
+    for check in &visible {
+        let Some(full) = names.iter().find(|n| n.rsplit("::").next() == Some(check)) else {
+            continue;
+        };
+        runs.push((
+            *check,
+            CheckRun {
+                exe: exe.to_path_buf(),
+                test_name: full.clone(),
+                timeout,
+                after: Vec::new(),
+                backtrace: false,
+            },
+        ));
+    }
+    let jobs: Vec<CheckRun> = runs.iter().map(|(_, j)| j.clone()).collect();
+    for m in &lesson.misconceptions {
+        let mut planting = Runner::new(runner.sandboxed, runner.require_sandbox)?;
+        planting.plant = Some(m.id.clone());
+        let outputs = planting.run_all(&jobs, workers, &|_, _| {});
+        let mut outcome = Outcome {
+            id: m.id.clone(),
+            failed: BTreeSet::new(),
+            diagnosed: BTreeSet::new(),
+        };
+        for ((check, _), run) in runs.iter().zip(&outputs) {
+            let ctx = Context {
+                expected: expected.checks.get(*check).map(Vec::as_slice),
+                snapshots: &expected.snapshots,
+                student_src: &student_src,
+                misconceptions: &[],
+                check,
+            };
+            if judge(&ctx, run).status == Status::Passed {
+                continue;
+            }
+            outcome.failed.insert((*check).to_owned());
+            if let Some(observations) = up_to_first_wrong(&ctx, &run.observations) {
+                planted.records.push(Record {
+                    misconception: m.id.clone(),
+                    check: (*check).to_owned(),
+                    observations,
+                });
+            }
+        }
+        let listed: BTreeSet<String> = m.checks.iter().cloned().collect();
+        let at = where_listed(root, &m.id);
+        for c in listed.difference(&outcome.failed) {
+            planted.problems.push(format!(
+                "misconception `{}` passes `{c}`, which course.toml says catches it\n    help: take \
+                 `{c}` out of its `checks` ({at}), or make its wrong answer in \
+                 solutions/{}/src/misconceptions.rs fail `{c}`; then `cargo xtask bless {}`",
+                m.id, lesson.dir, lesson.id
+            ));
+        }
+        for c in outcome.failed.difference(&listed) {
+            planted.problems.push(format!(
+                "misconception `{}` also fails `{c}`: add it to the misconception's `checks` \
+                 ({at}); then `cargo xtask bless {}`",
+                m.id, lesson.id
+            ));
+        }
+        planted.outcomes.push(outcome);
+    }
+    // What the report will name, with every record known (two misconceptions may look alike):
+    // with one misconception planted, its exercise fails on its own and a check that needs it is
+    // blocked by it.
+    for outcome in &mut planted.outcomes {
+        let Some(m) = lesson.misconceptions.iter().find(|m| m.id == outcome.id) else {
+            continue;
+        };
+        for r in planted
+            .records
+            .iter()
+            .filter(|r| r.misconception == outcome.id)
+        {
+            let Some((own, check)) = lesson
+                .exercises
+                .iter()
+                .find_map(|e| e.checks.iter().find(|c| c.name == r.check).map(|c| (e, c)))
+            else {
+                continue;
+            };
+            let blocked = (own.name != m.exercise && check.needs.contains(&m.exercise))
+                .then_some(m.exercise.as_str());
+            let ids: Vec<String> = candidates(&planted.records, &r.check, &r.observations)
+                .map(|c| c.misconception.clone())
+                .collect();
+            let passing = |e: &str| e != m.exercise && e != own.name;
+            if choose(lesson, &ids, &own.name, blocked, &passing).is_some_and(|c| c.id == m.id) {
+                outcome.diagnosed.insert(r.check.clone());
+            }
+        }
+        if outcome.diagnosed.is_empty() {
+            planted.problems.push(format!(
+                "misconception `{}` is named by no check: none of the checks it fails sees a wrong \
+                 value (an assertion or a snapshot) before it stops, or another misconception \
+                 fails them the same way\n    help: give one of its checks an assertion or a \
+                 snapshot that sees its wrong value (exercises/{}/tests/checks.rs), or remove it \
+                 from course.toml ({})",
+                outcome.id,
+                lesson.dir,
+                where_listed(root, &outcome.id)
+            ));
+        }
+    }
+    Ok(planted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn lesson() -> Lesson {
+        crate::course::fixture().lessons.remove(0)
+    }
+
+    #[test]
+    fn the_misconception_named_is_where_the_bug_is() {
+        let l = lesson();
+        let ids = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let nothing_passes = |_: &str| false;
+        let named =
+            |c: &[&str], own: &str, blocked: Option<&str>, passing: &dyn Fn(&str) -> bool| {
+                choose(&l, &ids(c), own, blocked, passing).map(|m| m.id.clone())
+            };
+        // Blocked by split_heads: the split's misconception, not the merge's.
+        assert_eq!(
+            named(
+                &["merge-a", "split-a"],
+                "merge_heads",
+                Some("split_heads"),
+                &nothing_passes
+            ),
+            Some("split-a".into())
+        );
+        // Not blocked: the check's own exercise first.
+        assert_eq!(
+            named(
+                &["split-a", "merge-a"],
+                "merge_heads",
+                None,
+                &nothing_passes
+            ),
+            Some("merge-a".into())
+        );
+        // A misconception of a passing exercise is not the student's.
+        assert_eq!(
+            named(&["merge-a", "split-a"], "merge_heads", None, &|e: &str| e
+                == "merge_heads"),
+            Some("split-a".into())
+        );
+        // Two of the same exercise that fail alike: none is named.
+        assert_eq!(
+            named(
+                &["split-a", "split-b"],
+                "split_heads",
+                None,
+                &nothing_passes
+            ),
+            None
+        );
+        assert_eq!(named(&[], "split_heads", None, &nothing_passes), None);
+    }
+
+    #[test]
+    fn messages_agree_up_to_the_last_digits_of_their_numbers() {
+        let a = "differs by 9.398149121264364e-1 (weights), got [1, 0, 0]";
+        assert!(same_words_and_numbers(
+            a,
+            "differs by  9.398149121264399e-1 (weights), got [1, 0, 0]"
+        ));
+        assert!(!same_words_and_numbers(
+            a,
+            "differs by 9.2e-1 (weights), got [1, 0, 0]"
+        ));
+        assert!(!same_words_and_numbers(
+            a,
+            "differs by 9.398149121264364e-1 (output), got [1, 0, 0]"
+        ));
+        assert!(!same_words_and_numbers(
+            a,
+            "differs by 9.398149121264364e-1 (weights), got [1, 0]"
+        ));
+        assert_eq!(
+            tokens("head -1.5e-3, x2"),
+            [
+                Token::Word("head".into()),
+                Token::Number(-1.5e-3),
+                Token::Word(", x".into()),
+                Token::Number(2.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn record_files_agree_up_to_the_last_digits_of_their_numbers() {
+        let file = |message: &str, label: &str| {
+            render(&[Record {
+                misconception: "m".into(),
+                check: "c".into(),
+                observations: vec![
+                    Observation::Assert {
+                        label: "shape ok".into(),
+                        passed: true,
+                        message: String::new(),
+                    },
+                    Observation::Assert {
+                        label: label.into(),
+                        passed: false,
+                        message: message.into(),
+                    },
+                ],
+            }])
+        };
+        let recorded = file("head 0 differs by 0.20880644901501857", "d < 1e-12");
+        // Another CPU's last bits, or an exact zero that became an ulp: the same record.
+        assert!(same_records(
+            &recorded,
+            &file("head 0 differs by 0.2088064490150186", "d < 1e-12")
+        ));
+        assert!(same_records(
+            &file("weights by 0e0", "d < 1e-12"),
+            &file("weights by 2.220446049250313e-16", "d < 1e-12")
+        ));
+        // Another number, word, label or record count is a change.
+        for other in [
+            file("head 0 differs by 0.2089", "d < 1e-12"),
+            file("head 1 differs by 0.20880644901501857", "d < 1e-12"),
+            file("head 0 differs by 0.20880644901501857", "d < 1e-9"),
+            recorded.clone() + &recorded,
+            String::new(),
+        ] {
+            assert!(!same_records(&recorded, &other), "{other}");
+        }
+        assert!(!same_records("{not json", "{not json"));
+    }
+
+    #[test]
+    fn records_round_trip_in_a_stable_order() {
+        let r = |m: &str, c: &str| Record {
+            misconception: m.into(),
+            check: c.into(),
+            observations: vec![Observation::Assert {
+                label: "x == 1".into(),
+                passed: false,
+                message: "no".into(),
+            }],
+        };
+        let text = render(&[r("b", "c1"), r("a", "c2"), r("a", "c1")]);
+        let first: Vec<&str> = text.lines().map(|l| &l[..30]).collect();
+        assert!(
+            first[0].contains("\"a\"") && text.lines().count() == 3,
+            "{text}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(FILE), &text).unwrap();
+        let back = load(dir.path()).unwrap();
+        assert_eq!(back[0], r("a", "c1"));
+        assert_eq!(back[2], r("b", "c1"));
+        std::fs::write(dir.path().join(FILE), "{not json\n").unwrap();
+        assert!(load(dir.path()).unwrap_err().to_string().contains(":1:"));
+    }
+
+    #[test]
+    fn a_check_that_ran_otherwise_rules_its_misconceptions_out() {
+        let assert = |label: &str, passed: bool| Observation::Assert {
+            label: label.into(),
+            passed,
+            message: String::new(),
+        };
+        let r = |m: &str, c: &str, obs: Vec<Observation>| Record {
+            misconception: m.into(),
+            check: c.into(),
+            observations: obs,
+        };
+        let records = [
+            // `order` fails `split` at its second assertion and `close` at its first.
+            r(
+                "order",
+                "split",
+                vec![assert("a", true), assert("b", false)],
+            ),
+            r("order", "close", vec![assert("c", false)]),
+            // `other` is caught only by a check that did not run.
+            r("other", "later", vec![assert("d", false)]),
+        ];
+        let run = |obs: Vec<Observation>| {
+            let mut all = vec![Observation::Begin];
+            all.extend(obs);
+            all
+        };
+        let (same, first, passed, close) = (
+            run(vec![assert("a", true), assert("b", false)]),
+            run(vec![assert("a", false)]),
+            run(vec![assert("a", true), assert("b", true), Observation::End]),
+            run(vec![assert("c", false)]),
+        );
+        let ruled = |split: &Vec<Observation>| {
+            let runs = HashMap::from([("split", split.as_slice()), ("close", close.as_slice())]);
+            ruled_out(&records, &runs)
+        };
+        assert!(ruled(&same).is_empty());
+        assert_eq!(ruled(&first), BTreeSet::from(["order"]));
+        assert_eq!(ruled(&passed), BTreeSet::from(["order"]));
+    }
+}

@@ -1,0 +1,604 @@
+//! Stage 5 of grading, **judge**: the verdict of one check, decided here in the grader from what
+//! the check process observed, against what the instructors' files say it must observe.
+//!
+//! A check passes only when its observations run from `begin` to `end`, are exactly the expected
+//! sequence (each assertion held, each snapshot matches its `.snap` text with the snapshot's own
+//! comparator) and the process exited with status 0. Nothing else the process prints or does can
+//! make it pass. Its output is read only to explain a failure: a `todo!()`, a panic and where it
+//! happened, a signal.
+
+pub mod blame;
+pub mod misconception;
+#[cfg(feature = "instructor")]
+pub mod points_kept;
+pub mod verdict;
+
+use crate::course::expected::{Expect, same_label};
+use crate::judge::misconception::Record;
+use crate::judge::verdict::{
+    Origin, Status, Verdict, check_frame, first_lines, origin, panic_of, strip_col, student_frame,
+};
+use crate::run::RunOutput;
+use crate::run::sandbox::Ended;
+use check_protocol::{Observation, TODO_PREFIX, todo_function};
+use std::collections::HashMap;
+
+/// What the judge knows about the check besides its run.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    /// The expected observations (`None`: the check was never blessed).
+    pub expected: Option<&'a [Expect]>,
+    /// Expected snapshot texts by name.
+    pub snapshots: &'a HashMap<String, String>,
+    /// A path fragment of the student's sources, to tell their panics from the checks'.
+    pub student_src: &'a str,
+    /// The lesson's blessed misconceptions (any check's; those of this check are used).
+    pub misconceptions: &'a [Record],
+    /// The check's name (its test function).
+    pub check: &'a str,
+}
+
+fn verdict(status: Status, message: impl Into<String>) -> Verdict {
+    Verdict::new(status, message)
+}
+
+/// How the observations compare with the expected ones.
+enum Comparison {
+    /// Every expected observation was made, right.
+    Complete,
+    /// The first ones were right, then they stopped.
+    StoppedEarly,
+    /// A wrong one at this index: the verdict says why. `decisive` when the observation itself
+    /// is wrong (a failed assertion, a different snapshot), not the sequence.
+    Wrong {
+        /// Index of the wrong observation.
+        at: usize,
+        /// Its verdict.
+        verdict: Verdict,
+        /// A wrong value rather than a wrong sequence.
+        decisive: bool,
+    },
+}
+
+fn compare(ctx: &Context, expected: &[Expect], seen: &[Observation]) -> Comparison {
+    for (i, want) in expected.iter().enumerate() {
+        let Some(got) = seen.get(i) else {
+            return Comparison::StoppedEarly;
+        };
+        match (want, got) {
+            (
+                Expect::Assert(label),
+                Observation::Assert {
+                    label: got_label,
+                    passed,
+                    message,
+                },
+            ) if same_label(label, got_label) => {
+                if !passed {
+                    return Comparison::Wrong {
+                        at: i,
+                        verdict: verdict(Status::Wrong, message.clone()),
+                        decisive: true,
+                    };
+                }
+            }
+            (
+                Expect::Snapshot { name, exact },
+                Observation::Snapshot {
+                    name: got_name,
+                    text,
+                    ..
+                },
+            ) if name == got_name => {
+                let Some(want_text) = ctx.snapshots.get(name) else {
+                    return Comparison::Wrong {
+                        at: i,
+                        verdict: verdict(
+                            Status::Wrong,
+                            format!(
+                                "the expected snapshot `{name}` is missing: run `cargo xtask bless`"
+                            ),
+                        ),
+                        decisive: false,
+                    };
+                };
+                if let Some(why) =
+                    check_protocol::explain_difference(want_text, text, tolerance(*exact))
+                {
+                    return Comparison::Wrong {
+                        at: i,
+                        verdict: verdict(Status::Wrong, why),
+                        decisive: true,
+                    };
+                }
+            }
+            (want, got) => {
+                return Comparison::Wrong {
+                    at: i,
+                    verdict: verdict(
+                        Status::Wrong,
+                        format!(
+                            "the check expected {} next, but the code under test reported {} \
+                             (was the check's output forged, or tests/checks.rs edited?)",
+                            describe_expect(want),
+                            describe_seen(got)
+                        ),
+                    ),
+                    decisive: false,
+                };
+            }
+        }
+    }
+    if seen.len() > expected.len() {
+        return Comparison::Wrong {
+            at: expected.len(),
+            verdict: verdict(
+                Status::Wrong,
+                format!(
+                    "the check reported {} more observation(s) than it should (was its output forged?)",
+                    seen.len() - expected.len()
+                ),
+            ),
+            decisive: false,
+        };
+    }
+    Comparison::Complete
+}
+
+/// The tolerance of a snapshot compared exactly or not.
+pub fn tolerance(exact: bool) -> f64 {
+    if exact {
+        0.0
+    } else {
+        check_protocol::TOLERANCE
+    }
+}
+
+/// The observations between `begin` and `end`, and whether both were made.
+pub(crate) fn body(observations: &[Observation]) -> (Vec<Observation>, bool, bool) {
+    let began = matches!(observations.first(), Some(Observation::Begin));
+    let ended = began && matches!(observations.last(), Some(Observation::End));
+    let body = observations
+        .iter()
+        .skip(usize::from(began))
+        .filter(|o| !matches!(o, Observation::End))
+        .cloned()
+        .collect();
+    (body, began, ended)
+}
+
+/// The observations of a run up to and including its first wrong value (a failed assertion or a
+/// snapshot that differs), when it has one: what a misconception is recognised by.
+pub fn up_to_first_wrong(ctx: &Context, observations: &[Observation]) -> Option<Vec<Observation>> {
+    let (mut body, _, _) = body(observations);
+    match compare(ctx, ctx.expected?, &body) {
+        Comparison::Wrong {
+            at, decisive: true, ..
+        } => {
+            body.truncate(at + 1);
+            Some(body)
+        }
+        _ => None,
+    }
+}
+
+/// The misconceptions whose blessed observations this check's observations repeat.
+fn diagnose(ctx: &Context, observations: &[Observation]) -> Vec<String> {
+    let (body, _, _) = body(observations);
+    crate::judge::misconception::candidates(ctx.misconceptions, ctx.check, &body)
+        .map(|r| r.misconception.clone())
+        .collect()
+}
+
+fn describe_expect(e: &Expect) -> String {
+    match e {
+        Expect::Assert(label) => format!("the assertion `{label}`"),
+        Expect::Snapshot { name, .. } => format!("the snapshot `{name}`"),
+    }
+}
+
+fn describe_seen(o: &Observation) -> String {
+    match o {
+        Observation::Assert { label, .. } => format!("the assertion `{label}`"),
+        Observation::Snapshot { name, .. } => format!("the snapshot `{name}`"),
+        Observation::Begin => "a second start".into(),
+        Observation::End => "an end".into(),
+    }
+}
+
+/// Judges one finished check, with the misconceptions a failure matches.
+pub fn judge(ctx: &Context, run: &RunOutput) -> Verdict {
+    let mut v = decide(ctx, run);
+    if v.status != Status::Passed {
+        v.misconceptions = diagnose(ctx, &run.observations);
+    }
+    v
+}
+
+/// The verdict of one finished check.
+fn decide(ctx: &Context, run: &RunOutput) -> Verdict {
+    if run.ended == Ended::TimedOut {
+        return verdict(
+            Status::TimedOut,
+            "did not finish in time: look for a loop that never ends",
+        );
+    }
+    if run.ended == Ended::SetupFailed {
+        return verdict(
+            Status::Crashed,
+            format!(
+                "the sandbox could not start the check: {}",
+                first_lines(run.output.trim(), 3)
+            ),
+        );
+    }
+    let Some(expected) = ctx.expected else {
+        return verdict(
+            Status::Wrong,
+            "this check has no expected observations: run `cargo xtask bless` (instructors)",
+        );
+    };
+    let (body, began, ended) = body(&run.observations);
+    match compare(ctx, expected, &body) {
+        Comparison::Wrong { verdict, .. } => verdict,
+        Comparison::Complete if ended && run.ended == Ended::Exited(0) => {
+            verdict(Status::Passed, "")
+        }
+        _ if !began && run.ended == Ended::Exited(0) => verdict(
+            Status::ExitedEarly,
+            "the process exited with status 0 before the check started (did the code call `std::process::exit`?)",
+        ),
+        _ => explain_ending(ctx, run),
+    }
+}
+
+/// Why a check that did not pass stopped: from how the process ended and what it printed.
+fn explain_ending(ctx: &Context, run: &RunOutput) -> Verdict {
+    let output = &run.output;
+    match run.ended {
+        Ended::Signal(sig) => {
+            let why = if output.contains("has overflowed its stack") {
+                "stack overflow: a recursion that never reaches its base case?".to_owned()
+            } else if sig == 6 {
+                "the process aborted (SIGABRT), e.g. `std::process::abort()` or a panic while panicking".to_owned()
+            } else if sig == 25 {
+                "the process wrote a file larger than the sandbox allows (SIGXFSZ)".to_owned()
+            } else {
+                format!("the process was killed by signal {sig}")
+            };
+            return verdict(Status::Crashed, why);
+        }
+        Ended::Exited(0) => {
+            return verdict(
+                Status::ExitedEarly,
+                "the process exited with status 0 before the check finished (did the code call `std::process::exit`?)",
+            );
+        }
+        _ => {}
+    }
+    let Some((location, message)) = panic_of(output) else {
+        return verdict(
+            Status::Crashed,
+            "the check process failed without reporting a result (exit code set by the code under test?)",
+        );
+    };
+    if message.starts_with(TODO_PREFIX) {
+        return match todo_function(&message) {
+            Some(f) => verdict(
+                Status::NotStarted,
+                format!("implement `{f}` next ({})", strip_col(&location)),
+            ),
+            None => verdict(
+                Status::NotStarted,
+                format!("still `todo!()` at {}", strip_col(&location)),
+            ),
+        };
+    }
+    let at = strip_col(&location);
+    let message = first_lines(&message, 6);
+    match origin(&location, ctx.student_src) {
+        Origin::Student => verdict(Status::Panicked, format!("panicked at {at}: {message}")),
+        Origin::Check => checker_failed(at, &message),
+        Origin::Library(name) => {
+            match (student_frame(output, ctx.student_src), check_frame(output)) {
+                (Some(caller), _) => verdict(
+                    Status::Panicked,
+                    format!("panicked in {name}, called from {caller}: {message}"),
+                ),
+                (None, Some(check)) => checker_failed(&check, &format!("{message} (in {name})")),
+                // No backtrace (it is asked for only when needed): say where it was.
+                (None, None) => verdict(
+                    Status::Panicked,
+                    format!("panicked in {name} (at {at}): {message}"),
+                ),
+            }
+        }
+    }
+}
+
+/// The check's own code stopped: not "your code panicked", but what it could not do with the
+/// result it got.
+fn checker_failed(at: &str, message: &str) -> Verdict {
+    if let Some(err) = message.strip_prefix("called `Result::unwrap()` on an `Err` value: ") {
+        return verdict(
+            Status::Wrong,
+            format!("your code returned an error where the check expects a value (at {at}): {err}"),
+        );
+    }
+    verdict(
+        Status::Wrong,
+        format!(
+            "the check could not go on with what your code returned (it stopped at {at}): {message}"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    const SRC: &str = "exercises/lesson02-split-heads/src";
+
+    fn run(ended: Ended, output: &str, observations: Vec<Observation>) -> RunOutput {
+        RunOutput {
+            ended,
+            output: output.to_owned(),
+            observations,
+            duration: Duration::ZERO,
+            limit: Duration::from_secs(10),
+        }
+    }
+
+    fn assert_obs(label: &str, passed: bool) -> Observation {
+        Observation::Assert {
+            label: label.into(),
+            passed,
+            message: if passed { String::new() } else { "no".into() },
+        }
+    }
+
+    fn snap(text: &str) -> Observation {
+        Observation::Snapshot {
+            name: "l__checks__s".into(),
+            text: text.into(),
+            exact: false,
+        }
+    }
+
+    fn with<R>(f: impl FnOnce(&Context) -> R) -> R {
+        let expected = vec![
+            Expect::Assert("x == 1".into()),
+            Expect::Snapshot {
+                name: "l__checks__s".into(),
+                exact: false,
+            },
+        ];
+        let mut snapshots = HashMap::new();
+        snapshots.insert(
+            "l__checks__s".to_owned(),
+            "shape (2,)\n[] 1.0000 2.0000\n".to_owned(),
+        );
+        let ctx = Context {
+            expected: Some(&expected),
+            snapshots: &snapshots,
+            student_src: SRC,
+            misconceptions: &[],
+            check: "c",
+        };
+        f(&ctx)
+    }
+
+    fn good() -> Vec<Observation> {
+        vec![
+            Observation::Begin,
+            assert_obs("x == 1", true),
+            snap("shape (2,)\n[] 1.0000 2.0001\n"),
+            Observation::End,
+        ]
+    }
+
+    /// Asserts the verdict's status and that its message says `fragment`.
+    fn assert_verdict(v: &Verdict, status: Status, fragment: &str) {
+        assert_eq!(v.status, status, "{}", v.message);
+        assert!(v.message.contains(fragment), "{}", v.message);
+    }
+
+    #[test]
+    fn only_the_right_observations_and_a_clean_exit_pass() {
+        with(|ctx| {
+            assert_eq!(
+                judge(ctx, &run(Ended::Exited(0), "", good())).status,
+                Status::Passed
+            );
+            // The same observations with another ending are not a pass.
+            assert_ne!(
+                judge(ctx, &run(Ended::Exited(1), "", good())).status,
+                Status::Passed
+            );
+            assert_eq!(
+                judge(ctx, &run(Ended::Signal(6), "", good())).status,
+                Status::Crashed
+            );
+            // A forged harness transcript without observations is not a pass.
+            let forged = "test result: ok. 1 passed; 0 failed;\n";
+            assert_eq!(
+                judge(ctx, &run(Ended::Exited(0), forged, vec![])).status,
+                Status::ExitedEarly
+            );
+            // Forged observations with a wrong value are wrong.
+            let mut wrong = good();
+            wrong[2] = snap("shape (2,)\n[] 1.0000 2.5000\n");
+            assert_verdict(
+                &judge(ctx, &run(Ended::Exited(0), "", wrong)),
+                Status::Wrong,
+                "expected 2.0000, got 2.5000",
+            );
+            // Skipping an assertion, or claiming an unknown one, is wrong.
+            let mut skipped = good();
+            skipped.remove(1);
+            assert_eq!(
+                judge(ctx, &run(Ended::Exited(0), "", skipped)).status,
+                Status::Wrong
+            );
+            let mut extra = good();
+            extra.insert(3, assert_obs("y", true));
+            assert_eq!(
+                judge(ctx, &run(Ended::Exited(0), "", extra)).status,
+                Status::Wrong
+            );
+            // Another assertion in the expected one's place, held, is wrong; so is the expected
+            // text under another snapshot's name.
+            let mut renamed = good();
+            renamed[1] = assert_obs("x == x", true);
+            let v = judge(ctx, &run(Ended::Exited(0), "", renamed));
+            assert_verdict(&v, Status::Wrong, "the assertion `x == 1` next");
+            assert!(
+                v.message.contains("reported the assertion `x == x`"),
+                "{}",
+                v.message
+            );
+            let mut renamed = good();
+            renamed[2] = Observation::Snapshot {
+                name: "l__checks__other".into(),
+                text: "shape (2,)\n[] 1.0000 2.0000\n".into(),
+                exact: false,
+            };
+            assert_verdict(
+                &judge(ctx, &run(Ended::Exited(0), "", renamed)),
+                Status::Wrong,
+                "the snapshot `l__checks__s` next",
+            );
+        });
+    }
+
+    #[test]
+    fn an_end_counts_only_after_a_begin_and_every_observation() {
+        with(|ctx| {
+            // Every observation but the end, then exit 0: the code left before the check returned.
+            let mut cut = good();
+            cut.pop();
+            assert_verdict(
+                &judge(ctx, &run(Ended::Exited(0), "", cut)),
+                Status::ExitedEarly,
+                "before the check finished",
+            );
+            // Every observation and the end, but no begin: the check never started.
+            let mut headless = good();
+            headless.remove(0);
+            assert_verdict(
+                &judge(ctx, &run(Ended::Exited(0), "", headless.clone())),
+                Status::ExitedEarly,
+                "before the check started",
+            );
+            // The same with a failing exit status and nothing printed.
+            assert_verdict(
+                &judge(ctx, &run(Ended::Exited(1), "", headless)),
+                Status::Crashed,
+                "without reporting a result",
+            );
+            // A check that observes nothing: an end without its begin is still not a pass.
+            let ctx = Context {
+                expected: Some(&[]),
+                ..*ctx
+            };
+            let ran = |obs| judge(&ctx, &run(Ended::Exited(0), "", obs)).status;
+            assert_eq!(
+                ran(vec![Observation::Begin, Observation::End]),
+                Status::Passed
+            );
+            assert_eq!(ran(vec![Observation::End]), Status::ExitedEarly);
+        });
+    }
+
+    #[test]
+    fn signals_are_named() {
+        with(|ctx| {
+            let message = |sig| judge(ctx, &run(Ended::Signal(sig), "", vec![])).message;
+            assert!(message(6).contains("SIGABRT"));
+            assert!(message(25).contains("SIGXFSZ"));
+            assert_eq!(message(9), "the process was killed by signal 9");
+        });
+    }
+
+    #[test]
+    fn a_failure_is_matched_with_the_misconceptions_up_to_its_first_wrong_value() {
+        let wrong_snap = snap("shape (2,)\n[] 1.0000 2.5000\n");
+        let mut wrong = good();
+        wrong[2] = wrong_snap.clone();
+        let record = Record {
+            misconception: "m".into(),
+            check: "c".into(),
+            observations: vec![assert_obs("x == 1", true), wrong_snap.clone()],
+        };
+        with(|ctx| {
+            assert_eq!(
+                up_to_first_wrong(ctx, &wrong),
+                Some(vec![assert_obs("x == 1", true), wrong_snap.clone()])
+            );
+            let failed = vec![Observation::Begin, assert_obs("x == 1", false)];
+            assert_eq!(
+                up_to_first_wrong(ctx, &failed),
+                Some(vec![assert_obs("x == 1", false)])
+            );
+            // Nothing wrong, or only the sequence wrong: nothing to match.
+            assert_eq!(up_to_first_wrong(ctx, &good()), None);
+            let mut renamed = good();
+            renamed[1] = assert_obs("x == x", true);
+            assert_eq!(up_to_first_wrong(ctx, &renamed), None);
+
+            let records = [record];
+            let ctx = Context {
+                misconceptions: &records,
+                ..*ctx
+            };
+            let v = judge(&ctx, &run(Ended::Exited(101), "", wrong));
+            assert_eq!(v.misconceptions, ["m"]);
+            let v = judge(&ctx, &run(Ended::Exited(0), "", good()));
+            assert_eq!((v.status, v.misconceptions.len()), (Status::Passed, 0));
+        });
+    }
+
+    #[test]
+    fn failures_are_explained() {
+        with(|ctx| {
+            let failed = vec![Observation::Begin, assert_obs("x == 1", false)];
+            let v = judge(ctx, &run(Ended::Exited(101), "", failed));
+            assert_eq!((v.status, v.message.as_str()), (Status::Wrong, "no"));
+
+            let todo = format!(
+                "thread 'checks::c' panicked at {SRC}/exercises.rs:31:5:\nnot yet implemented: split_heads: reshape\nnote: x"
+            );
+            let v = judge(
+                ctx,
+                &run(Ended::Exited(101), &todo, vec![Observation::Begin]),
+            );
+            assert_eq!(v.status, Status::NotStarted);
+            assert_eq!(
+                v.message,
+                format!("implement `split_heads` next ({SRC}/exercises.rs:31)")
+            );
+
+            let panic =
+                format!("thread 'c' panicked at {SRC}/exercises.rs:40:9:\nindex out of bounds\n");
+            let v = judge(
+                ctx,
+                &run(Ended::Exited(101), &panic, vec![Observation::Begin]),
+            );
+            assert_eq!(v.status, Status::Panicked);
+
+            assert_eq!(
+                judge(ctx, &run(Ended::TimedOut, "", vec![])).status,
+                Status::TimedOut
+            );
+            let overflow = "thread 'x' has overflowed its stack\n";
+            let v = judge(
+                ctx,
+                &run(Ended::Signal(6), overflow, vec![Observation::Begin]),
+            );
+            assert!(v.message.starts_with("stack overflow"));
+            let v = judge(ctx, &run(Ended::Exited(0), "", vec![Observation::Begin]));
+            assert_eq!(v.status, Status::ExitedEarly);
+        });
+    }
+}

@@ -1,0 +1,11 @@
+//! Official grading: a student's submission, a whole class, and what instructors take away from
+//! it (gradebooks, feedback pages, similarity). Instructors only.
+
+pub mod archive;
+pub mod class;
+pub mod gradebook;
+pub mod pages;
+pub mod preflight;
+pub mod roster;
+pub mod similarity;
+pub mod submission;

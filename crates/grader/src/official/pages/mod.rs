@@ -1,0 +1,146 @@
+//! Feedback pages of a graded class, written beside its JSON reports: per student `<id>.html` and
+//! `<id>.md` (the total, each lesson's and exercise's points, every failing check with its
+//! message, blame and misconception, compile errors, the next step), and the class page
+//! `index.html` for instructors. Every page is self-contained (style inline, plots as inline SVG,
+//! no script, nothing loaded), and everything a student wrote on it is escaped.
+//!
+//! `grade --submissions --reports DIR` writes them after grading; `cargo xtask class-page DIR`
+//! writes them again from the JSON reports in `DIR`, without grading.
+
+mod class;
+mod class_stats;
+mod escape;
+mod feedback;
+mod layout;
+mod plots;
+mod student_html;
+mod student_md;
+
+use crate::report::Report;
+use anyhow::{Context as _, Result, bail};
+use std::path::Path;
+
+/// The class page's file name.
+pub const CLASS_PAGE: &str = "index.html";
+
+/// One student of the class page.
+#[derive(Debug, Clone)]
+pub struct ClassRow {
+    /// The student's id (their submission's name, or the roster's).
+    pub id: String,
+    /// Their submission's fate.
+    pub standing: Standing,
+}
+
+/// What became of a student's submission.
+#[derive(Debug, Clone)]
+pub enum Standing {
+    /// Graded: the report.
+    Graded(Box<Report>),
+    /// Handed in but not graded: why.
+    NotGraded(String),
+    /// On the roster, with no submission.
+    Missing,
+}
+
+/// Two submissions found alike: the similarity pass's finding.
+pub use crate::official::similarity::Pair as SimilarPair;
+
+/// The file stem of `id`'s pages (`<stem>.html`, `<stem>.md`); none for the id `index`, whose
+/// page would be the class page.
+pub fn page_stem(id: &str) -> Option<&str> {
+    (!id.eq_ignore_ascii_case("index")).then_some(id)
+}
+
+/// Writes the pages of every graded student and the class page into `dir`; returns how many
+/// students got pages.
+pub fn write(dir: &Path, rows: &[ClassRow], pairs: &[SimilarPair]) -> Result<usize> {
+    let mut written = 0;
+    let mut course = None;
+    for row in rows {
+        let Standing::Graded(report) = &row.standing else {
+            continue;
+        };
+        course.get_or_insert(report.course.as_str());
+        let Some(stem) = page_stem(&row.id) else {
+            eprintln!(
+                "warning: no feedback page for the student `{}`: {CLASS_PAGE} is the class page\n  \
+                 help: rename the submission and grade it again",
+                crate::report::student_text::name(&row.id)
+            );
+            continue;
+        };
+        crate::fsutil::write(
+            &dir.join(format!("{stem}.html")),
+            &student_html::render(&row.id, report),
+        )?;
+        crate::fsutil::write(
+            &dir.join(format!("{stem}.md")),
+            &student_md::render(&row.id, report),
+        )?;
+        written += 1;
+    }
+    let page = class::render(course.unwrap_or("The course"), rows, pairs)?;
+    crate::fsutil::write(&dir.join(CLASS_PAGE), &page)?;
+    Ok(written)
+}
+
+/// The class as its JSON reports in `dir` tell it (`<id>.json`, sorted by id); files that are
+/// not grade reports are skipped with a warning.
+pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
+    if !dir.is_dir() {
+        bail!(
+            "{} is not a folder\n  help: give the reports folder of `cargo xtask grade \
+             --submissions DIR --reports RDIR`",
+            dir.display()
+        );
+    }
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read the reports folder {}", dir.display()))?;
+    let mut rows = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "json") || !path.is_file() {
+            continue;
+        }
+        let id = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        match serde_json::from_str::<Report>(&text) {
+            Ok(report) => rows.push(ClassRow {
+                id,
+                standing: Standing::Graded(Box::new(report)),
+            }),
+            Err(e) => eprintln!(
+                "warning: skipped {}: not a grade report ({e})",
+                crate::report::student_text::name(&path.display().to_string())
+            ),
+        }
+    }
+    rows.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(rows)
+}
+
+/// `cargo xtask class-page DIR`: the pages written again from the reports in `DIR`.
+pub fn run(dir: &Path) -> Result<()> {
+    let rows = from_reports(dir)?;
+    if rows.is_empty() {
+        bail!(
+            "{} holds no grade report (`<id>.json`): no page to write\n  help: grade the class \
+             first: `cargo xtask grade --submissions DIR --reports {}`",
+            dir.display(),
+            dir.display()
+        );
+    }
+    let written = write(dir, &rows, &crate::official::similarity::read_csv(dir)?)?;
+    println!(
+        "wrote {written} student page(s) (.html, .md) and {} in {}",
+        CLASS_PAGE,
+        dir.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,304 @@
+//! The terminal report: a table per lesson, a total, and what to do next.
+
+use super::readable::{printable, readable};
+use super::{CheckReport, ExerciseReport, Report};
+use crate::judge::verdict::Status;
+use crate::report::style::Style;
+use std::collections::HashSet;
+use std::fmt::Write;
+
+fn colour(style: &Style, status: Status, text: &str) -> String {
+    match status {
+        Status::Passed => style.green(text),
+        Status::NotStarted => style.dim(text),
+        Status::Wrong => style.yellow(text),
+        _ => style.red(text),
+    }
+}
+
+fn mark(status: Status) -> &'static str {
+    match status {
+        Status::Passed => "✓",
+        Status::NotStarted => "·",
+        _ => "✗",
+    }
+}
+
+fn percent(score: u32, max: u32) -> u32 {
+    if max == 0 {
+        100
+    } else {
+        ((f64::from(score) * 100.0) / f64::from(max)).floor() as u32
+    }
+}
+
+/// How much of each failure the table shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// Every failing check with its verdict, full message, blame and diagnosis.
+    #[default]
+    Full,
+    /// One line per exercise and the first failing check's message (`--brief`).
+    Brief,
+}
+
+/// The exercise's label in the table: its verdict, or whom it is blocked by.
+pub fn exercise_label(ex: &ExerciseReport) -> String {
+    let status = ex.status();
+    if let Some(blocker) = ex.blocked_by() {
+        return format!("blocked: fix `{blocker}` first");
+    }
+    match status {
+        Status::Passed => "passed".to_owned(),
+        Status::Wrong => {
+            let passed = ex
+                .checks
+                .iter()
+                .filter(|c| c.status == Status::Passed)
+                .count();
+            format!("wrong ({passed}/{} checks pass)", ex.checks.len())
+        }
+        other => other.label().to_owned(),
+    }
+}
+
+/// The lines under a failing exercise: each failing check (or, brief, the first one).
+///
+/// A misconception's explanation is printed the first time it is named (`explained` remembers).
+fn failures(
+    out: &mut String,
+    ex: &ExerciseReport,
+    style: &Style,
+    detail: Detail,
+    explained: &mut HashSet<String>,
+) {
+    let failing: Vec<&CheckReport> = ex
+        .checks
+        .iter()
+        .filter(|c| c.status != Status::Passed)
+        .collect();
+    // Not started at all: one line says it, as in the brief form.
+    let brief = detail == Detail::Brief || ex.status() == Status::NotStarted;
+    let shown: Vec<&CheckReport> = if brief {
+        failing.into_iter().take(1).collect()
+    } else {
+        failing
+    };
+    for c in shown {
+        let message = readable(&c.message);
+        let mut lines = message.lines();
+        let first = lines.next().unwrap_or("");
+        if brief {
+            let _ = writeln!(out, "      {} {first}", style.dim(&format!("{}:", c.name)));
+            for l in lines.take(5) {
+                let _ = writeln!(out, "        {l}");
+            }
+            continue;
+        }
+        let verdict = match &c.blocked_by {
+            Some(b) => format!("{}, blocked by `{b}`", c.status.label()),
+            None => c.status.label().to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "      {} {}",
+            style.dim(&format!("{}:", c.name)),
+            colour(style, c.status, &verdict)
+        );
+        if !first.is_empty() {
+            let _ = writeln!(out, "        {first}");
+        }
+        for l in lines {
+            let _ = writeln!(out, "        {l}");
+        }
+        if let Some(line) = c.inputs_line() {
+            let _ = writeln!(out, "        {line}");
+        }
+        if let Some(d) = &c.diagnosis {
+            if explained.insert(d.id.clone()) {
+                let _ = writeln!(out, "        {} {}", style.bold("Misconception:"), d.title);
+                for l in wrap(&d.explanation, 84) {
+                    let _ = writeln!(out, "          {l}");
+                }
+            } else {
+                let _ = writeln!(
+                    out,
+                    "        {} {} (explained above)",
+                    style.bold("Misconception:"),
+                    d.title
+                );
+            }
+        }
+    }
+}
+
+/// `text` in lines of at most `width` characters (words are never split).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// What the student should do next, as the report's last line says it (the terminal report and
+/// the feedback pages, `crate::official::pages`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NextStep {
+    /// A lesson (its id) does not compile: nothing else of it can be graded.
+    FixCompileError(String),
+    /// The first unfinished exercise, or the one it is blocked by.
+    WorkOn(String),
+    /// Every check passes and the grade is official.
+    FullMarks,
+    /// Every check passes, against modified course files.
+    FullButUnofficial,
+}
+
+impl NextStep {
+    /// The step in words.
+    pub fn text(&self) -> String {
+        match self {
+            NextStep::FixCompileError(lesson) => format!(
+                "Next: fix the compile error in {} (shown above), then grade again",
+                lesson_name(lesson)
+            ),
+            NextStep::WorkOn(name) => {
+                format!("Next: work on `{name}`; stuck? `cargo xtask hint {name}`")
+            }
+            NextStep::FullMarks => "Full marks.".to_owned(),
+            NextStep::FullButUnofficial => {
+                "Every check passes, but against modified course files: not full marks.".to_owned()
+            }
+        }
+    }
+}
+
+/// The report's next step: the first unfinished exercise in course order (its compile error, or
+/// what it is blocked by, comes first), else full marks; none when nothing was graded.
+pub fn next_step(report: &Report) -> Option<NextStep> {
+    if let Some((lesson, ex)) = report.first_unfinished() {
+        Some(if lesson.build == super::Build::CompileError {
+            NextStep::FixCompileError(lesson.id.clone())
+        } else {
+            NextStep::WorkOn(ex.blocked_by().unwrap_or(&ex.name).to_owned())
+        })
+    } else if report.max_score > 0 && report.official {
+        Some(NextStep::FullMarks)
+    } else if report.max_score > 0 {
+        Some(NextStep::FullButUnofficial)
+    } else {
+        None
+    }
+}
+
+/// The lesson's number for people (`lesson02` → `2`), else its id.
+fn lesson_name(id: &str) -> String {
+    match id
+        .strip_prefix("lesson")
+        .and_then(|n| n.parse::<u32>().ok())
+    {
+        Some(n) => format!("lesson {n}"),
+        None => id.to_owned(),
+    }
+}
+
+/// The human-readable report.
+pub fn render(report: &Report, style: &Style, detail: Detail) -> String {
+    let mut out = String::new();
+    let what = if report.graded == super::Graded::Solutions {
+        " (reference solutions)"
+    } else {
+        ""
+    };
+    let _ = writeln!(out, "{}{what}", style.bold(&report.course));
+    if let Some(student) = &report.student {
+        let _ = writeln!(
+            out,
+            "Student: {}",
+            crate::report::student_text::name(student)
+        );
+    }
+    let mut explained = HashSet::new();
+    for lesson in &report.lessons {
+        let _ = writeln!(
+            out,
+            "\n{}  {}/{}",
+            style.bold(&format!("{} · {}", lesson.id, lesson.title)),
+            lesson.score,
+            lesson.max_score
+        );
+        if let Some(err) = &lesson.compiler_output {
+            let _ = writeln!(
+                out,
+                "  {} the crate does not compile, so none of its checks ran:",
+                style.red("✗")
+            );
+            for line in printable(err).lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+        let width = lesson
+            .exercises
+            .iter()
+            .map(|e| e.name.len())
+            .max()
+            .unwrap_or(0);
+        for ex in &lesson.exercises {
+            let status = ex.status();
+            let _ = writeln!(
+                out,
+                "  {} {:width$}  {:>5}  {}",
+                colour(style, status, mark(status)),
+                ex.name,
+                format!("{}/{}", ex.score, ex.max_score),
+                colour(style, status, &exercise_label(ex)),
+            );
+            if status != Status::Passed && status != Status::CompileError {
+                failures(&mut out, ex, style, detail, &mut explained);
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n{} {}/{} points ({}%)",
+        style.bold("Total:"),
+        report.score,
+        report.max_score,
+        percent(report.score, report.max_score)
+    );
+    if !report.official {
+        let _ = writeln!(
+            out,
+            "{} these course files differ from the instructors' copy, so this grade is unofficial:",
+            style.yellow("Unofficial:")
+        );
+        for f in &report.modified_files {
+            let _ = writeln!(out, "  {}", crate::report::student_text::name(f));
+        }
+        let _ = writeln!(
+            out,
+            "  Restore them (e.g. `git checkout -- <file>`) for an official grade."
+        );
+    }
+    match next_step(report) {
+        Some(NextStep::FullMarks) => {
+            let _ = writeln!(out, "{}", style.green(&NextStep::FullMarks.text()));
+        }
+        Some(next) => {
+            let _ = writeln!(out, "{}", next.text());
+        }
+        None => {}
+    }
+    out
+}

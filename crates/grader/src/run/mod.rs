@@ -1,0 +1,553 @@
+//! Stage 4 of grading, **run**: every check in its own sandboxed process (see [`crate::run::sandbox`]),
+//! as many at once as there are cores. A run only *collects* what happened (how the process
+//! ended, its output, its observations); judging is [`crate::judge`]'s job.
+
+#[cfg(all(target_os = "linux", feature = "instructor"))]
+pub mod container;
+#[cfg(all(target_os = "linux", feature = "instructor"))]
+pub mod container_like;
+pub mod grouped;
+pub mod sandbox;
+pub mod sandbox_paths;
+pub mod stateful;
+
+use crate::run::sandbox::{Ended, Policy};
+use anyhow::{Result, bail};
+use check_protocol::observe::{self as protocol, Observation};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// Output kept per stream; the rest is dropped with a note.
+pub const OUTPUT_CAP: usize = 1 << 20;
+/// Observations read per check at most.
+pub const OBSERVATIONS_CAP: u64 = 8 << 20;
+/// Time a check binary may take to list its tests.
+const LIST_TIMEOUT: Duration = Duration::from_secs(20);
+/// Time allowed after the limit for the sandbox to report before it is killed from outside.
+const GRACE: Duration = Duration::from_secs(3);
+/// Time limit of a check whose prerequisite ran out of time: it almost surely calls the same
+/// endless loop, so it is not waited out again (a course with one loop grades in about one limit).
+pub const BLOCKED_LIMIT: Duration = Duration::from_millis(500);
+
+/// The environment of every check process: nothing inherited, nothing that could change how the
+/// harness or insta behave, only what the check needs.
+#[derive(Debug, Clone)]
+pub struct CheckEnv {
+    /// The check's private directory: working directory, `HOME` and `TMPDIR`.
+    pub private_dir: PathBuf,
+    /// Where the check writes its observations.
+    pub observations: PathBuf,
+    /// Print a backtrace on a panic (costs about 0.15 s per panic, so only when asked).
+    pub backtrace: bool,
+    /// The misconception planted into a reference solution (`grade --solutions --plant ID`),
+    /// named in [`check_protocol::PLANT_ENV`]; `None` everywhere else.
+    pub plant: Option<String>,
+    /// The seeds of the variant checks ([`check_protocol::VARIANT_ENV`]), given at run time only.
+    pub variant_seeds: Option<String>,
+}
+
+impl CheckEnv {
+    /// Applies the environment to `cmd` (cleared first).
+    pub fn apply(&self, cmd: &mut Command) {
+        cmd.env_clear()
+            .current_dir(&self.private_dir)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", &self.private_dir)
+            .env("TMPDIR", &self.private_dir)
+            .env("RUST_BACKTRACE", if self.backtrace { "1" } else { "0" })
+            .env("NO_COLOR", "1")
+            .env("CLICOLOR", "0")
+            .env(protocol::OBSERVE_ENV, &self.observations);
+        if let Some(id) = &self.plant {
+            cmd.env(check_protocol::PLANT_ENV, id);
+        }
+        if let Some(seeds) = &self.variant_seeds {
+            cmd.env(check_protocol::VARIANT_ENV, seeds);
+        }
+    }
+}
+
+/// One check to run.
+#[derive(Debug, Clone)]
+pub struct CheckRun {
+    /// The test executable.
+    pub exe: PathBuf,
+    /// The full harness name, e.g. `checks::split_heads_moves_data`.
+    pub test_name: String,
+    /// Time limit.
+    pub timeout: Duration,
+    /// Jobs (indices into the same list) that must finish first: the checks of the exercises
+    /// this one needs. When one of them timed out, this one runs with [`BLOCKED_LIMIT`].
+    pub after: Vec<usize>,
+    /// Print a backtrace on a panic: a panic in a library, rerun to find the caller.
+    pub backtrace: bool,
+}
+
+/// What one check process did.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    /// How it ended.
+    pub ended: Ended,
+    /// Its standard output then its standard error, capped.
+    pub output: String,
+    /// Its observations, in order.
+    pub observations: Vec<Observation>,
+    /// Wall time.
+    pub duration: Duration,
+    /// The time limit it ran under (shorter than asked when a prerequisite timed out).
+    pub limit: Duration,
+}
+
+/// The container mode's folder of check boxes: in the system's temporary folder (the grader's
+/// scratch folders are closed to other users), passable by everyone, listable by no one.
+fn container_boxes() -> Result<tempfile::TempDir> {
+    let boxes = tempfile::Builder::new()
+        .prefix("course-checks-")
+        .tempdir_in(std::env::temp_dir())?;
+    #[cfg(all(target_os = "linux", feature = "instructor"))]
+    crate::run::container::pass_through_only(boxes.path())?;
+    Ok(boxes)
+}
+
+/// A check's box in the container mode: a user of its own, a folder with a random name (removed
+/// when dropped) holding a link to (or a copy of) the check's executable and the private folder
+/// that only that user may enter. The box stays the grader's: the user cannot swap the private
+/// folder for a link that would make the grader read its observations elsewhere.
+struct UserBox {
+    uid: u32,
+    exe: std::path::PathBuf,
+    private: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// A [`UserBox`] in `boxes` for `exe`.
+#[cfg(all(target_os = "linux", feature = "instructor"))]
+fn user_box(boxes: &Path, exe: &Path) -> std::io::Result<UserBox> {
+    let uid = crate::run::container::next_user();
+    let dir = tempfile::Builder::new()
+        .prefix("check-")
+        .tempdir_in(boxes)?;
+    let name = exe.file_name().unwrap_or(std::ffi::OsStr::new("check"));
+    let linked = dir.path().join(name);
+    if std::fs::hard_link(exe, &linked).is_err() {
+        std::fs::copy(exe, &linked)?;
+    }
+    let private = dir.path().join("tmp");
+    std::fs::create_dir(&private)?;
+    crate::run::container::give_to(&private, uid)?;
+    crate::run::container::pass_through_only(dir.path())?;
+    Ok(UserBox {
+        uid,
+        exe: linked,
+        private,
+        _dir: dir,
+    })
+}
+
+#[cfg(not(all(target_os = "linux", feature = "instructor")))]
+fn user_box(_: &Path, _: &Path) -> std::io::Result<UserBox> {
+    Err(std::io::Error::other("the container mode needs Linux"))
+}
+
+/// Runs checks in sandboxes under a scratch directory of its own.
+#[derive(Debug)]
+pub struct Runner {
+    scratch: tempfile::TempDir,
+    count: AtomicUsize,
+    /// Refuse to run a check whose sandbox cannot be enforced (official grading).
+    pub require_sandbox: bool,
+    /// Run checks in the sandbox (official grading); local grading starts them directly, in a
+    /// process group of their own, which starts much faster.
+    pub sandboxed: bool,
+    /// The misconception every check runs with planted (reference solutions only; see
+    /// [`CheckEnv::plant`]).
+    pub plant: Option<String>,
+    /// The variant checks' seeds every check runs with (see [`CheckEnv::variant_seeds`]).
+    pub variant_seeds: Option<String>,
+    /// In the container mode ([`crate::run::sandbox::CONTAINER_MODE`]): the folder of the checks'
+    /// private folders, which every user may pass through but not list.
+    boxes: Option<tempfile::TempDir>,
+}
+
+impl Runner {
+    /// A runner with a fresh scratch directory under the system's temporary directory.
+    pub fn new(sandboxed: bool, require_sandbox: bool) -> Result<Self> {
+        let container =
+            sandboxed && crate::run::sandbox::isolation() == crate::run::sandbox::CONTAINER_MODE;
+        Ok(Self {
+            scratch: crate::fsutil::scratch_dir("run")?,
+            count: AtomicUsize::new(0),
+            require_sandbox,
+            sandboxed,
+            plant: None,
+            variant_seeds: None,
+            boxes: container.then(container_boxes).transpose()?,
+        })
+    }
+
+    /// The command for `exe args`: through the sandbox's supervisor, or directly in a process
+    /// group of its own.
+    fn command(&self, policy: &Policy, exe: &Path, args: &[String]) -> std::io::Result<Command> {
+        if self.sandboxed {
+            return policy.command(exe, args);
+        }
+        let mut cmd = Command::new(exe);
+        cmd.args(args);
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        Ok(cmd)
+    }
+
+    /// Runs `exe args` the way every check process runs: a private directory, the check
+    /// environment, the sandbox (when on), the time limit, capped output; then collects how it
+    /// ended and its observations, and removes the directory.
+    fn execute(&self, exe: &Path, args: &[&str], timeout: Duration, backtrace: bool) -> RunOutput {
+        let start = Instant::now();
+        let n = self.count.fetch_add(1, Ordering::SeqCst);
+        let dir = self.scratch.path().join(format!("check-{n}"));
+        let private = dir.join("tmp");
+        let env = CheckEnv {
+            observations: private.join(".observations"),
+            private_dir: private.clone(),
+            backtrace,
+            plant: self.plant.clone(),
+            variant_seeds: self.variant_seeds.clone(),
+        };
+        let failed = |why: String| RunOutput {
+            ended: Ended::SetupFailed,
+            output: why,
+            observations: Vec::new(),
+            duration: start.elapsed(),
+            limit: timeout,
+        };
+        if let Err(e) = std::fs::create_dir_all(&private) {
+            return failed(format!("cannot create {}: {e}", private.display()));
+        }
+        // The container mode: the check's own user, its executable and private folder in a box
+        // of its own that only it may enter.
+        let (exe, env, run_as, _box) = match &self.boxes {
+            None => (exe.to_path_buf(), env, None, None),
+            Some(boxes) => match user_box(boxes.path(), exe) {
+                Ok(user) => (
+                    user.exe.clone(),
+                    CheckEnv {
+                        observations: user.private.join(".observations"),
+                        private_dir: user.private.clone(),
+                        ..env
+                    },
+                    Some(user.uid),
+                    Some(user),
+                ),
+                Err(e) => return failed(format!("cannot prepare the check's user: {e}")),
+            },
+        };
+        let exe = exe.as_path();
+        let policy = Policy {
+            read: vec![exe.to_path_buf()],
+            write: vec![env.private_dir.clone()],
+            // The executable's folder holds other builds' executables (under a target folder
+            // that `--target-dir` may put beneath a system folder).
+            hide: exe.parent().map(Path::to_path_buf).into_iter().collect(),
+            timeout,
+            status_file: dir.join("status"),
+            require: self.require_sandbox,
+            network: false,
+            check_limits: true,
+            run_as,
+        };
+        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        let mut cmd = match self.command(&policy, exe, &args) {
+            Ok(cmd) => cmd,
+            Err(e) => return failed(format!("cannot find the grader's own executable: {e}")),
+        };
+        env.apply(&mut cmd);
+        // A sandboxed check's supervisor stops it at the limit and reports; a direct one is
+        // stopped from here, at the limit itself.
+        let grace = if self.sandboxed {
+            GRACE
+        } else {
+            Duration::ZERO
+        };
+        let (status, output) = match run_capped(cmd, timeout + grace) {
+            Ok(done) => done,
+            Err(e) => return failed(format!("could not start {}: {e}", exe.display())),
+        };
+        let ended = std::fs::read_to_string(&policy.status_file)
+            .ok()
+            .and_then(|t| Ended::parse(&t))
+            .unwrap_or(match status {
+                None => Ended::TimedOut,
+                Some(_) if self.sandboxed => Ended::SetupFailed,
+                Some(status) => ended_of(status),
+            });
+        let mut text = String::new();
+        // A file, not a link the check left there to make the grader read another file (every
+        // process of the check has ended by now).
+        let is_file = std::fs::symlink_metadata(&env.observations).is_ok_and(|m| m.is_file());
+        if let Some(Ok(file)) = is_file.then(|| std::fs::File::open(&env.observations)) {
+            let _ = file.take(OBSERVATIONS_CAP).read_to_string(&mut text);
+        }
+        let observations = protocol::parse(&text);
+        let _ = std::fs::remove_dir_all(&dir);
+        RunOutput {
+            ended,
+            output,
+            observations,
+            duration: start.elapsed(),
+            limit: timeout,
+        }
+    }
+
+    /// Runs the tests `names` of `exe` in one process, the way every check process runs (the
+    /// harness runs them one after another, in the order of their names): local grading's fast
+    /// path, see [`crate::run::grouped`].
+    pub fn run_tests(&self, exe: &Path, names: &[&str], limit: Duration) -> RunOutput {
+        let mut args = vec!["--exact", "--test-threads=1"];
+        args.extend_from_slice(names);
+        self.execute(exe, &args, limit, false)
+    }
+
+    /// Runs every job, `workers` at a time, each once the jobs it comes `after` have finished;
+    /// `on_done(done, total)` is called after each.
+    ///
+    /// `after` must point only to earlier jobs (so there is always a job ready).
+    pub fn run_all(
+        &self,
+        jobs: &[CheckRun],
+        workers: usize,
+        on_done: &(dyn Fn(usize, usize) + Sync),
+    ) -> Vec<RunOutput> {
+        debug_assert!(
+            jobs.iter()
+                .enumerate()
+                .all(|(i, j)| j.after.iter().all(|a| *a < i)),
+            "a job may only wait for earlier jobs"
+        );
+        let board = Mutex::new(Board {
+            started: vec![false; jobs.len()],
+            results: vec![None; jobs.len()],
+            done: 0,
+        });
+        let changed = Condvar::new();
+        std::thread::scope(|s| {
+            for _ in 0..workers.max(1).min(jobs.len().max(1)) {
+                s.spawn(|| {
+                    loop {
+                        let (i, limit) = {
+                            let mut b = board.lock().unwrap_or_else(|e| e.into_inner());
+                            loop {
+                                match b.next_ready(jobs) {
+                                    Next::Run(i, limit) => break (i, limit),
+                                    Next::Wait => {
+                                        b = changed.wait(b).unwrap_or_else(|e| e.into_inner());
+                                    }
+                                    Next::Finished => return,
+                                }
+                            }
+                        };
+                        let job = &jobs[i];
+                        let args = [job.test_name.as_str(), "--exact", "--test-threads=1"];
+                        let out = self.execute(&job.exe, &args, limit, job.backtrace);
+                        let done = {
+                            let mut b = board.lock().unwrap_or_else(|e| e.into_inner());
+                            b.results[i] = Some(out);
+                            b.done += 1;
+                            b.done
+                        };
+                        changed.notify_all();
+                        on_done(done, jobs.len());
+                    }
+                });
+            }
+        });
+        board
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .results
+            .into_iter()
+            .map(|o| o.expect("every job ran"))
+            .collect()
+    }
+}
+
+/// What the workers of [`Runner::run_all`] share: which jobs started, and their results.
+struct Board {
+    started: Vec<bool>,
+    results: Vec<Option<RunOutput>>,
+    done: usize,
+}
+
+/// What a worker does next.
+enum Next {
+    /// Run this job under this limit.
+    Run(usize, Duration),
+    /// Every job left waits for one still running.
+    Wait,
+    /// Every job has started.
+    Finished,
+}
+
+impl Board {
+    /// The first job not started whose prerequisites have finished (marked started), and its limit.
+    fn next_ready(&mut self, jobs: &[CheckRun]) -> Next {
+        let mut waiting = false;
+        for (i, job) in jobs.iter().enumerate() {
+            if self.started[i] {
+                continue;
+            }
+            let finished: Option<Vec<&RunOutput>> = job
+                .after
+                .iter()
+                .map(|a| self.results[*a].as_ref())
+                .collect();
+            let Some(finished) = finished else {
+                waiting = true;
+                continue;
+            };
+            self.started[i] = true;
+            let blocked = finished.iter().any(|r| r.ended == Ended::TimedOut);
+            let limit = if blocked {
+                job.timeout.min(BLOCKED_LIMIT)
+            } else {
+                job.timeout
+            };
+            return Next::Run(i, limit);
+        }
+        if waiting { Next::Wait } else { Next::Finished }
+    }
+}
+
+/// How a process started without the sandbox ended.
+fn ended_of(status: std::process::ExitStatus) -> Ended {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return Ended::Signal(sig);
+        }
+    }
+    Ended::Exited(status.code().unwrap_or(1))
+}
+
+/// Reads at most [`OUTPUT_CAP`] bytes of `stream`, then drains and drops the rest.
+fn read_capped(mut stream: impl Read) -> (Vec<u8>, usize) {
+    let mut kept = Vec::new();
+    let mut dropped = 0usize;
+    let mut buf = [0u8; 64 * 1024];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let room = OUTPUT_CAP.saturating_sub(kept.len());
+                kept.extend_from_slice(&buf[..n.min(room)]);
+                dropped += n.saturating_sub(room);
+            }
+        }
+    }
+    (kept, dropped)
+}
+
+/// Runs `cmd` with piped, capped output until it exits or `limit` passes (then it and its process
+/// group are killed). Reading never outlasts the limit: a grandchild that keeps the pipes open
+/// after the process ended is not waited for. Returns the exit status (`None`: killed at the
+/// limit) and the output.
+pub fn run_capped(
+    mut cmd: Command,
+    limit: Duration,
+) -> std::io::Result<(Option<std::process::ExitStatus>, String)> {
+    let start = Instant::now();
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn()?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    for (i, stream) in [
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if let Some(stream) = stream {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                let _ = tx.send((i, read_capped(stream)));
+            });
+        }
+    }
+    drop(tx);
+    let deadline = start + limit;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() >= deadline => {
+                kill_group(child.id());
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(_) => break None,
+        }
+    };
+    kill_group(child.id());
+    let mut parts: [(Vec<u8>, usize); 2] = Default::default();
+    let wait_until = Instant::now() + Duration::from_millis(500);
+    for _ in 0..2 {
+        let left = wait_until.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok((i, part)) => parts[i] = part,
+            Err(_) => break,
+        }
+    }
+    let mut output = String::new();
+    for (i, (bytes, dropped)) in parts.iter().enumerate() {
+        output.push_str(&String::from_utf8_lossy(bytes));
+        if *dropped > 0 {
+            let which = if i == 0 { "output" } else { "error output" };
+            output.push_str(&format!(
+                "\n[grader: {dropped} more bytes of {which} dropped]\n"
+            ));
+        }
+    }
+    Ok((status, output))
+}
+
+/// Kills the process group led by `pid` (the sandbox supervisor starts one).
+fn kill_group(pid: u32) {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::sys::signal::{Signal, killpg};
+        let _ = killpg(nix::unistd::Pid::from_raw(pid as i32), Signal::SIGKILL);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = pid;
+}
+
+/// Lists the tests in a check executable (`checks::name` for each), in a sandbox like a check.
+pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<String>> {
+    let out = runner.execute(exe, &["--list", "--format", "terse"], LIST_TIMEOUT, false);
+    if out.ended == Ended::SetupFailed {
+        bail!(
+            "could not list the checks in {}: {}",
+            exe.display(),
+            out.output.trim()
+        );
+    }
+    Ok(out
+        .output
+        .lines()
+        .filter_map(|l| l.strip_suffix(": test"))
+        .map(str::to_owned)
+        .collect())
+}

@@ -1,0 +1,626 @@
+//! The sandbox every check process runs in.
+//!
+//! The grader never runs a check binary directly. It starts this program again as a *supervisor*
+//! (`xtask __sandbox …`), which
+//!
+//! 1. starts a new session, so the grader can kill the supervisor's process group as a whole;
+//! 2. on Linux, enters new user and PID namespaces when the kernel allows it, so the next process
+//!    is PID 1 of its own namespace: when it ends, the kernel kills every process left inside
+//!    (a grandchild that holds the output pipes, fifty leftover children, a fork loop);
+//! 3. starts the *inner* stage (`xtask __sandbox --inner …`, PID 1 there), which sets rlimits
+//!    (file size, open files, address space, processes, no core files), enters a Landlock domain
+//!    (read and execute only the system's folders, never where the course, its target folder or
+//!    the grader's scratch folders lie beneath one of them (`crate::run::sandbox_paths`), and the
+//!    check's own executable; write only a private directory; no TCP, no signals or abstract
+//!    sockets outside the domain) and only then
+//!    starts the check, as its own session;
+//! 4. waits for the check under the time limit, kills the whole namespace on time-out, and writes
+//!    how the check ended to a status file the check cannot reach.
+//!
+//! Nothing here decides a verdict: that happens in the grader, from the check's observations.
+//! Where the kernel has no Landlock (or on another OS) checks still run, without isolation, and
+//! the report says `"isolation": "none"`. The student build of the grader (without the
+//! `instructor` feature) has no Landlock either: it only grades locally, where checks run
+//! directly, and leaves official grading to the full grader.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// Exit code of the inner stage when the sandbox cannot be set up.
+pub const SETUP_FAILED: i32 = 97;
+
+/// The report's name for the container mode (`crate::run::container`).
+pub const CONTAINER_MODE: &str = "container-uid";
+
+/// What a sandboxed process may touch, and for how long it may run.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    /// Files and directories it may read (and execute), besides the system's.
+    pub read: Vec<PathBuf>,
+    /// Directories it may read and write.
+    pub write: Vec<PathBuf>,
+    /// More paths the system's folders must not open to it, besides the course, its target
+    /// folder and the grader's scratch folders (see [`crate::run::sandbox_paths`]). Not `write`: its
+    /// own rule grants those folders every access, wherever they lie.
+    pub hide: Vec<PathBuf>,
+    /// Time limit, enforced by the supervisor.
+    pub timeout: Duration,
+    /// Where the supervisor writes how the process ended.
+    pub status_file: PathBuf,
+    /// Refuse to run when the Landlock rules cannot be enforced.
+    pub require: bool,
+    /// The process may use the network (a sandboxed `cargo build --offline` does not need it).
+    pub network: bool,
+    /// The limits of a check process; otherwise those of a build (memory and file size per
+    /// process, see `imp::BUILD_DATA`). No core files either way.
+    pub check_limits: bool,
+    /// In the container mode ([`crate::run::container`]): the user the process runs as, one of its
+    /// own. A build stays the grader's user there (it runs `cargo` and `rustc` only).
+    pub run_as: Option<u32>,
+}
+
+impl Policy {
+    /// The supervisor's command line: `xtask __sandbox [policy] -- program args…`.
+    pub fn command(&self, program: &Path, args: &[String]) -> std::io::Result<Command> {
+        let mut cmd = Command::new(own_exe()?);
+        cmd.arg("__sandbox");
+        cmd.arg("--timeout-ms")
+            .arg(self.timeout.as_millis().to_string());
+        cmd.arg("--status").arg(&self.status_file);
+        cmd.args(rule_args(
+            &self.read,
+            &self.write,
+            &crate::run::sandbox_paths::private_paths(&self.hide),
+            [self.require, self.network, self.check_limits],
+        ));
+        if isolation() == CONTAINER_MODE {
+            cmd.arg("--container");
+            if let Some(uid) = self.run_as {
+                cmd.arg("--uid").arg(uid.to_string());
+            }
+        }
+        cmd.arg("--").arg(program).args(args);
+        Ok(cmd)
+    }
+}
+
+/// The rule arguments of `__sandbox`, shared by the grader (to start the supervisor) and the
+/// supervisor (to start the inner stage): `--read`/`--write`/`--hide` paths and the flags
+/// `--require`, `--network`, `--check-limits` (in that order in `flags`).
+fn rule_args(
+    read: &[PathBuf],
+    write: &[PathBuf],
+    hide: &[PathBuf],
+    flags: [bool; 3],
+) -> Vec<std::ffi::OsString> {
+    let mut out = Vec::new();
+    for (flag, paths) in [("--read", read), ("--write", write), ("--hide", hide)] {
+        for p in paths {
+            out.push(flag.into());
+            out.push(p.into());
+        }
+    }
+    for (name, on) in ["--require", "--network", "--check-limits"]
+        .into_iter()
+        .zip(flags)
+    {
+        if on {
+            out.push(name.into());
+        }
+    }
+    out
+}
+
+/// The arguments of the hidden `__sandbox` command.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SandboxArgs {
+    /// Run as the inner stage (inside the namespaces).
+    #[arg(long)]
+    pub inner: bool,
+    /// Only report the isolation this machine gives (`landlock-abi-N` or `none`) and exit.
+    #[arg(long)]
+    pub probe: bool,
+    /// Time limit in milliseconds (supervisor).
+    #[arg(long, default_value_t = 10_000)]
+    pub timeout_ms: u64,
+    /// Status file (supervisor).
+    #[arg(long)]
+    pub status: Option<PathBuf>,
+    /// Readable paths.
+    #[arg(long)]
+    pub read: Vec<PathBuf>,
+    /// Writable directories.
+    #[arg(long)]
+    pub write: Vec<PathBuf>,
+    /// Paths the system's folders must not open (see `sandbox_paths::open_system`).
+    #[arg(long)]
+    pub hide: Vec<PathBuf>,
+    /// Fail when the rules cannot be enforced.
+    #[arg(long)]
+    pub require: bool,
+    /// Allow the network.
+    #[arg(long)]
+    pub network: bool,
+    /// Apply the limits meant for check processes.
+    #[arg(long)]
+    pub check_limits: bool,
+    /// The container mode: no Landlock and no namespaces; the program runs as `--uid` when given.
+    #[arg(long)]
+    pub container: bool,
+    /// The user (and group) the program runs as, in the container mode.
+    #[arg(long)]
+    pub uid: Option<u32>,
+    /// Kill every other process of the calling user and exit (run as a check's user).
+    #[arg(long)]
+    pub kill_my_processes: bool,
+    /// The program and its arguments.
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+/// How a sandboxed process ended, as the supervisor saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// Exit code.
+    Exited(i32),
+    /// Killed by this signal.
+    Signal(i32),
+    /// Stopped at the time limit.
+    TimedOut,
+    /// The sandbox could not be set up.
+    SetupFailed,
+}
+
+impl Ended {
+    /// The status file's text.
+    pub fn to_line(self) -> String {
+        match self {
+            Ended::Exited(c) => format!("exited {c}"),
+            Ended::Signal(s) => format!("signal {s}"),
+            Ended::TimedOut => "timed-out".into(),
+            Ended::SetupFailed => "setup-failed".into(),
+        }
+    }
+
+    /// Reads a status file's text.
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut words = text.split_whitespace();
+        match (words.next()?, words.next()) {
+            ("exited", Some(c)) => c.parse().ok().map(Ended::Exited),
+            ("signal", Some(s)) => s.parse().ok().map(Ended::Signal),
+            ("timed-out", None) => Some(Ended::TimedOut),
+            ("setup-failed", None) => Some(Ended::SetupFailed),
+            _ => None,
+        }
+    }
+}
+
+/// Runs the hidden `__sandbox` command; returns the process exit code.
+pub fn main(args: SandboxArgs) -> i32 {
+    if args.probe {
+        println!("{}", imp::probe());
+        return 0;
+    }
+    #[cfg(all(target_os = "linux", feature = "instructor"))]
+    if args.kill_my_processes {
+        return crate::run::container::kill_my_processes();
+    }
+    if args.inner {
+        imp::inner(&args)
+    } else {
+        imp::supervise(&args)
+    }
+}
+
+/// The isolation this machine gives check processes: `landlock-abi-N`, `container-uid` (see
+/// [`crate::run::container`]) or `none`. Probed once per process, by starting the sandbox for real.
+pub fn isolation() -> String {
+    static PROBED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PROBED.get_or_init(probe_isolation).clone()
+}
+
+fn probe_isolation() -> String {
+    let Ok(exe) = own_exe() else {
+        return "none".into();
+    };
+    Command::new(exe)
+        .args(["__sandbox", "--probe"])
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "none".into())
+}
+
+#[cfg(all(target_os = "linux", feature = "instructor"))]
+mod imp {
+    use super::{Ended, SETUP_FAILED, SandboxArgs};
+    use crate::run::sandbox_paths::{SYSTEM, open_system};
+    use landlock::{
+        ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, RulesetAttr,
+        RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
+    };
+    use nix::sys::resource::{Resource, setrlimit};
+    use nix::sys::signal::{Signal, kill, killpg};
+    use nix::unistd::Pid;
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::path::PathBuf;
+    use std::process::{Command, ExitStatus};
+    use std::time::{Duration, Instant};
+
+    /// Memory (`RLIMIT_DATA`: heap, stacks and other private writable mappings) each process of
+    /// a sandboxed build may use. The course's largest crate (`ndarray`) peaks at about 300 MiB
+    /// of resident memory in `rustc`, and the lessons' whole build passes with a limit of 1 GiB;
+    /// without a limit, `rustc` evaluating a 4 GiB static took 24 GiB before the kernel killed
+    /// it.
+    const BUILD_DATA: u64 = 4 << 30;
+
+    /// The largest file a process of a sandboxed build may write (`RLIMIT_FSIZE`): rlibs and check
+    /// executables are tens of MiB.
+    const BUILD_FILE: u64 = 1 << 30;
+
+    fn status_of(status: ExitStatus) -> Ended {
+        match (status.code(), status.signal()) {
+            (Some(c), _) => Ended::Exited(c),
+            (None, Some(s)) => Ended::Signal(s),
+            _ => Ended::Signal(0),
+        }
+    }
+
+    /// The supervisor: session, namespaces, inner stage, time limit, status file.
+    pub fn supervise(args: &SandboxArgs) -> i32 {
+        let _ = nix::unistd::setsid();
+        if args.container {
+            return supervise_container(args);
+        }
+        // New user + PID namespaces: the inner stage becomes PID 1, and everything started under
+        // it dies with it. Not available everywhere (then the process groups are killed instead).
+        // With a mount namespace too, the inner stage mounts a `/proc` of its own (`own_proc`).
+        use nix::sched::CloneFlags as F;
+        // Who this is outside: inside, before the map, no one.
+        let me = (nix::unistd::geteuid(), nix::unistd::getegid());
+        let with_proc =
+            match nix::sched::unshare(F::CLONE_NEWUSER | F::CLONE_NEWPID | F::CLONE_NEWNS) {
+                Ok(()) => true,
+                Err(_) => {
+                    let _ = nix::sched::unshare(F::CLONE_NEWUSER | F::CLONE_NEWPID);
+                    false
+                }
+            };
+        // The inner stage is this user's root in the namespace, so that it keeps the namespace's
+        // capabilities across `exec` (it gives them up before the program starts, `own_proc`).
+        let _ = with_proc
+            && std::fs::write("/proc/self/setgroups", "deny").is_ok()
+            && std::fs::write("/proc/self/uid_map", format!("0 {} 1", me.0)).is_ok()
+            && std::fs::write("/proc/self/gid_map", format!("0 {} 1", me.1)).is_ok();
+        report(args, run_inner(args))
+    }
+
+    /// The container mode's supervisor: the inner stage without namespaces, then every process of
+    /// the check's user killed and its files in the shared temporary folders removed, before
+    /// the status is written.
+    fn supervise_container(args: &SandboxArgs) -> i32 {
+        let ended = run_inner(args);
+        if let Some(uid) = args.uid {
+            crate::run::container::end_user(uid, &args.write);
+        }
+        report(args, ended)
+    }
+
+    /// Writes how the program `ended` to the status file; the supervisor's exit code.
+    fn report(args: &SandboxArgs, ended: Ended) -> i32 {
+        if let Some(path) = &args.status {
+            let _ = std::fs::write(path, ended.to_line());
+        }
+        match ended {
+            Ended::Exited(c) => c,
+            Ended::SetupFailed => SETUP_FAILED,
+            _ => 1,
+        }
+    }
+
+    /// Starts the inner stage with the same rules and waits for it under the time limit; kills
+    /// its process group and itself at the end.
+    fn run_inner(args: &SandboxArgs) -> Ended {
+        let Ok(me) = super::own_exe() else {
+            return Ended::SetupFailed;
+        };
+        let mut cmd = Command::new(me);
+        cmd.arg("__sandbox").arg("--inner");
+        cmd.args(super::rule_args(
+            &args.read,
+            &args.write,
+            &args.hide,
+            [args.require, args.network, args.check_limits],
+        ));
+        if args.container {
+            // No PID namespace to end them all: the inner stage leads a process group that its
+            // program (a build's cargo and rustc) shares, and that group is killed at the end.
+            cmd.arg("--container").process_group(0);
+        }
+        if let Some(uid) = args.uid {
+            cmd.arg("--uid").arg(uid.to_string());
+        }
+        cmd.arg("--").args(&args.command);
+        match cmd.spawn() {
+            Err(_) => Ended::SetupFailed,
+            Ok(mut child) => {
+                let pid = Pid::from_raw(child.id() as i32);
+                let deadline = Instant::now() + Duration::from_millis(args.timeout_ms);
+                let ended = loop {
+                    match child.try_wait() {
+                        Ok(Some(status)) => break status_of(status),
+                        Ok(None) if Instant::now() >= deadline => break Ended::TimedOut,
+                        Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+                        Err(_) => break Ended::Signal(0),
+                    }
+                };
+                // The inner stage's group, then the inner stage itself (PID 1: the namespace goes).
+                let _ = killpg(pid, Signal::SIGKILL);
+                let _ = kill(pid, Signal::SIGKILL);
+                let _ = child.wait();
+                match ended {
+                    Ended::Exited(SETUP_FAILED) => Ended::SetupFailed,
+                    // The inner stage reports a check killed by signal n as 128 + n.
+                    Ended::Exited(c) if (129..=192).contains(&c) => Ended::Signal(c - 128),
+                    other => other,
+                }
+            }
+        }
+    }
+
+    fn limits(check: bool) -> nix::Result<()> {
+        const MIB: u64 = 1 << 20;
+        setrlimit(Resource::RLIMIT_CORE, 0, 0)?;
+        if check {
+            // A check writes at most small files; it never needs many processes or files.
+            setrlimit(Resource::RLIMIT_FSIZE, 16 * MIB, 16 * MIB)?;
+            setrlimit(Resource::RLIMIT_NOFILE, 256, 256)?;
+            setrlimit(Resource::RLIMIT_AS, 8192 * MIB, 8192 * MIB)?;
+            // Counted per user; root is exempt, which is what the PID namespace is for.
+            setrlimit(Resource::RLIMIT_NPROC, 256, 256)?;
+        } else {
+            // A build: each process (cargo, rustc, the linker) may use `BUILD_DATA` of memory
+            // and write files of up to `BUILD_FILE`, so that a student's `static BIG: [u8; 1 <<
+            // 32]` fails to compile instead of taking the grading machine's memory and disk.
+            setrlimit(Resource::RLIMIT_DATA, BUILD_DATA, BUILD_DATA)?;
+            setrlimit(Resource::RLIMIT_FSIZE, BUILD_FILE, BUILD_FILE)?;
+        }
+        Ok(())
+    }
+
+    /// The Landlock domain: returns the ABI it was enforced at, or why not.
+    // Stays on `String` (not `anyhow`): `inner` only prints `why` on one `sandbox:` line and
+    // exits, and the sandbox's own process has no use for a context chain.
+    fn restrict(
+        read: &[PathBuf],
+        write: &[PathBuf],
+        hide: &[PathBuf],
+        network: bool,
+    ) -> Result<ABI, String> {
+        let abi = ABI::V6;
+        let fs_read = AccessFs::from_read(abi);
+        let mut ruleset = landlock::Ruleset::default()
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(AccessFs::from_all(abi))
+            .map_err(|e| e.to_string())?;
+        if !network {
+            ruleset = ruleset
+                .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
+                .map_err(|e| e.to_string())?;
+        }
+        let status = ruleset
+            .scope(Scope::Signal | Scope::AbstractUnixSocket)
+            .map_err(|e| e.to_string())?
+            .create()
+            .map_err(|e| e.to_string())?
+            .add_rules(path_beneath_rules(open_system(SYSTEM, hide), fs_read))
+            .map_err(|e| e.to_string())?
+            .add_rules(path_beneath_rules(
+                super::existing(read.iter().cloned()),
+                fs_read,
+            ))
+            .map_err(|e| e.to_string())?
+            // Programs send output they do not want to /dev/null.
+            .add_rules(path_beneath_rules(
+                super::existing(std::iter::once(PathBuf::from("/dev/null"))),
+                AccessFs::from_file(abi),
+            ))
+            .map_err(|e| e.to_string())?
+            .add_rules(path_beneath_rules(
+                super::existing(write.iter().cloned()),
+                AccessFs::from_all(abi),
+            ))
+            .map_err(|e| e.to_string())?
+            .restrict_self()
+            .map_err(|e| e.to_string())?;
+        match (status.ruleset, status.landlock) {
+            (RulesetStatus::NotEnforced, _) => Err("Landlock is not enforced".into()),
+            (_, LandlockStatus::Available { effective_abi, .. }) => Ok(effective_abi),
+            _ => Err("Landlock is not available".into()),
+        }
+    }
+
+    /// As PID 1 of the sandbox's PID namespace and its root (the supervisor mapped it), with its
+    /// own mount namespace: mounts a `/proc` that shows only the namespace's processes (the
+    /// host's showed every process's command line), then gives up the namespace's capabilities
+    /// by entering a user namespace of its own with no one mapped, so that nothing it starts can
+    /// unmount it or override a file's permissions. Where the kernel does not
+    /// allow it (no user namespaces, a container's masked `/proc`), the host's stays (threat
+    /// model, docs/instructors.md).
+    fn own_proc() -> Result<(), String> {
+        use nix::mount::{MsFlags, mount};
+        if nix::unistd::getpid().as_raw() != 1 || !nix::unistd::getuid().is_root() {
+            return Ok(());
+        }
+        let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
+        let _ = mount(Some("proc"), "/proc", Some("proc"), flags, None::<&str>);
+        nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWUSER)
+            .map_err(|e| format!("cannot give up the namespace's capabilities: {e}"))
+    }
+
+    /// The inner stage: limits, Landlock, then the program in its own session; waits for it and
+    /// exits like it (a signal n as 128 + n).
+    pub fn inner(args: &SandboxArgs) -> i32 {
+        if let Err(why) = own_proc() {
+            eprintln!("sandbox: {why}");
+            return SETUP_FAILED;
+        }
+        if let Err(e) = limits(args.check_limits) {
+            eprintln!("sandbox: cannot set limits: {e}");
+            return SETUP_FAILED;
+        }
+        // The container mode's isolation is the check's own user (the probe found no Landlock).
+        if !args.container
+            && let Err(why) = restrict(&args.read, &args.write, &args.hide, args.network)
+            && args.require
+        {
+            eprintln!("sandbox: {why}");
+            return SETUP_FAILED;
+        }
+        let Some((program, rest)) = args.command.split_first() else {
+            return SETUP_FAILED;
+        };
+        // Again here, for whatever was opened since `main` (the check must get only 0, 1, 2).
+        super::close_inherited();
+        let mut cmd = Command::new(program);
+        cmd.args(rest);
+        if !args.container {
+            cmd.process_group(0);
+        }
+        if let Some(uid) = args.uid {
+            // `std` also drops the supplementary groups when root changes user.
+            cmd.uid(uid).gid(uid);
+        }
+        match cmd.status() {
+            Ok(status) => match status_of(status) {
+                Ended::Exited(c) => c,
+                Ended::Signal(s) => 128 + s,
+                _ => 1,
+            },
+            Err(e) => {
+                eprintln!("sandbox: cannot start {program}: {e}");
+                SETUP_FAILED
+            }
+        }
+    }
+
+    /// Restricts this process for real and says what it got; without Landlock, whether the
+    /// container mode works here.
+    pub fn probe() -> String {
+        let tmp = std::env::temp_dir();
+        match restrict(&[], &[tmp], &[], false) {
+            Ok(abi) => format!("landlock-abi-{}", abi as i32),
+            Err(_) if crate::run::container::available() => super::CONTAINER_MODE.into(),
+            Err(_) => "none".into(),
+        }
+    }
+}
+
+#[cfg(not(all(target_os = "linux", feature = "instructor")))]
+mod imp {
+    use super::{Ended, SETUP_FAILED, SandboxArgs};
+    use std::process::Command;
+    use std::time::{Duration, Instant};
+
+    /// Without Linux (or in the student build) there is no sandbox: the program runs under the
+    /// time limit only, and a policy that requires the sandbox is refused.
+    pub fn supervise(args: &SandboxArgs) -> i32 {
+        if args.require {
+            return SETUP_FAILED;
+        }
+        let Some((program, rest)) = args.command.split_first() else {
+            return SETUP_FAILED;
+        };
+        let ended = match Command::new(program).args(rest).spawn() {
+            Err(_) => Ended::SetupFailed,
+            Ok(mut child) => {
+                let deadline = Instant::now() + Duration::from_millis(args.timeout_ms);
+                loop {
+                    match child.try_wait() {
+                        Ok(Some(s)) => break Ended::Exited(s.code().unwrap_or(1)),
+                        Ok(None) if Instant::now() >= deadline => {
+                            let _ = child.kill();
+                            break Ended::TimedOut;
+                        }
+                        Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+                        Err(_) => break Ended::Signal(0),
+                    }
+                }
+            }
+        };
+        if let Some(path) = &args.status {
+            let _ = std::fs::write(path, ended.to_line());
+        }
+        0
+    }
+
+    pub fn inner(_: &SandboxArgs) -> i32 {
+        SETUP_FAILED
+    }
+
+    pub fn probe() -> String {
+        "none".into()
+    }
+}
+
+/// Marks every file descriptor of this process from 3 up close-on-exec, so that none this process
+/// inherited (a caller's `9>>log`, a `make` jobserver) reaches a build or a check: Landlock rules
+/// only govern files opened after them. The grader's own pipes are close-on-exec already (std
+/// opens them so, and gives a child its three as 0, 1 and 2), so they keep working.
+///
+/// No jobserver is passed on: a sandboxed build's environment is cleared (it never sees
+/// `MAKEFLAGS`), and a local build's cargo, finding the named descriptors closed, uses a jobserver
+/// of its own. Called first thing in `main`, while this process has a single thread.
+#[cfg(unix)]
+pub fn close_inherited() {
+    close_fds::set_fds_cloexec(3, &[]);
+}
+
+/// Elsewhere no descriptor is inherited by a child unless asked for.
+#[cfg(not(unix))]
+pub fn close_inherited() {}
+
+/// This program, to start again as the sandbox. On Linux `/proc/self/exe`, which still runs when
+/// the file was replaced on disk meanwhile (a rebuild during a long grading run).
+pub fn own_exe() -> std::io::Result<PathBuf> {
+    let proc = Path::new("/proc/self/exe");
+    if proc.exists() {
+        return Ok(proc.to_path_buf());
+    }
+    std::env::current_exe()
+}
+
+/// The paths of `paths` that exist (Landlock rules need an open file descriptor).
+#[cfg_attr(
+    not(all(target_os = "linux", feature = "instructor")),
+    allow(dead_code)
+)]
+fn existing(paths: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
+    paths.filter(|p| p.exists()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ended;
+
+    #[test]
+    fn status_lines_round_trip() {
+        for e in [
+            Ended::Exited(0),
+            Ended::Exited(101),
+            Ended::Signal(9),
+            Ended::TimedOut,
+            Ended::SetupFailed,
+        ] {
+            assert_eq!(Ended::parse(&e.to_line()), Some(e));
+        }
+        assert_eq!(Ended::parse("exited"), None);
+        assert_eq!(Ended::parse("nonsense 1"), None);
+    }
+}

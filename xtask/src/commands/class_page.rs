@@ -1,0 +1,11 @@
+//! `cargo xtask class-page RDIR`: the feedback pages and the class page again, from the reports.
+
+use anyhow::Result;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Writes the pages of the reports folder `dir`.
+pub fn run(dir: &Path) -> Result<ExitCode> {
+    grader::official::pages::run(dir)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,275 @@
+//! `cargo xtask grade`: the student's grade, the reference solutions', a submission's or a whole
+//! class's.
+
+use crate::cli::{Format, GradeArgs};
+use crate::commands::exit;
+use anyhow::{Context as _, Result, bail};
+use grader::course::Course;
+use grader::plan::Selection;
+use grader::report::{self, Report, style::Style};
+use grader::{grade, progress, variants};
+use std::io::IsTerminal as _;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Grades as `args` say and prints (or writes) the report; exit 0 only at full marks.
+pub fn run(root: &Path, course: &Course, args: GradeArgs) -> Result<ExitCode> {
+    check_outputs(&args)?;
+    let selection = Selection::resolve(course, args.lesson.as_deref())?;
+    let one_exercise = matches!(selection, Selection::Exercise(..));
+    if let (Selection::Exercise(l, ex), Some(_)) = (selection, &args.submissions) {
+        bail!(
+            "--submissions grades whole lessons, not one exercise\n  help: give the lesson of \
+             `{}`: `{}`",
+            ex.name,
+            l.id
+        );
+    }
+    let opts = options(&args);
+    #[cfg(feature = "instructor")]
+    if let Some(dir) = args.submissions.clone() {
+        return class(root, course, &dir, opts, args);
+    }
+    let report = match &args.submission {
+        #[cfg(feature = "instructor")]
+        Some(path) => submission(root, course, path, opts, &args)?,
+        #[cfg(not(feature = "instructor"))]
+        Some(_) => unreachable!("relaunched with the instructor feature"),
+        None => grade::grade(root, course, &opts)?,
+    };
+    let mut rendered = render(course, &report, &args);
+    if args.format == Format::Human
+        && args.submission.is_none()
+        && let Some(next) = next_exercise(course, selection, &report)
+    {
+        rendered.push_str(&next);
+    }
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, &rendered)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            println!(
+                "{}/{} points; report written to {}",
+                report.score,
+                report.max_score,
+                path.display()
+            );
+        }
+        None => print!("{rendered}"),
+    }
+    // A grade of one exercise is not the lesson's progress: `list` keeps the last grade of the
+    // whole lesson.
+    if !one_exercise {
+        progress::record(root, &report)?;
+    }
+    // An unofficial grade (modified checks or snapshots) never counts as full marks.
+    Ok(exit(report.score == report.max_score && report.official))
+}
+
+/// Where the results go is checked before any grading: a file in an existing folder, a folder
+/// that exists or whose parent does. A class run writes a gradebook and reports, never one report.
+fn check_outputs(args: &GradeArgs) -> Result<()> {
+    let files = [("--output", &args.output), ("--gradebook", &args.gradebook)];
+    let dirs = [("--reports", &args.reports), ("--keep", &args.keep)];
+    let all = files
+        .iter()
+        .map(|(f, p)| (f, p, false))
+        .chain(dirs.iter().map(|(f, p)| (f, p, true)));
+    for (flag, path, want_dir) in all {
+        let Some(path) = path else { continue };
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+        let wrong_kind = if want_dir {
+            path.exists() && !path.is_dir()
+        } else {
+            path.is_dir()
+        };
+        if parent.is_some_and(|p| !p.is_dir()) || wrong_kind {
+            bail!(
+                "{flag} {}: {}",
+                path.display(),
+                if want_dir {
+                    "the folder it goes in does not exist (or it is a file)"
+                } else {
+                    "its folder does not exist (or it is a folder)"
+                }
+            );
+        }
+    }
+    if args.submissions.is_some() && (args.format != Format::Human || args.output.is_some()) {
+        bail!(
+            "--submissions writes a gradebook and per-student reports, not one report: --format \
+             and --output do not apply\n  help: use --gradebook FILE and --reports DIR"
+        );
+    }
+    Ok(())
+}
+
+/// The grading options of a local run (a submission or a class adds its own).
+fn options(args: &GradeArgs) -> grade::Options {
+    grade::Options {
+        solutions: args.solutions,
+        lesson: args.lesson.clone(),
+        timeout: args.timeout,
+        build_timeout: args.build_timeout,
+        jobs: super::jobs_or_cores(args.jobs),
+        progress: std::io::stderr().is_terminal(),
+        target_dir: None,
+        require_sandbox: false,
+        expected_root: None,
+        sandboxed_build: false,
+        plant: args.plant.clone(),
+        isolate: args.isolate,
+        build_cache: None,
+        // The reference solutions prove their variant checks; exercises graded locally leave
+        // them out (official grading gives each student's id).
+        variants: args.solutions.then(|| variants::LOCAL_ID.to_owned()),
+    }
+}
+
+/// `--submissions DIR`: the whole class, its gradebook and reports.
+#[cfg(feature = "instructor")]
+fn class(
+    root: &Path,
+    course: &Course,
+    dir: &Path,
+    opts: grade::Options,
+    args: GradeArgs,
+) -> Result<ExitCode> {
+    use grader::official::{class, similarity};
+    // Checked before grading: a mistyped name must not wait for the whole class.
+    let only = args
+        .similarity_exercises
+        .or_else(|| opts.lesson.clone().map(|l| vec![l]));
+    let similar = similarity::Options::new(
+        course,
+        args.similarity_threshold
+            .unwrap_or(similarity::DEFAULT_THRESHOLD),
+        only.as_deref(),
+    )?;
+    let batch = class::options(
+        opts,
+        args.jobs.map(usize::from),
+        (args.gradebook, args.reports, args.roster),
+        gradebook_format(args.gradebook_format.unwrap_or_default()),
+        similar,
+    );
+    Ok(exit(class::run(root, course, dir, &batch)?))
+}
+
+#[cfg(feature = "instructor")]
+fn gradebook_format(f: crate::cli::GradebookFormat) -> grader::official::gradebook::Format {
+    use crate::cli::GradebookFormat as G;
+    use grader::official::gradebook::Format;
+    match f {
+        G::Csv => Format::Csv,
+        G::Canvas => Format::Canvas,
+        G::Moodle => Format::Moodle,
+    }
+}
+
+/// `--submission PATH`: one student's handout, folder or archive, graded officially.
+#[cfg(feature = "instructor")]
+fn submission(
+    root: &Path,
+    course: &Course,
+    path: &Path,
+    opts: grade::Options,
+    args: &GradeArgs,
+) -> Result<Report> {
+    use grader::official::{class, preflight, submission};
+    preflight::check(root, course)?;
+    // As a class run reads its entries: an archive, a handout or its `exercises/` folder, one
+    // folder down or not.
+    let (_unpacked, dir) = class::open(path, course)?;
+    let student = args
+        .student
+        .clone()
+        .or_else(|| submission::default_id(path));
+    let opts = grade::Options {
+        variants: Some(student.clone().unwrap_or(variants::LOCAL_ID.to_owned())),
+        ..opts
+    };
+    let mut report = submission::grade(
+        root,
+        course,
+        &dir,
+        &opts,
+        &submission::SubmissionOptions {
+            allow_unsandboxed: args.allow_unsandboxed,
+            keep: args.keep.clone(),
+        },
+    )?;
+    report.student = student;
+    Ok(report)
+}
+
+/// The report in `--format`; the human one without colour when it goes to a file.
+fn render(course: &Course, report: &Report, args: &GradeArgs) -> String {
+    let detail = if args.brief {
+        report::human::Detail::Brief
+    } else {
+        report::human::Detail::Full
+    };
+    let style = if args.output.is_some() {
+        Style::plain()
+    } else {
+        Style::stdout()
+    };
+    match args.format {
+        Format::Human => {
+            let mut text = report::human::render(report, &style, detail);
+            if args.submission.is_some() && !report.modified_files.is_empty() {
+                text.push_str(
+                    "\nFiles the student changed outside exercises/*/src (not used: graded with \
+                     the instructors' copies):\n",
+                );
+                for f in &report.modified_files {
+                    text.push_str(&format!("  {}\n", report::student_text::name(f)));
+                }
+            }
+            text
+        }
+        Format::Json => report.to_json(),
+        Format::Gradescope => report::gradescope::render(report),
+        #[cfg(feature = "instructor")]
+        Format::Junit => report::junit::render(report, course),
+        #[cfg(not(feature = "instructor"))]
+        Format::Junit => {
+            let _ = course;
+            unreachable!("relaunched with the instructor feature")
+        }
+    }
+}
+
+/// After `grade EXERCISE` of the student's code at full marks, the human report's "Full marks."
+/// is that exercise's: the line that follows names the next exercise (or the whole course).
+fn next_exercise(course: &Course, selection: Selection, report: &Report) -> Option<String> {
+    let Selection::Exercise(lesson, done) = selection else {
+        return None;
+    };
+    let full = report.score == report.max_score && report.official;
+    if !full || report.graded != report::Graded::Exercises {
+        return None;
+    }
+    let next = course
+        .lessons
+        .iter()
+        .flat_map(|l| l.exercises.iter().map(move |e| (l, e)))
+        .skip_while(|(_, e)| e.name != done.name)
+        .nth(1);
+    Some(match next {
+        Some((l, e)) if l.id == lesson.id => format!(
+            "Next: `cargo xtask grade {}`, or `cargo xtask grade {}` for the whole lesson\n",
+            e.name, lesson.id
+        ),
+        Some((l, e)) => format!(
+            "`{}` was the last exercise of {}: `cargo xtask grade {}` for the whole lesson, then \
+             `{}` of {}\n",
+            done.name, lesson.id, lesson.id, e.name, l.id
+        ),
+        None => format!(
+            "`{}` was the course's last exercise: `cargo xtask grade` grades everything\n",
+            done.name
+        ),
+    })
+}

@@ -1,0 +1,148 @@
+//! One file per command. Each takes its parsed flags, the course root and the course, and returns
+//! the exit status.
+
+pub mod autograder;
+#[cfg(feature = "instructor")]
+pub mod bless;
+#[cfg(feature = "instructor")]
+pub mod check;
+#[cfg(feature = "instructor")]
+pub mod class_page;
+pub mod demo;
+#[cfg(feature = "instructor")]
+pub mod dist;
+pub mod grade;
+pub mod hint;
+pub mod list;
+pub mod manifest;
+#[cfg(feature = "instructor")]
+pub mod new_exercise;
+pub mod reset;
+#[cfg(feature = "instructor")]
+pub mod scaffold;
+#[cfg(feature = "instructor")]
+pub mod secret;
+#[cfg(feature = "instructor")]
+pub mod similarity;
+pub mod watch;
+
+use crate::cli::Cmd;
+use anyhow::Result;
+use grader::course::{Course, layout};
+use std::process::ExitCode;
+
+/// Runs `command` in the course around the current directory.
+pub fn run(command: Cmd) -> Result<ExitCode> {
+    let root = layout::root()?;
+    #[cfg(not(feature = "instructor"))]
+    if crate::instructor::needs_instructor(&command) {
+        return crate::instructor::relaunch(&root);
+    }
+    let course = Course::load(&root)?;
+    match command {
+        Cmd::Grade(args) => grade::run(&root, &course, args),
+        #[cfg(feature = "instructor")]
+        Cmd::Bless {
+            lesson,
+            check,
+            dry_run,
+        } => Ok(exit(bless::run(
+            &root,
+            &course,
+            lesson.as_deref(),
+            check,
+            dry_run,
+        )?)),
+        #[cfg(feature = "instructor")]
+        Cmd::Check { lesson, jobs } => Ok(exit(check::run(
+            &root,
+            &course,
+            lesson.as_deref(),
+            jobs_or_cores(jobs),
+        )?)),
+        #[cfg(feature = "instructor")]
+        Cmd::New { slug, title } => {
+            scaffold::run(&root, &course, &slug, &title)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        #[cfg(feature = "instructor")]
+        Cmd::NewExercise { lesson, name } => {
+            new_exercise::run(&root, &course, &lesson, &name)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        #[cfg(feature = "instructor")]
+        Cmd::ClassPage { dir } => class_page::run(&dir),
+        #[cfg(feature = "instructor")]
+        Cmd::Dist { out_dir } => dist::run(&root, &course, &out_dir),
+        #[cfg(feature = "instructor")]
+        Cmd::Secret => secret::run(&root),
+        #[cfg(feature = "instructor")]
+        Cmd::Similarity {
+            dir,
+            threshold,
+            exercises,
+            output,
+        } => similarity::run(&root, &course, &dir, threshold, exercises, output),
+        Cmd::Demo {
+            lesson,
+            solutions,
+            compare,
+            svg,
+        } => demo::command(
+            &root,
+            &course,
+            &lesson,
+            demo::Options {
+                solutions,
+                compare,
+                svg,
+            },
+        ),
+        Cmd::Hint {
+            exercise,
+            all,
+            reset,
+        } => {
+            print!("{}", hint::hint(&root, &course, &exercise, all, reset)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::List => list::run(&root, &course),
+        Cmd::Watch { lesson, demo } => Ok(ExitCode::from(watch::run(
+            &root,
+            &course,
+            &watch::Options { lesson, demo },
+        )?)),
+        Cmd::Reset { what, yes } => reset::run(&root, &course, &what, yes),
+        Cmd::Autograder { platform } => autograder::run(&root, &course, platform),
+        Cmd::Manifest => manifest::run(&root, &course),
+        Cmd::Sandbox(_) => unreachable!("handled before the course is read"),
+        #[cfg(all(target_os = "linux", feature = "instructor"))]
+        Cmd::ContainerLike { .. } => unreachable!("handled before the course is read"),
+        #[cfg(not(feature = "instructor"))]
+        Cmd::Bless { .. }
+        | Cmd::Check { .. }
+        | Cmd::New { .. }
+        | Cmd::NewExercise { .. }
+        | Cmd::Dist { .. }
+        | Cmd::ClassPage { .. }
+        | Cmd::Secret
+        | Cmd::Similarity { .. } => {
+            unreachable!("relaunched with the instructor feature")
+        }
+    }
+}
+
+/// Exit status 0 when `ok`, else 1.
+pub fn exit(ok: bool) -> ExitCode {
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// `--jobs`, else the number of cores.
+pub fn jobs_or_cores(jobs: Option<u16>) -> usize {
+    jobs.map(usize::from)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+}

@@ -1,0 +1,373 @@
+//! `cargo xtask watch [LESSON] [--demo]`: re-grades a lesson each time one of its files under
+//! `exercises/` is saved.
+//!
+//! * File events come from `notify`: creations, writes, renames and removals (not opening or
+//!   reading: cargo and rustc open the sources on every grade, which would start the next one).
+//!   They are debounced ([`DEBOUNCE`] of quiet), so an editor's write-rename-chmod burst is one
+//!   change.
+//! * The grade runs as a child process, `xtask grade LESSON` (this very binary), in its own process
+//!   group: one grade at a time, and a newer save stops the grade in progress (its whole group:
+//!   the cargo build and the check processes) and starts again.
+//! * Without LESSON every lesson is watched and the lesson whose files changed is graded.
+//! * On a terminal the screen is cleared before each run; otherwise runs are separated by a line.
+//! * `--demo` runs the lesson's worked example before its table (so the table and its "Next:"
+//!   step stay at the bottom of the screen).
+//! * Ctrl-C stops the grade in progress and exits with status 0.
+
+use anyhow::{Context as _, Result, anyhow};
+use grader::course::suggest::{Kind, unknown};
+use grader::course::{Course, Lesson};
+use grader::report::style::Style;
+use notify::event::{AccessKind, AccessMode, EventKind};
+use notify::{RecursiveMode, Watcher};
+use std::collections::{BTreeSet, VecDeque};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Quiet time after the last file event before a run starts.
+pub const DEBOUNCE: Duration = Duration::from_millis(100);
+
+/// How often a running step is polled for its end.
+const POLL: Duration = Duration::from_millis(20);
+
+/// What to watch and run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Only this lesson (id, number or directory); every lesson when `None`.
+    pub lesson: Option<String>,
+    /// Also run the lesson's worked example (`cargo xtask demo`) on each change.
+    pub demo: bool,
+}
+
+enum Msg {
+    Changed(Vec<PathBuf>),
+    // Text, not `anyhow`: it is only printed, and crosses the channel from notify's callback.
+    WatchError(String),
+    Quit,
+}
+
+/// One child run: a demo of a lesson, or a grade of a lesson (or of every lesson).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    Demo(String),
+    Grade(Option<String>),
+}
+
+/// The lesson a changed path belongs to, when the change matters: a source, manifest or snapshot
+/// file of an exercise crate, not an editor's scratch file, a build output or a hidden folder
+/// (such as the pristine stubs in `.stubs/`).
+fn lesson_of<'c>(course: &'c Course, exercises: &Path, path: &Path) -> Option<&'c Lesson> {
+    let rel = path.strip_prefix(exercises).ok()?;
+    let mut parts = rel.components().map(|c| c.as_os_str().to_string_lossy());
+    let dir = parts.next()?;
+    let rest: Vec<_> = parts.collect();
+    let name = rest.last()?;
+    let scratch = rest.iter().any(|p| p == "target" || p.starts_with('.'))
+        || name.ends_with('~')
+        || name.ends_with(".snap.new")
+        || name.starts_with(".#");
+    let wanted = [".rs", ".toml", ".snap"].iter().any(|e| name.ends_with(e));
+    if scratch || !wanted {
+        return None;
+    }
+    course.lessons.iter().find(|l| l.dir == *dir)
+}
+
+/// True for events that change a file, not for opening or reading one.
+fn is_change(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) => true,
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) | EventKind::Any | EventKind::Other => false,
+    }
+}
+
+/// This binary, to run `grade` and `demo` as children.
+fn this_exe() -> Result<PathBuf> {
+    let exe = grader::run::sandbox::own_exe().context("cannot find the xtask binary")?;
+    // Rebuilt while we run: Linux names the old inode "… (deleted)"; the new binary is at the path.
+    let text = exe.to_string_lossy();
+    Ok(match text.strip_suffix(" (deleted)") {
+        Some(live) => PathBuf::from(live),
+        None => exe,
+    })
+}
+
+fn spawn(exe: &Path, root: &Path, step: &Step) -> Result<Child> {
+    let mut cmd = Command::new(exe);
+    cmd.current_dir(root).stdin(Stdio::null());
+    match step {
+        Step::Demo(lesson) => {
+            cmd.args(["demo", lesson]);
+        }
+        Step::Grade(lesson) => {
+            cmd.arg("grade").args(lesson);
+        }
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // Its own process group, so a newer save can stop the grade with its cargo build and
+        // checks, and the terminal's Ctrl-C reaches only the watcher, which then stops it.
+        cmd.process_group(0);
+    }
+    cmd.spawn()
+        .with_context(|| format!("cannot run {}", exe.display()))
+}
+
+/// Stops a running step and everything it started.
+fn stop(child: &mut Child) {
+    if matches!(child.try_wait(), Ok(Some(_))) {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use nix::sys::signal::{Signal, killpg};
+        use nix::unistd::Pid;
+        let group = Pid::from_raw(child.id() as i32);
+        let _ = killpg(group, Signal::SIGTERM);
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if matches!(child.try_wait(), Ok(Some(_))) {
+                // Anything left in the group (a check process mid-exit) goes too.
+                let _ = killpg(group, Signal::SIGKILL);
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = killpg(group, Signal::SIGKILL);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// The steps for a run over `lessons` (ids), or over every lesson when `all`.
+fn plan(lessons: &BTreeSet<String>, all: bool, demo: bool) -> VecDeque<Step> {
+    let mut steps = VecDeque::new();
+    let one = (!all && lessons.len() == 1)
+        .then(|| lessons.iter().next().cloned())
+        .flatten();
+    if demo && let Some(id) = &one {
+        steps.push_back(Step::Demo(id.clone()));
+    }
+    steps.push_back(Step::Grade(one));
+    steps
+}
+
+struct Screen {
+    terminal: bool,
+    style: Style,
+}
+
+impl Screen {
+    fn begin(&self, why: &str) {
+        let mut out = std::io::stdout().lock();
+        if self.terminal {
+            // Clear the screen and its scroll-back, cursor home.
+            let _ = write!(out, "\x1b[2J\x1b[3J\x1b[H");
+        } else {
+            let _ = writeln!(out, "\n────────────────────────────────────────");
+        }
+        let _ = writeln!(out, "{}", self.style.dim(why));
+        let _ = out.flush();
+    }
+
+    fn idle(&self, watched: &str) {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(
+            out,
+            "\n{}",
+            self.style.dim(&format!(
+                "Watching {watched} · save a file to grade again · Ctrl-C to stop"
+            ))
+        );
+        let _ = out.flush();
+    }
+}
+
+/// Runs the watcher until Ctrl-C; returns the exit code.
+pub fn run(root: &Path, course: &Course, opts: &Options) -> Result<u8> {
+    let only = match &opts.lesson {
+        Some(key) => Some(
+            course
+                .find_lesson(key)
+                .ok_or_else(|| anyhow!(unknown(course, Kind::Lesson, key)))?,
+        ),
+        None => None,
+    };
+    let exercises = root.join("exercises");
+    let watched_dir = match only {
+        Some(l) => l.crate_dir(root, false),
+        None => exercises.clone(),
+    };
+    let watched = grader::course::layout::relative(root, &watched_dir);
+    let exe = this_exe()?;
+    let screen = Screen {
+        terminal: std::io::stdout().is_terminal(),
+        style: Style::stdout(),
+    };
+
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let quit = tx.clone();
+    ctrlc::set_handler(move || {
+        let _ = quit.send(Msg::Quit);
+    })
+    .context("cannot catch Ctrl-C")?;
+    let events = tx.clone();
+    let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+        let msg = match res {
+            Ok(ev) if is_change(&ev.kind) => Msg::Changed(ev.paths),
+            Ok(_) => return,
+            Err(e) => Msg::WatchError(e.to_string()),
+        };
+        let _ = events.send(msg);
+    })
+    .context("cannot watch files")?;
+    watcher
+        .watch(&watched_dir, RecursiveMode::Recursive)
+        .with_context(|| format!("cannot watch {watched}"))?;
+    drop(tx);
+
+    // What the current run covers: `all` lessons, or the ids in `scope`.
+    let mut all = only.is_none();
+    let mut scope: BTreeSet<String> = only.iter().map(|l| l.id.clone()).collect();
+    let mut queue = plan(&scope, all, opts.demo);
+    screen.begin(&match only {
+        Some(l) => format!("Grading {} …", l.id),
+        None => "Grading every lesson …".to_owned(),
+    });
+    let mut running: Option<Child> = None;
+    let mut idle = false;
+    // Changed files not acted on yet, and when the burst they belong to is over.
+    let mut batch: Vec<(PathBuf, String)> = Vec::new();
+    let mut due: Option<Instant> = None;
+    loop {
+        if running.is_none() {
+            if let Some(step) = queue.pop_front() {
+                running = Some(spawn(&exe, root, &step)?);
+            } else if !idle {
+                screen.idle(&watched);
+                idle = true;
+            }
+        }
+        let mut wait = if running.is_some() {
+            POLL
+        } else {
+            Duration::from_secs(3600)
+        };
+        if let Some(d) = due {
+            wait = wait.min(d.saturating_duration_since(Instant::now()));
+        }
+        match rx.recv_timeout(wait) {
+            Ok(Msg::Changed(paths)) => {
+                let before = batch.len();
+                for p in paths {
+                    if let Some(l) = lesson_of(course, &exercises, &p)
+                        && only.is_none_or(|o| o.id == l.id)
+                    {
+                        batch.push((p, l.id.clone()));
+                    }
+                }
+                if batch.len() > before {
+                    due = Some(Instant::now() + DEBOUNCE);
+                }
+            }
+            Ok(Msg::WatchError(e)) => eprintln!("watch: {e}"),
+            Ok(Msg::Quit) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                if let Some(mut child) = running.take() {
+                    stop(&mut child);
+                }
+                println!("\nStopped watching.");
+                return Ok(0);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if let Some(child) = running.as_mut()
+            && !matches!(child.try_wait(), Ok(None))
+        {
+            running = None;
+        }
+        if due.is_none_or(|d| Instant::now() < d) {
+            continue;
+        }
+        due = None;
+        // A run in progress is superseded; what it covered is covered by the new run.
+        if let Some(mut child) = running.take() {
+            stop(&mut child);
+        } else {
+            all = false;
+            scope.clear();
+        }
+        let mut names: Vec<String> = batch
+            .iter()
+            .map(|(p, _)| grader::course::layout::relative(root, p))
+            .collect();
+        names.sort();
+        names.dedup();
+        scope.extend(batch.drain(..).map(|(_, id)| id));
+        screen.begin(&format!("Changed: {} · grading …", names.join(", ")));
+        queue = plan(&scope, all, opts.demo);
+        idle = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn course() -> Course {
+        toml::from_str(
+            "[course]\ntitle = \"t\"\n[[lessons]]\nid = \"lesson01\"\ndir = \"lesson01-a\"\ntitle = \"A\"\n",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn only_source_files_of_a_lesson_count() {
+        let c = course();
+        let ex = Path::new("/c/exercises");
+        let hit = |p: &str| lesson_of(&c, ex, Path::new(p)).map(|l| l.id.clone());
+        assert_eq!(
+            hit("/c/exercises/lesson01-a/src/exercises.rs").as_deref(),
+            Some("lesson01")
+        );
+        assert_eq!(
+            hit("/c/exercises/lesson01-a/Cargo.toml").as_deref(),
+            Some("lesson01")
+        );
+        for p in [
+            "/c/exercises/lesson01-a/src/exercises.rs~",
+            "/c/exercises/lesson01-a/src/.exercises.rs.swp",
+            "/c/exercises/lesson01-a/src/4913",
+            "/c/exercises/lesson01-a/.stubs/exercises.rs",
+            "/c/exercises/lesson01-a/target/debug/x.rs",
+            "/c/exercises/lesson01-a/tests/snapshots/a.snap.new",
+            "/c/exercises/other/src/lib.rs",
+            "/c/elsewhere/lesson01-a/src/lib.rs",
+        ] {
+            assert_eq!(hit(p), None, "{p}");
+        }
+    }
+
+    #[test]
+    fn one_lesson_gets_its_demo_then_its_grade() {
+        let one: BTreeSet<String> = ["lesson01".to_owned()].into();
+        assert_eq!(
+            Vec::from(plan(&one, false, true)),
+            [
+                Step::Demo("lesson01".into()),
+                Step::Grade(Some("lesson01".into()))
+            ]
+        );
+        assert_eq!(
+            Vec::from(plan(&one, false, false)),
+            [Step::Grade(Some("lesson01".into()))]
+        );
+        assert_eq!(Vec::from(plan(&one, true, true)), [Step::Grade(None)]);
+        let two: BTreeSet<String> = ["lesson01".to_owned(), "lesson02".to_owned()].into();
+        assert_eq!(Vec::from(plan(&two, false, true)), [Step::Grade(None)]);
+    }
+}
