@@ -1,10 +1,19 @@
 //! Small file-system helpers for the instructor commands: scratch directories, walking and copying
 //! trees.
 
-use crate::course::layout::relative;
 use anyhow::{Context as _, Result};
 use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
+
+/// `path` relative to `root`, with `/` separators, for messages and manifests.
+pub fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
 
 /// Where every scratch directory of the grader lives: `<temp>/course-grader/<pid>-<what>-<random>`.
 pub fn scratch_root() -> PathBuf {

@@ -460,11 +460,11 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
             };
             // Official grading refuses a lesson whose sources use `unsafe` or read files at
             // compile time; local grading of the exercises reports the same compile error
-            // (`crate::build::refused`), and then keeps a record that is never fresh, so the next grade
+            // (`crate::course::refused`), and then keeps a record that is never fresh, so the next grade
             // looks again.
             if !opts.solutions && !opts.sandboxed_build {
                 for lesson in &lessons {
-                    if let Some(error) = crate::build::refused::in_lesson(root, lesson) {
+                    if let Some(error) = crate::course::refused::in_lesson(root, lesson) {
                         output
                             .lessons
                             .insert(lesson.id.clone(), Built::Failed(error));

@@ -1,7 +1,8 @@
-//! `cargo xtask dist OUT_DIR`: the student handout (see `grader::course::handout`).
+//! `cargo xtask dist OUT_DIR`: the student handout (see `grader::official::handout`).
 
 use anyhow::Result;
-use grader::course::{Course, handout, manifest};
+use grader::course::{Course, manifest};
+use grader::official::handout;
 use std::path::Path;
 use std::process::ExitCode;
 

@@ -185,7 +185,7 @@ fn refuse_taken(root: &Path, course: &Course, lesson: &Lesson, name: &str) -> Re
             if defines_fn(&src, name) {
                 bail!(
                     "`fn {name}` already exists in {}: choose another name",
-                    grader::course::layout::relative(root, &src)
+                    grader::fsutil::relative(root, &src)
                 );
             }
         }

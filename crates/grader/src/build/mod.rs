@@ -10,7 +10,6 @@ pub mod dep_info;
 pub mod freshness;
 pub mod kept_builds;
 pub mod outside_sources;
-pub mod refused;
 
 use crate::build::kept_builds::KeptBuilds;
 use crate::course::Lesson;
@@ -220,7 +219,7 @@ pub fn trim_error(rendered: &str, max_lines: usize) -> String {
 /// say: the first one of a target folder compiles the registry crates too (about a minute on the
 /// development machine), and the lessons alone take seconds. Code that makes the compiler work
 /// without end (a macro that expands exponentially; a constant whose evaluation never ends needs
-/// `long_running_const_eval` turned off, which `crate::build::refused` refuses) is stopped there.
+/// `long_running_const_eval` turned off, which `crate::course::refused` refuses) is stopped there.
 pub const SUBMISSION_BUILD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// Builds the check binaries of `lessons` with one `cargo build --test ... --keep-going`, in

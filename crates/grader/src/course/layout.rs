@@ -24,15 +24,7 @@ pub fn root() -> Result<PathBuf> {
         )
 }
 
-/// `path` relative to `root`, with `/` separators, for messages and manifests.
-pub fn relative(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
-}
+pub use crate::fsutil::relative;
 
 /// The folder cargo builds in for the course at `root`: `given`, else `$CARGO_TARGET_DIR`, else
 /// `root/target`; a relative folder is taken from `root`, where the grader runs cargo. The

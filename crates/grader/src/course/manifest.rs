@@ -9,7 +9,7 @@
 //! build passed.
 
 use crate::course::Course;
-use crate::course::layout::relative;
+use crate::fsutil::relative;
 use anyhow::{Context as _, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,10 +1,9 @@
 //! `course.toml`: the lessons, their exercises, the graded checks of each exercise, and hints.
 
 pub mod expected;
-#[cfg(feature = "instructor")]
-pub mod handout;
 pub mod layout;
 pub mod manifest;
+pub mod refused;
 pub mod stubs;
 pub mod suggest;
 pub mod tokens;

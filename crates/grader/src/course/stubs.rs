@@ -15,7 +15,7 @@
 //! `target/xtask/backups/<dir>/exercises.rs.bak-<UTC time>` (never into the course tree, so
 //! neither the grader nor git sees it); the command prints that path.
 
-use crate::course::layout::relative;
+use crate::fsutil::relative;
 use crate::course::suggest::{Kind, unknown};
 use crate::course::{Course, Lesson};
 use anyhow::{Context as _, Result, anyhow, bail};

@@ -4,6 +4,7 @@
 pub mod archive;
 pub mod class;
 pub mod gradebook;
+pub mod handout;
 pub mod pages;
 pub mod preflight;
 pub mod roster;

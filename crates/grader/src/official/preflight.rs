@@ -27,13 +27,13 @@ pub fn check(root: &Path, course: &Course) -> Result<()> {
                     at(Some(&here), &format!("dir = \"{}\"", lesson.dir)),
                     lesson.id,
                     lesson.dir,
-                    crate::course::layout::relative(root, &dir)
+                    crate::fsutil::relative(root, &dir)
                 );
             }
         }
         for check in lesson.exercises.iter().flat_map(|e| &e.checks) {
             let file = if check.variant {
-                crate::course::layout::relative(root, &lesson.hidden_dir(root).join("variants.rs"))
+                crate::fsutil::relative(root, &lesson.hidden_dir(root).join("variants.rs"))
             } else {
                 checks_file(root, lesson, check.hidden)
             };
@@ -73,7 +73,7 @@ fn checks_file(root: &Path, lesson: &Lesson, hidden: bool) -> String {
             .join("tests")
             .join("checks.rs")
     };
-    crate::course::layout::relative(root, &file)
+    crate::fsutil::relative(root, &file)
 }
 
 /// Whether Rust source `text` defines a function `name` (a test's `fn name(`).

@@ -125,11 +125,11 @@ pub fn grading_workspace(root: &Path, course: &Course, dest: &Path) -> Result<()
             }
             return !(in_hidden(rel) || (is_dir && leads_to_hidden(rel)));
         }
-        crate::course::handout::instructor_only(rel)
+        crate::official::handout::instructor_only(rel)
     };
     let files = fsutil::files_under(root, root, &skip);
     fsutil::copy_files(root, dest, &files)?;
-    crate::course::handout::drop_solution_packages(dest)
+    crate::official::handout::drop_solution_packages(dest)
 }
 
 /// Compares the submission with the handout `expected`, outside the student's sources: changed,
@@ -259,7 +259,7 @@ pub fn grade(
     // What the student should have: today's handout.
     let expected = fsutil::scratch_dir("expected-handout")?;
     let handout = expected.path().join("handout");
-    crate::course::handout::make(root, course, &handout)?;
+    crate::official::handout::make(root, course, &handout)?;
     let modified = modified_files(course, &sub, &handout);
 
     // The student's sources, read once.
@@ -315,7 +315,7 @@ pub fn grade(
         let prefix = format!("exercises/{}/src/", lesson.dir);
         if let Some((rel, what)) = sources.iter().find_map(|(rel, bytes)| {
             rel.starts_with(&prefix)
-                .then(|| crate::build::refused::construct(bytes))
+                .then(|| crate::course::refused::construct(bytes))
                 .flatten()
                 .map(|what| (rel, what))
         }) {
@@ -324,7 +324,7 @@ pub fn grade(
                 .join("src")
                 .join("lib.rs");
             // The file's name is the student's: `Debug` writes it as a Rust string literal.
-            let message = crate::build::refused::message(rel, &what);
+            let message = crate::course::refused::message(rel, &what);
             std::fs::write(&lib, format!("compile_error!({message:?});\n"))
                 .with_context(|| format!("cannot write {}", lib.display()))?;
         }

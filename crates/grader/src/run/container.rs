@@ -10,7 +10,7 @@
 //! the shared temporary folders are removed ([`end_user`]). The rlimits and the time limit are the
 //! sandbox's as in the Landlock mode; the judge stays in the grader. The build runs as the grader
 //! (it runs only `cargo` and `rustc`; the scan for refused constructs keeps the student's sources
-//! from reading files at compile time: `crate::build::refused`).
+//! from reading files at compile time: `crate::course::refused`).
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -11,7 +11,7 @@ use std::path::Path;
 /// (a cache in a `Mutex` or a `OnceLock`, a counter in an atomic; declared anywhere, even in a
 /// function or a macro's body), `thread_local!`, the panic hook, the working directory and the
 /// environment; and `include`/`path`, through which code from a file not read here is compiled.
-/// (`unsafe`, the other way, is refused outright: [`crate::build::refused`].)
+/// (`unsafe`, the other way, is refused outright: [`crate::course::refused`].)
 const KEEPS_STATE: &[&str] = &[
     "static",
     "thread_local",

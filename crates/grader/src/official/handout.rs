@@ -26,8 +26,7 @@
 //! `cargo xtask grade` in the handout is official and `cargo test --locked` passes there.
 
 use crate::course::Course;
-use crate::course::layout::relative;
-use crate::fsutil;
+use crate::fsutil::{self, relative};
 use anyhow::{Context as _, Result, anyhow, bail};
 use std::path::Path;
 use toml_edit::{Array, DocumentMut, Item, TableLike, Value};
