@@ -34,7 +34,7 @@ pub fn available() -> bool {
     if !nix::unistd::geteuid().is_root() {
         return false;
     }
-    let Ok(me) = crate::run::sandbox::own_exe() else {
+    let Ok(me) = crate::run::relaunch::own_exe() else {
         return false;
     };
     let uid = next_user();
@@ -103,7 +103,7 @@ const SHARED_TEMP: &[&str] = &["/tmp", "/var/tmp", "/dev/shm"];
 pub fn end_user(uid: u32, keep: &[std::path::PathBuf]) {
     // None left (the usual case): none can start again, the inner stage that made them is gone.
     if others_of(uid) > 0
-        && let Ok(me) = crate::run::sandbox::own_exe()
+        && let Ok(me) = crate::run::relaunch::own_exe()
     {
         let _ = std::process::Command::new(me)
             .args(["__sandbox", "--kill-my-processes"])

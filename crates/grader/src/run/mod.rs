@@ -7,6 +7,7 @@ pub mod container;
 #[cfg(all(target_os = "linux", feature = "instructor"))]
 pub mod container_like;
 pub mod grouped;
+pub mod relaunch;
 pub mod sandbox;
 pub mod sandbox_paths;
 pub mod stateful;

@@ -27,6 +27,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+pub use crate::run::relaunch::own_exe;
+
 /// Exit code of the inner stage when the sandbox cannot be set up.
 pub const SETUP_FAILED: i32 = 97;
 
@@ -239,7 +241,7 @@ fn probe_isolation() -> String {
 
 #[cfg(all(target_os = "linux", feature = "instructor"))]
 mod imp {
-    use super::{Ended, SETUP_FAILED, SandboxArgs};
+    use crate::run::sandbox::{Ended, SETUP_FAILED, SandboxArgs};
     use crate::run::sandbox_paths::{SYSTEM, open_system};
     use landlock::{
         ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, RulesetAttr,
@@ -327,12 +329,12 @@ mod imp {
     /// Starts the inner stage with the same rules and waits for it under the time limit; kills
     /// its process group and itself at the end.
     fn run_inner(args: &SandboxArgs) -> Ended {
-        let Ok(me) = super::own_exe() else {
+        let Ok(me) = crate::run::relaunch::own_exe() else {
             return Ended::SetupFailed;
         };
         let mut cmd = Command::new(me);
         cmd.arg("__sandbox").arg("--inner");
-        cmd.args(super::rule_args(
+        cmd.args(crate::run::sandbox::rule_args(
             &args.read,
             &args.write,
             &args.hide,
@@ -422,18 +424,18 @@ mod imp {
             .add_rules(path_beneath_rules(open_system(SYSTEM, hide), fs_read))
             .map_err(|e| e.to_string())?
             .add_rules(path_beneath_rules(
-                super::existing(read.iter().cloned()),
+                crate::run::sandbox::existing(read.iter().cloned()),
                 fs_read,
             ))
             .map_err(|e| e.to_string())?
             // Programs send output they do not want to /dev/null.
             .add_rules(path_beneath_rules(
-                super::existing(std::iter::once(PathBuf::from("/dev/null"))),
+                crate::run::sandbox::existing(std::iter::once(PathBuf::from("/dev/null"))),
                 AccessFs::from_file(abi),
             ))
             .map_err(|e| e.to_string())?
             .add_rules(path_beneath_rules(
-                super::existing(write.iter().cloned()),
+                crate::run::sandbox::existing(write.iter().cloned()),
                 AccessFs::from_all(abi),
             ))
             .map_err(|e| e.to_string())?
@@ -487,7 +489,7 @@ mod imp {
             return SETUP_FAILED;
         };
         // Again here, for whatever was opened since `main` (the check must get only 0, 1, 2).
-        super::close_inherited();
+        crate::run::sandbox::close_inherited();
         let mut cmd = Command::new(program);
         cmd.args(rest);
         if !args.container {
@@ -516,7 +518,7 @@ mod imp {
         let tmp = std::env::temp_dir();
         match restrict(&[], &[tmp], &[], false) {
             Ok(abi) => format!("landlock-abi-{}", abi as i32),
-            Err(_) if crate::run::container::available() => super::CONTAINER_MODE.into(),
+            Err(_) if crate::run::container::available() => crate::run::sandbox::CONTAINER_MODE.into(),
             Err(_) => "none".into(),
         }
     }
@@ -524,7 +526,7 @@ mod imp {
 
 #[cfg(not(all(target_os = "linux", feature = "instructor")))]
 mod imp {
-    use super::{Ended, SETUP_FAILED, SandboxArgs};
+    use crate::run::sandbox::{Ended, SETUP_FAILED, SandboxArgs};
     use std::process::Command;
     use std::time::{Duration, Instant};
 
@@ -585,16 +587,6 @@ pub fn close_inherited() {
 /// Elsewhere no descriptor is inherited by a child unless asked for.
 #[cfg(not(unix))]
 pub fn close_inherited() {}
-
-/// This program, to start again as the sandbox. On Linux `/proc/self/exe`, which still runs when
-/// the file was replaced on disk meanwhile (a rebuild during a long grading run).
-pub fn own_exe() -> std::io::Result<PathBuf> {
-    let proc = Path::new("/proc/self/exe");
-    if proc.exists() {
-        return Ok(proc.to_path_buf());
-    }
-    std::env::current_exe()
-}
 
 /// The paths of `paths` that exist (Landlock rules need an open file descriptor).
 #[cfg_attr(
