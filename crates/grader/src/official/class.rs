@@ -1,31 +1,19 @@
-//! `cargo xtask grade --submissions DIR`: a whole class, graded officially, one row per student.
-//!
-//! Every entry of `DIR` is one student: a handout folder, its `exercises/` folder, or a `.zip`,
-//! `.tar.gz` or `.tgz` of either, possibly nested one folder deep. The student's id is the entry's
-//! name without its archive extension. Each submission is graded by the official single-submission
-//! grader ([`crate::official::submission::grade`]), which only ever reads the student's folder; archives are
-//! unpacked into a scratch folder first ([`crate::official::archive`]). A submission that cannot be graded
-//! (not a course, a bad archive, a path out of the archive, a symbolic link in the folder, a
-//! grading error) gets a row with its error and zero points, and the batch goes on.
-//!
-//! Submissions run `jobs` at a time in one target directory. Their builds take turns under the
-//! build lock (see `build.rs`: one fixed build folder, rebuilds decided by content, check
-//! executables copied out before the lock is released), so the dependencies are compiled once,
-//! one student's lesson crates are never taken for another's, and their checks run side by side.
-//! The first submission is graded alone, which builds the dependencies.
-//!
-//! With a roster ([`crate::official::roster`]), every student it lists gets a row, `missing` when they
-//! handed nothing in, and a submission it does not list is graded and marked. The gradebook is
-//! written by [`crate::official::gradebook`].
+//! `cargo xtask grade --submissions DIR`: a whole class graded officially, one row per student
+//! (each entry of `DIR`, see [`crate::official::entry`]). Submissions share one target folder, the
+//! first graded alone so it builds the dependencies once; a submission that cannot be graded gets
+//! a row with its error and zero points, and the class goes on.
 
 use crate::course::Course;
 use crate::grade::Options;
 use crate::judge::verdict::Status;
 use crate::official::archive;
+pub use crate::official::class_run::{Batch, Row};
+use crate::official::entry::{Entry, entries};
+pub use crate::official::entry::{open, open_only, resolve};
 use crate::official::roster::{Enrolment, Roster};
 use crate::report::Report;
 use crate::report::student_text;
-use anyhow::{Context as _, Result, anyhow, bail};
+use anyhow::{Result, bail};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -82,207 +70,6 @@ pub fn options(
         roster,
         format,
         similarity,
-    }
-}
-
-/// One student's line of the gradebook.
-#[derive(Debug, Clone)]
-pub struct Row {
-    /// The student's id: the roster's, else the entry's name without archive extension.
-    pub id: String,
-    /// Whether the roster lists the student.
-    pub enrolment: Enrolment,
-    /// The entry graded (its file name); `None` for a roster's student who handed nothing in.
-    pub submission: Option<String>,
-    /// Points earned (0 when the submission could not be graded or is missing).
-    pub score: u32,
-    /// Points available.
-    pub max: u32,
-    /// Per graded lesson id: points earned.
-    pub lessons: BTreeMap<String, u32>,
-    /// The grade is official (no instructors' file differs).
-    pub official: bool,
-    /// Files the student changed outside their sources.
-    pub modified: usize,
-    /// How student code was isolated (the report's `isolation`, else `none`).
-    pub isolation: String,
-    /// Why the submission could not be graded.
-    pub error: Option<String>,
-    /// Wall time of this submission, seconds.
-    pub seconds: f64,
-    /// The full report, when graded.
-    pub report: Option<Report>,
-}
-
-/// A graded class.
-#[derive(Debug, Clone)]
-pub struct Batch {
-    /// The graded lessons, in course order: `(id, max points)`.
-    pub lessons: Vec<(String, u32)>,
-    /// The class list, when given.
-    pub roster: Option<Roster>,
-    /// One row per student, sorted by id.
-    pub rows: Vec<Row>,
-    /// Wall time of the first submission (which also builds the dependencies), seconds.
-    pub first_seconds: f64,
-    /// Wall time of the whole batch, seconds.
-    pub total_seconds: f64,
-    /// Submissions graded at once.
-    pub parallel: usize,
-    /// Lesson builds run, and lesson builds reused from a submission with the same sources
-    /// (see [`crate::build::class_cache`]).
-    pub builds: (usize, usize),
-}
-
-impl Batch {
-    /// Wall time per submission after the first: `(total - first) / (n - 1)`.
-    pub fn marginal_seconds(&self) -> Option<f64> {
-        let n = self.submitted().count();
-        (n > 1).then(|| (self.total_seconds - self.first_seconds) / (n - 1) as f64)
-    }
-
-    /// The rows of a submission (all but a roster's students who handed nothing in).
-    pub fn submitted(&self) -> impl Iterator<Item = &Row> {
-        self.rows.iter().filter(|r| r.submission.is_some())
-    }
-}
-
-/// One entry of the submissions folder.
-#[derive(Debug, Clone)]
-pub struct Entry {
-    /// Its file name.
-    pub name: String,
-    /// Its name without archive extension.
-    pub id: String,
-    /// Its path.
-    pub path: PathBuf,
-}
-
-/// The entries of `dir`, sorted by name; hidden files (`.DS_Store`, …) are skipped.
-fn entries(dir: &Path) -> Result<Vec<Entry>> {
-    let read = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read the submissions folder {}", dir.display()))?;
-    let mut out = Vec::new();
-    for entry in read.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') || name == "__MACOSX" {
-            continue;
-        }
-        let id = archive::kind(&name).map_or(name.as_str(), |(_, stem)| stem);
-        out.push(Entry {
-            id: id.to_owned(),
-            path: entry.path(),
-            name,
-        });
-    }
-    out.sort_by(|a, b| a.id.cmp(&b.id).then(a.path.cmp(&b.path)));
-    Ok(out)
-}
-
-/// The entries of the submissions folder `dir` for reading alone (`similarity`), sorted by id: an
-/// error when it holds none; two entries that share an id (a roster may tell them apart) are
-/// known by their file names instead.
-pub fn class_entries(dir: &Path) -> Result<Vec<Entry>> {
-    let mut list = entries(dir)?;
-    if list.is_empty() {
-        bail!("{} holds no submission", dir.display());
-    }
-    let shared: std::collections::BTreeSet<String> = list
-        .windows(2)
-        .filter(|pair| pair[0].id == pair[1].id)
-        .map(|pair| pair[0].id.clone())
-        .collect();
-    for e in &mut list {
-        if shared.contains(&e.id) {
-            e.id = e.name.clone();
-        }
-    }
-    Ok(list)
-}
-
-/// True when `dir` holds a course handout or its `exercises/` folder.
-fn is_submission(dir: &Path, course: &Course) -> bool {
-    let has_lessons = |d: &Path| course.lessons.iter().any(|l| d.join(&l.dir).is_dir());
-    has_lessons(&dir.join("exercises")) || has_lessons(dir)
-}
-
-/// The folder to grade inside `dir`: `dir` itself, or its only sub-folder (a submission zipped
-/// as a folder).
-pub fn resolve(dir: &Path, course: &Course) -> Result<PathBuf> {
-    // A link out is named as such; any other link is refused too (see `submission::find_link`).
-    if let Some(link) =
-        archive::escaping_link(dir).or_else(|| crate::official::submission::find_link(dir))
-    {
-        return Err(anyhow!(link));
-    }
-    // A folder holding only `exercises/` (no handout around it) is graded as that folder, so the
-    // handout files it never had are not reported as deleted.
-    let pick = |d: &Path| {
-        if d.join("exercises").is_dir() && !d.join("Cargo.toml").is_file() {
-            d.join("exercises")
-        } else {
-            d.to_path_buf()
-        }
-    };
-    if is_submission(dir, course) {
-        return Ok(pick(dir));
-    }
-    let subdirs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read {}", dir.display()))?
-        .flatten()
-        .filter(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            !name.starts_with('.') && name != "__MACOSX" && e.path().is_dir()
-        })
-        .map(|e| e.path())
-        .collect();
-    if let [only] = subdirs.as_slice()
-        && is_submission(only, course)
-    {
-        return Ok(pick(only));
-    }
-    let dirs: Vec<&str> = course.lessons.iter().map(|l| l.dir.as_str()).collect();
-    Err(anyhow!(
-        "not a submission of this course: no exercises/ folder or lesson folder ({}) at its top or one folder down",
-        dirs.join(", ")
-    ))
-}
-
-/// The folder to grade for the submission at `path`, the one way every grading path reads a
-/// submission (`--submission`, `--submissions`' entries, the Gradescope bundle): a folder, or a
-/// `.zip`/`.tar.gz` unpacked into a scratch folder (returned, to keep until grading ends), then
-/// [`resolve`]d: a handout, its `exercises/` folder alone, or either one folder down.
-pub fn open(path: &Path, course: &Course) -> Result<(Option<crate::fsutil::TempDir>, PathBuf)> {
-    open_only(path, course, None)
-}
-
-/// [`open`], writing out of an archive only the paths `keep` accepts, when given (every entry is
-/// checked all the same, see [`archive::extract_only`]): what a reader of a few files needs.
-pub fn open_only(
-    path: &Path,
-    course: &Course,
-    keep: Option<&dyn Fn(&Path) -> bool>,
-) -> Result<(Option<crate::fsutil::TempDir>, PathBuf)> {
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => Ok((None, resolve(path, course)?)),
-        Ok(_) => {
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
-            let (kind, _) = archive::kind(&name).with_context(|| {
-                format!(
-                    "`{}` is not a folder, a .zip or a .tar.gz: nothing to grade",
-                    student_text::name(&name)
-                )
-            })?;
-            let scratch = crate::fsutil::scratch_dir("batch-unpacked")?;
-            let limits = archive::Limits::default();
-            match keep {
-                Some(keep) => archive::extract_only(path, kind, scratch.path(), limits, keep)?,
-                None => archive::extract(path, kind, scratch.path(), limits)?,
-            }
-            let dir = resolve(scratch.path(), course)?;
-            Ok((Some(scratch), dir))
-        }
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
     }
 }
 
@@ -715,6 +502,7 @@ fn class_row(r: &Row) -> crate::official::pages::ClassRow {
 #[cfg(test)]
 pub mod fixture {
     use super::*;
+    use anyhow::anyhow;
 
     /// The row of a submission `id` (the entry `id.zip`) that could not be graded: `error`.
     pub fn failed(id: &str, error: &str, max: u32) -> Row {

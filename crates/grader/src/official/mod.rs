@@ -3,6 +3,8 @@
 
 pub mod archive;
 pub mod class;
+pub mod class_run;
+pub mod entry;
 pub mod gradebook;
 pub mod handout;
 pub mod pages;

@@ -14,7 +14,7 @@
 //!   roster, the submission's id).
 
 use super::{enrolled, points, roster_cell, text, to_csv};
-use crate::official::class::Batch;
+use crate::official::class_run::Batch;
 use anyhow::Result;
 
 /// The columns before the lessons, and the roster's columns that fill them (beyond `Student`).

@@ -10,7 +10,7 @@ pub mod canvas;
 pub mod moodle;
 pub mod plain;
 
-use crate::official::class::{Batch, Row};
+use crate::official::class_run::{Batch, Row};
 use crate::official::roster::{Enrolment, Roster};
 use crate::report::student_text;
 use anyhow::Result;

@@ -9,7 +9,7 @@
 //! Without one of them (or without a roster) it is the row's id, as `Username`.
 
 use super::{enrolled, points, roster_cell, text, to_csv};
-use crate::official::class::Batch;
+use crate::official::class_run::Batch;
 use crate::official::roster::Roster;
 use anyhow::{Result, bail};
 

@@ -7,7 +7,7 @@
 //! `not_in_roster` for a submission whose student the roster does not list.
 
 use super::{points, text, to_csv};
-use crate::official::class::{Batch, Row};
+use crate::official::class_run::{Batch, Row};
 use crate::official::roster::Enrolment;
 use anyhow::Result;
 

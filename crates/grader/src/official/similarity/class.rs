@@ -88,7 +88,7 @@ type Read = Result<(Vec<Vec<u64>>, Vec<String>)>;
 /// The fingerprints of each readable entry of the submissions folder `dir`, read on every core;
 /// an entry that cannot be opened is named on standard error and left out.
 pub fn read(course: &Course, dir: &Path, units: &[Unit]) -> Result<Vec<Prints>> {
-    let entries = crate::official::class::class_entries(dir)?;
+    let entries = crate::official::entry::class_entries(dir)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, Read)>> = Mutex::new(Vec::new());
@@ -146,7 +146,7 @@ fn prints(course: &Course, path: &Path, units: &[Unit], cache: &mut Cache) -> Re
     // Out of an archive, only the lesson files: a whole handout is hundreds of files to write.
     let lesson_file =
         |p: &Path| p.ends_with(Path::new("src").join(crate::course::stubs::EXERCISE_FILE));
-    let (_unpacked, dir) = crate::official::class::open_only(path, course, Some(&lesson_file))?;
+    let (_unpacked, dir) = crate::official::entry::open_only(path, course, Some(&lesson_file))?;
     let exercises = crate::official::submission::locate(&dir, course)?.exercises;
     let mut out = vec![Vec::new(); units.len()];
     let mut unreadable = Vec::new();

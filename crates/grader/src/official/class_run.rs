@@ -1,0 +1,68 @@
+//! A graded class: one row per student. Shared by the class run that fills it and by what is
+//! written from it (gradebooks, class page), so those need not depend on the run itself.
+
+use crate::official::roster::{Enrolment, Roster};
+use crate::report::Report;
+use std::collections::BTreeMap;
+
+/// One student's line of the gradebook.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// The student's id: the roster's, else the entry's name without archive extension.
+    pub id: String,
+    /// Whether the roster lists the student.
+    pub enrolment: Enrolment,
+    /// The entry graded (its file name); `None` for a roster's student who handed nothing in.
+    pub submission: Option<String>,
+    /// Points earned (0 when the submission could not be graded or is missing).
+    pub score: u32,
+    /// Points available.
+    pub max: u32,
+    /// Per graded lesson id: points earned.
+    pub lessons: BTreeMap<String, u32>,
+    /// The grade is official (no instructors' file differs).
+    pub official: bool,
+    /// Files the student changed outside their sources.
+    pub modified: usize,
+    /// How student code was isolated (the report's `isolation`, else `none`).
+    pub isolation: String,
+    /// Why the submission could not be graded.
+    pub error: Option<String>,
+    /// Wall time of this submission, seconds.
+    pub seconds: f64,
+    /// The full report, when graded.
+    pub report: Option<Report>,
+}
+
+/// A graded class.
+#[derive(Debug, Clone)]
+pub struct Batch {
+    /// The graded lessons, in course order: `(id, max points)`.
+    pub lessons: Vec<(String, u32)>,
+    /// The class list, when given.
+    pub roster: Option<Roster>,
+    /// One row per student, sorted by id.
+    pub rows: Vec<Row>,
+    /// Wall time of the first submission (which also builds the dependencies), seconds.
+    pub first_seconds: f64,
+    /// Wall time of the whole batch, seconds.
+    pub total_seconds: f64,
+    /// Submissions graded at once.
+    pub parallel: usize,
+    /// Lesson builds run, and lesson builds reused from a submission with the same sources
+    /// (see [`crate::build::class_cache`]).
+    pub builds: (usize, usize),
+}
+
+impl Batch {
+    /// Wall time per submission after the first: `(total - first) / (n - 1)`.
+    pub fn marginal_seconds(&self) -> Option<f64> {
+        let n = self.submitted().count();
+        (n > 1).then(|| (self.total_seconds - self.first_seconds) / (n - 1) as f64)
+    }
+
+    /// The rows of a submission (all but a roster's students who handed nothing in).
+    pub fn submitted(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter().filter(|r| r.submission.is_some())
+    }
+}

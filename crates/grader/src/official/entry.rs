@@ -1,0 +1,146 @@
+//! The entries of a submissions folder, and opening one (a folder or an archive) to grade or read.
+
+use crate::course::Course;
+use crate::official::archive;
+use crate::report::student_text;
+use anyhow::{Context as _, Result, anyhow, bail};
+use std::path::{Path, PathBuf};
+
+/// One entry of the submissions folder.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Its file name.
+    pub name: String,
+    /// Its name without archive extension.
+    pub id: String,
+    /// Its path.
+    pub path: PathBuf,
+}
+
+/// The entries of `dir`, sorted by name; hidden files (`.DS_Store`, …) are skipped.
+pub fn entries(dir: &Path) -> Result<Vec<Entry>> {
+    let read = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read the submissions folder {}", dir.display()))?;
+    let mut out = Vec::new();
+    for entry in read.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || name == "__MACOSX" {
+            continue;
+        }
+        let id = archive::kind(&name).map_or(name.as_str(), |(_, stem)| stem);
+        out.push(Entry {
+            id: id.to_owned(),
+            path: entry.path(),
+            name,
+        });
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id).then(a.path.cmp(&b.path)));
+    Ok(out)
+}
+
+/// The entries of the submissions folder `dir` for reading alone (`similarity`), sorted by id: an
+/// error when it holds none; two entries that share an id (a roster may tell them apart) are
+/// known by their file names instead.
+pub fn class_entries(dir: &Path) -> Result<Vec<Entry>> {
+    let mut list = entries(dir)?;
+    if list.is_empty() {
+        bail!("{} holds no submission", dir.display());
+    }
+    let shared: std::collections::BTreeSet<String> = list
+        .windows(2)
+        .filter(|pair| pair[0].id == pair[1].id)
+        .map(|pair| pair[0].id.clone())
+        .collect();
+    for e in &mut list {
+        if shared.contains(&e.id) {
+            e.id = e.name.clone();
+        }
+    }
+    Ok(list)
+}
+
+/// True when `dir` holds a course handout or its `exercises/` folder.
+fn is_submission(dir: &Path, course: &Course) -> bool {
+    let has_lessons = |d: &Path| course.lessons.iter().any(|l| d.join(&l.dir).is_dir());
+    has_lessons(&dir.join("exercises")) || has_lessons(dir)
+}
+
+/// The folder to grade inside `dir`: `dir` itself, or its only sub-folder (a submission zipped
+/// as a folder).
+pub fn resolve(dir: &Path, course: &Course) -> Result<PathBuf> {
+    // A link out is named as such; any other link is refused too (see `submission::find_link`).
+    if let Some(link) =
+        archive::escaping_link(dir).or_else(|| crate::official::submission::find_link(dir))
+    {
+        return Err(anyhow!(link));
+    }
+    // A folder holding only `exercises/` (no handout around it) is graded as that folder, so the
+    // handout files it never had are not reported as deleted.
+    let pick = |d: &Path| {
+        if d.join("exercises").is_dir() && !d.join("Cargo.toml").is_file() {
+            d.join("exercises")
+        } else {
+            d.to_path_buf()
+        }
+    };
+    if is_submission(dir, course) {
+        return Ok(pick(dir));
+    }
+    let subdirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            !name.starts_with('.') && name != "__MACOSX" && e.path().is_dir()
+        })
+        .map(|e| e.path())
+        .collect();
+    if let [only] = subdirs.as_slice()
+        && is_submission(only, course)
+    {
+        return Ok(pick(only));
+    }
+    let dirs: Vec<&str> = course.lessons.iter().map(|l| l.dir.as_str()).collect();
+    Err(anyhow!(
+        "not a submission of this course: no exercises/ folder or lesson folder ({}) at its top or one folder down",
+        dirs.join(", ")
+    ))
+}
+
+/// The folder to grade for the submission at `path`, the one way every grading path reads a
+/// submission (`--submission`, `--submissions`' entries, the Gradescope bundle): a folder, or a
+/// `.zip`/`.tar.gz` unpacked into a scratch folder (returned, to keep until grading ends), then
+/// [`resolve`]d: a handout, its `exercises/` folder alone, or either one folder down.
+pub fn open(path: &Path, course: &Course) -> Result<(Option<crate::fsutil::TempDir>, PathBuf)> {
+    open_only(path, course, None)
+}
+
+/// [`open`], writing out of an archive only the paths `keep` accepts, when given (every entry is
+/// checked all the same, see [`archive::extract_only`]): what a reader of a few files needs.
+pub fn open_only(
+    path: &Path,
+    course: &Course,
+    keep: Option<&dyn Fn(&Path) -> bool>,
+) -> Result<(Option<crate::fsutil::TempDir>, PathBuf)> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Ok((None, resolve(path, course)?)),
+        Ok(_) => {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            let (kind, _) = archive::kind(&name).with_context(|| {
+                format!(
+                    "`{}` is not a folder, a .zip or a .tar.gz: nothing to grade",
+                    student_text::name(&name)
+                )
+            })?;
+            let scratch = crate::fsutil::scratch_dir("batch-unpacked")?;
+            let limits = archive::Limits::default();
+            match keep {
+                Some(keep) => archive::extract_only(path, kind, scratch.path(), limits, keep)?,
+                None => archive::extract(path, kind, scratch.path(), limits)?,
+            }
+            let dir = resolve(scratch.path(), course)?;
+            Ok((Some(scratch), dir))
+        }
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
