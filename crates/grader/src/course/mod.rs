@@ -282,113 +282,8 @@ impl Course {
                 ));
             }
             known_exercises.extend(lesson.exercises.iter().map(|e| e.name.as_str()));
-            let mut names = std::collections::HashSet::new();
-            for ex in &lesson.exercises {
-                for check in &ex.checks {
-                    let at = format!("name = \"{}\"", check.name);
-                    if !names.insert(check.name.as_str()) {
-                        return Err(Problem::nth(
-                            &at,
-                            2,
-                            format!(
-                                "course.toml: check `{}` is listed twice in {}",
-                                check.name, lesson.id
-                            ),
-                        ));
-                    }
-                    if check.variant && !check.hidden {
-                        return Err(Problem::at(
-                            here.clone(),
-                            &at,
-                            format!(
-                                "course.toml: check `{}` is a variant check, which students never \
-                                 get: add `hidden = true` to it",
-                                check.name
-                            ),
-                        ));
-                    }
-                    for need in &check.needs {
-                        if need == &ex.name || !known_exercises.contains(need.as_str()) {
-                            return Err(Problem::at(
-                                here.clone(),
-                                &at,
-                                format!(
-                                    "course.toml: check `{}` needs `{need}`, which is not another \
-                                     exercise of {} or an earlier lesson",
-                                    check.name, lesson.id
-                                ),
-                            ));
-                        }
-                    }
-                }
-            }
-            for m in &lesson.misconceptions {
-                if !misconception_ids.insert(m.id.as_str()) {
-                    return Err(Problem::at(
-                        here.clone(),
-                        &format!("id = \"{}\"", m.id),
-                        format!("course.toml: misconception `{}` appears twice", m.id),
-                    ));
-                }
-                if !lesson.exercises.iter().any(|e| e.name == m.exercise) {
-                    return Err(Problem::at(
-                        here.clone(),
-                        &format!("id = \"{}\"", m.id),
-                        format!(
-                            "course.toml: misconception `{}` names `{}`, not an exercise of {}",
-                            m.id, m.exercise, lesson.id
-                        ),
-                    ));
-                }
-                if m.title.trim().is_empty() || m.explanation.trim().is_empty() {
-                    return Err(Problem::at(
-                        here.clone(),
-                        &format!("id = \"{}\"", m.id),
-                        format!(
-                            "course.toml: misconception `{}` needs a title and an explanation",
-                            m.id
-                        ),
-                    ));
-                }
-                if m.checks.is_empty() {
-                    return Err(Problem::at(
-                        here.clone(),
-                        &format!("id = \"{}\"", m.id),
-                        format!(
-                            "course.toml: misconception `{}` lists no check that catches it",
-                            m.id
-                        ),
-                    ));
-                }
-                if let Some(c) = m.checks.iter().find(|c| !names.contains(c.as_str())) {
-                    return Err(Problem::at(
-                        here.clone(),
-                        &format!("id = \"{}\"", m.id),
-                        format!(
-                            "course.toml: misconception `{}` lists `{c}`, not a check of {}",
-                            m.id, lesson.id
-                        ),
-                    ));
-                }
-                let hidden = |name: &str| {
-                    lesson
-                        .exercises
-                        .iter()
-                        .flat_map(|e| &e.checks)
-                        .any(|c| c.name == name && c.hidden)
-                };
-                if let Some(c) = m.checks.iter().find(|c| hidden(c)) {
-                    return Err(Problem::at(
-                        here.clone(),
-                        &format!("id = \"{}\"", m.id),
-                        format!(
-                            "course.toml: misconception `{}` lists the hidden check `{c}`: a \
-                             handout has no hidden checks, so list only visible ones",
-                            m.id
-                        ),
-                    ));
-                }
-            }
+            let names = validate_lesson_checks(lesson, &here, &known_exercises)?;
+            validate_misconceptions(lesson, &here, &names, &mut misconception_ids)?;
         }
         Ok(())
     }
@@ -507,9 +402,134 @@ impl Lesson {
     }
 }
 
-/// A small course for unit tests: lesson02 with `split_heads` (check `s1`), `merge_heads` (`m1`
-/// needs `split_heads`, `m2`), `head_projection` (`h1` needs `merge_heads`), and three
-/// misconceptions: `split-a` and `split-b` of `split_heads`, `merge-a` of `merge_heads`.
+/// The checks of `lesson`, each named once, variant checks hidden, their `needs` naming another
+/// exercise of this lesson or an earlier one (`known_exercises`): their names.
+fn validate_lesson_checks<'a>(
+    lesson: &'a Lesson,
+    here: &Option<String>,
+    known_exercises: &std::collections::HashSet<&str>,
+) -> Result<std::collections::HashSet<&'a str>, Problem> {
+    let mut names = std::collections::HashSet::new();
+    for ex in &lesson.exercises {
+        for check in &ex.checks {
+            let at = format!("name = \"{}\"", check.name);
+            if !names.insert(check.name.as_str()) {
+                return Err(Problem::nth(
+                    &at,
+                    2,
+                    format!(
+                        "course.toml: check `{}` is listed twice in {}",
+                        check.name, lesson.id
+                    ),
+                ));
+            }
+            if check.variant && !check.hidden {
+                return Err(Problem::at(
+                    here.clone(),
+                    &at,
+                    format!(
+                        "course.toml: check `{}` is a variant check, which students never \
+                         get: add `hidden = true` to it",
+                        check.name
+                    ),
+                ));
+            }
+            for need in &check.needs {
+                if need == &ex.name || !known_exercises.contains(need.as_str()) {
+                    return Err(Problem::at(
+                        here.clone(),
+                        &at,
+                        format!(
+                            "course.toml: check `{}` needs `{need}`, which is not another \
+                             exercise of {} or an earlier lesson",
+                            check.name, lesson.id
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// The misconceptions of `lesson`: ids unique across the course (`ids`), each about an exercise
+/// of the lesson, explained, and caught by visible checks of it (`names`).
+fn validate_misconceptions<'a>(
+    lesson: &'a Lesson,
+    here: &Option<String>,
+    names: &std::collections::HashSet<&str>,
+    ids: &mut std::collections::HashSet<&'a str>,
+) -> Result<(), Problem> {
+    for m in &lesson.misconceptions {
+        if !ids.insert(m.id.as_str()) {
+            return Err(Problem::at(
+                here.clone(),
+                &format!("id = \"{}\"", m.id),
+                format!("course.toml: misconception `{}` appears twice", m.id),
+            ));
+        }
+        if !lesson.exercises.iter().any(|e| e.name == m.exercise) {
+            return Err(Problem::at(
+                here.clone(),
+                &format!("id = \"{}\"", m.id),
+                format!(
+                    "course.toml: misconception `{}` names `{}`, not an exercise of {}",
+                    m.id, m.exercise, lesson.id
+                ),
+            ));
+        }
+        if m.title.trim().is_empty() || m.explanation.trim().is_empty() {
+            return Err(Problem::at(
+                here.clone(),
+                &format!("id = \"{}\"", m.id),
+                format!(
+                    "course.toml: misconception `{}` needs a title and an explanation",
+                    m.id
+                ),
+            ));
+        }
+        if m.checks.is_empty() {
+            return Err(Problem::at(
+                here.clone(),
+                &format!("id = \"{}\"", m.id),
+                format!(
+                    "course.toml: misconception `{}` lists no check that catches it",
+                    m.id
+                ),
+            ));
+        }
+        if let Some(c) = m.checks.iter().find(|c| !names.contains(c.as_str())) {
+            return Err(Problem::at(
+                here.clone(),
+                &format!("id = \"{}\"", m.id),
+                format!(
+                    "course.toml: misconception `{}` lists `{c}`, not a check of {}",
+                    m.id, lesson.id
+                ),
+            ));
+        }
+        let hidden = |name: &str| {
+            lesson
+                .exercises
+                .iter()
+                .flat_map(|e| &e.checks)
+                .any(|c| c.name == name && c.hidden)
+        };
+        if let Some(c) = m.checks.iter().find(|c| hidden(c)) {
+            return Err(Problem::at(
+                here.clone(),
+                &format!("id = \"{}\"", m.id),
+                format!(
+                    "course.toml: misconception `{}` lists the hidden check `{c}`: a \
+                     handout has no hidden checks, so list only visible ones",
+                    m.id
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Refuses to work without the reference solutions (in a student handout).
 pub fn require_solutions(root: &std::path::Path) -> anyhow::Result<()> {
     if root.join("solutions").is_dir() {
