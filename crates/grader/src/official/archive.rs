@@ -1,20 +1,7 @@
-//! Unpacking a student's submission archive (`.zip`, `.tar.gz` or `.tgz`) without trusting it.
-//!
-//! Every entry name must be a plain relative path: an absolute name, a `..` component or an empty
-//! name stops the extraction with an error. Entries ordinary tools add are skipped: the archive's
-//! root itself (`.`, `./`, as in `tar czf x.tar.gz -C dir .`) and macOS's `__MACOSX/` resource
-//! forks. Symbolic links are allowed only when their target stays inside the archive (checked on
-//! the link's text, and again on the unpacked tree); they are created after every file, so no file
-//! is ever written through one. Hard links, devices and FIFOs are refused.
-//!
-//! What an archive may cost is capped before it is allocated or read ([`Limits`]): an entry name
-//! (a GNU long name or a PAX `path` included) over 4096 bytes, a PAX header over 64 KiB, more than
-//! 20,000 entries, or files declaring more than 256 MiB in all are refused from the sizes their
-//! headers declare, without reading what they describe. A `.tar.gz` is read through a counter that
-//! stops it after 320 MiB of decompressed stream, headers and padding included; a `.zip` file over
-//! 320 MiB is refused before its central directory is read, and its names, entry count and declared
-//! sizes are checked before anything is unpacked. The bytes actually written are counted too, and
-//! stop the extraction at 256 MiB whatever the headers claimed. Names quoted in errors are escaped
+//! Unpacking a student's submission archive (`.zip`, `.tar.gz` or `.tgz`) without trusting it:
+//! entry names must be plain relative paths, links must stay inside (and are created after every
+//! file, so nothing is written through one), other special entries are refused, and what an
+//! archive may cost is capped before it is read ([`Limits`]). Names quoted in errors are escaped
 //! and cut ([`crate::report::student_text`]).
 
 use crate::report::student_text;
@@ -25,7 +12,9 @@ use std::path::{Component, Path, PathBuf};
 /// The largest PAX extended header read (its records: a path, a link, times, extended attributes).
 const MAX_PAX_BYTES: u64 = 64 * 1024;
 
-/// Limits on what one archive may cost.
+/// Limits on what one archive may cost, checked on the sizes headers declare before what they
+/// describe is read (a `.zip`'s names, entry count and sizes before anything is unpacked), and
+/// again on the bytes actually read and written.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     /// Total bytes of all files, as declared and as written.
@@ -421,6 +410,62 @@ fn header_data(entry: &mut dyn Read, declared: u64, max: u64, what: &str) -> Res
     Ok(data)
 }
 
+/// What GNU long-name and PAX header entries said about the next entry of a tar stream.
+#[derive(Default)]
+struct Pending {
+    long_name: Option<Vec<u8>>,
+    long_link: Option<Vec<u8>>,
+    pax_path: Option<Vec<u8>>,
+    pax_link: Option<Vec<u8>>,
+    pax_size: Option<Vec<u8>>,
+}
+
+impl Pending {
+    /// Takes in `entry` if it is a GNU long name or link or a PAX header (true), its declared
+    /// size checked before its data is read.
+    fn take_header(
+        &mut self,
+        entry: &mut dyn Read,
+        kind: tar::EntryType,
+        declared: u64,
+        budget: &mut Budget,
+    ) -> Result<bool> {
+        if kind.is_gnu_longname() || kind.is_gnu_longlink() {
+            let (slot, what) = if kind.is_gnu_longname() {
+                (&mut self.long_name, "GNU long name")
+            } else {
+                (&mut self.long_link, "GNU long link")
+            };
+            if slot.is_some() {
+                bail!("archive has two {what}s for one entry");
+            }
+            // `max_name` allows the name's terminating NUL.
+            let max_name = budget.limits.max_name_bytes as u64 + 1;
+            budget.name_length(what, declared.saturating_sub(1))?;
+            *slot = Some(header_data(entry, declared, max_name, what)?);
+            return Ok(true);
+        }
+        if kind.is_pax_local_extensions() || kind.is_pax_global_extensions() {
+            let data = header_data(entry, declared, MAX_PAX_BYTES, "PAX header")?;
+            if kind.is_pax_global_extensions() {
+                budget.entry()?;
+                return Ok(true);
+            }
+            for record in tar::PaxExtensions::new(&data) {
+                let record = record.context("not a valid .tar.gz archive (PAX header)")?;
+                match record.key_bytes() {
+                    b"path" => self.pax_path = Some(record.value_bytes().to_vec()),
+                    b"linkpath" => self.pax_link = Some(record.value_bytes().to_vec()),
+                    b"size" => self.pax_size = Some(record.value_bytes().to_vec()),
+                    _ => {}
+                }
+            }
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
+
 /// Unpacks a tar stream read entry by entry, raw: GNU long names and links and PAX headers come as
 /// entries of their own, whose declared sizes are checked before their data is read, and apply to
 /// the next entry.
@@ -430,15 +475,12 @@ fn untar(
     budget: &mut Budget,
     links: &mut Vec<(PathBuf, String)>,
 ) -> Result<()> {
-    let limits = budget.limits;
-    let max_name = limits.max_name_bytes as u64 + 1;
     let mut tar = tar::Archive::new(input);
     let entries = tar
         .entries()
         .context("not a valid .tar.gz archive")?
         .raw(true);
-    let (mut long_name, mut long_link) = (None::<Vec<u8>>, None::<Vec<u8>>);
-    let (mut pax_path, mut pax_link, mut pax_size) = (None::<Vec<u8>>, None::<Vec<u8>>, None);
+    let mut pending = Pending::default();
     for entry in entries {
         let mut entry = entry.context("not a valid .tar.gz archive")?;
         let kind = entry.header().entry_type();
@@ -446,47 +488,20 @@ fn untar(
             .header()
             .entry_size()
             .context("not a valid .tar.gz archive")?;
-        if kind.is_gnu_longname() || kind.is_gnu_longlink() {
-            let (slot, what) = if kind.is_gnu_longname() {
-                (&mut long_name, "GNU long name")
-            } else {
-                (&mut long_link, "GNU long link")
-            };
-            if slot.is_some() {
-                bail!("archive has two {what}s for one entry");
-            }
-            // `max_name` allows the name's terminating NUL.
-            budget.name_length(what, declared.saturating_sub(1))?;
-            *slot = Some(header_data(&mut entry, declared, max_name, what)?);
-            continue;
-        }
-        if kind.is_pax_local_extensions() || kind.is_pax_global_extensions() {
-            let data = header_data(&mut entry, declared, MAX_PAX_BYTES, "PAX header")?;
-            if kind.is_pax_global_extensions() {
-                budget.entry()?;
-                continue;
-            }
-            for record in tar::PaxExtensions::new(&data) {
-                let record = record.context("not a valid .tar.gz archive (PAX header)")?;
-                match record.key_bytes() {
-                    b"path" => pax_path = Some(record.value_bytes().to_vec()),
-                    b"linkpath" => pax_link = Some(record.value_bytes().to_vec()),
-                    b"size" => pax_size = Some(record.value_bytes().to_vec()),
-                    _ => {}
-                }
-            }
+        if pending.take_header(&mut entry, kind, declared, budget)? {
             continue;
         }
         budget.entry()?;
-        let name_bytes = long_name
+        let name_bytes = pending
+            .long_name
             .take()
-            .or(pax_path.take())
+            .or(pending.pax_path.take())
             .unwrap_or_else(|| entry.path_bytes().into_owned());
         budget.name_length("name", name_bytes.len() as u64)?;
         let name = String::from_utf8_lossy(&name_bytes).into_owned();
         // Read raw, the entry's data is as long as its header says: a PAX size that differs
         // would make this reader and `tar` see different files.
-        if let Some(size) = pax_size.take()
+        if let Some(size) = pending.pax_size.take()
             && std::str::from_utf8(&size).ok().and_then(|s| s.parse().ok()) != Some(declared)
         {
             bail!(
@@ -494,37 +509,55 @@ fn untar(
                 student_text::name(&name)
             );
         }
-        let link = long_link
+        let link = pending
+            .long_link
             .take()
-            .or(pax_link.take())
+            .or(pending.pax_link.take())
             .or_else(|| entry.link_name_bytes().map(|b| b.into_owned()));
         let Some(rel) = entry_path(&name)? else {
             continue;
         };
-        match kind {
-            tar::EntryType::Directory => budget.folder(dest, &rel)?,
-            tar::EntryType::Regular | tar::EntryType::Continuous => {
-                if declared > limits.max_bytes - budget.bytes {
-                    return Err(budget.too_big());
-                }
-                budget.copy(&mut entry, dest, &rel)?
-            }
-            tar::EntryType::Symlink => {
-                let target = link.unwrap_or_default();
-                budget.name_length("link target", target.len() as u64)?;
-                let target = String::from_utf8_lossy(&target).into_owned();
-                check_link(&rel, &target)?;
-                links.push((rel, target));
-            }
-            other => {
-                bail!(
-                    "archive entry `{}` is a {other:?} entry (only files, folders and links inside are accepted)",
-                    student_text::name(&rel.to_string_lossy())
-                );
-            }
+        if let Some(link) = untar_entry(&mut entry, kind, declared, link, &rel, dest, budget)? {
+            links.push(link);
         }
     }
     Ok(())
+}
+
+/// Unpacks one tar entry at `rel`: a folder, a file (`declared` bytes), or a link to `link`,
+/// returned to be created last; any other kind is refused.
+fn untar_entry(
+    entry: &mut dyn Read,
+    kind: tar::EntryType,
+    declared: u64,
+    link: Option<Vec<u8>>,
+    rel: &Path,
+    dest: &Path,
+    budget: &mut Budget,
+) -> Result<Option<(PathBuf, String)>> {
+    match kind {
+        tar::EntryType::Directory => budget.folder(dest, rel)?,
+        tar::EntryType::Regular | tar::EntryType::Continuous => {
+            if declared > budget.limits.max_bytes - budget.bytes {
+                return Err(budget.too_big());
+            }
+            budget.copy(entry, dest, rel)?
+        }
+        tar::EntryType::Symlink => {
+            let target = link.unwrap_or_default();
+            budget.name_length("link target", target.len() as u64)?;
+            let target = String::from_utf8_lossy(&target).into_owned();
+            check_link(rel, &target)?;
+            return Ok(Some((rel.to_path_buf(), target)));
+        }
+        other => {
+            bail!(
+                "archive entry `{}` is a {other:?} entry (only files, folders and links inside are accepted)",
+                student_text::name(&rel.to_string_lossy())
+            );
+        }
+    }
+    Ok(None)
 }
 
 /// The first symbolic link under `dir` that resolves outside `dir` (or cannot be resolved and
