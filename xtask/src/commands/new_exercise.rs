@@ -210,21 +210,12 @@ fn refuse_taken(root: &Path, course: &Course, lesson: &Lesson, name: &str) -> Re
     Ok(())
 }
 
-/// Adds exercise `name` to `lesson_key` (see the module docs), then prints what to do next.
-pub fn run(root: &Path, course: &Course, lesson_key: &str, name: &str) -> Result<()> {
-    grader::course::require_solutions(root)?;
-    let lesson = course.find_lesson(lesson_key).ok_or_else(|| {
-        anyhow!(grader::course::suggest::unknown(
-            course,
-            grader::course::suggest::Kind::Lesson,
-            lesson_key
-        ))
-    })?;
-    refuse_taken(root, course, lesson, name)?;
+/// The new texts of every file the exercise `name` goes into (exercise and solution sources,
+/// re-exports, the check, course.toml), worked out before any is written: a refusal leaves the
+/// course as it was.
+fn planned_edits(root: &Path, lesson: &Lesson, name: &str) -> Result<Vec<(String, String)>> {
     let (id, dir) = (lesson.id.as_str(), lesson.dir.as_str());
     let fill = |t: &str| t.replace("@NAME@", name);
-
-    // Every new text is worked out before any file is written: a refusal leaves the course as it was.
     let ex = format!("exercises/{dir}");
     let so = format!("solutions/{dir}");
     let read = |rel: &str| fsutil::read(&root.join(rel));
@@ -284,11 +275,18 @@ pub fn run(root: &Path, course: &Course, lesson_key: &str, name: &str) -> Result
     }
     edits.push(("course.toml".into(), new_course));
 
+    Ok(edits)
+}
+
+/// Writes `edits` for the exercise `name` of lesson `id`, formats the lesson's crates and blesses
+/// its snapshots; on a failure the files are put back as they were.
+fn apply_edits(root: &Path, id: &str, name: &str, edits: &[(String, String)]) -> Result<()> {
+    let read = |rel: &str| fsutil::read(&root.join(rel));
     let originals: Vec<(String, String)> = edits
         .iter()
         .map(|(rel, _)| Ok((rel.clone(), read(rel)?)))
         .collect::<Result<_>>()?;
-    for (rel, text) in &edits {
+    for (rel, text) in edits {
         fsutil::write(&root.join(rel), text)?;
         println!("updated {rel}");
     }
@@ -335,6 +333,24 @@ pub fn run(root: &Path, course: &Course, lesson_key: &str, name: &str) -> Result
     }
     print!("{}", crate::commands::bless::render(&plans, false));
     crate::commands::bless::apply(root, &course, &plans)?;
+    Ok(())
+}
+
+/// Adds exercise `name` to `lesson_key` (see the module docs), then prints what to do next.
+pub fn run(root: &Path, course: &Course, lesson_key: &str, name: &str) -> Result<()> {
+    grader::course::require_solutions(root)?;
+    let lesson = course.find_lesson(lesson_key).ok_or_else(|| {
+        anyhow!(grader::course::suggest::unknown(
+            course,
+            grader::course::suggest::Kind::Lesson,
+            lesson_key
+        ))
+    })?;
+    refuse_taken(root, course, lesson, name)?;
+    let edits = planned_edits(root, lesson, name)?;
+    apply_edits(root, &lesson.id, name, &edits)?;
+    let (id, dir) = (lesson.id.as_str(), lesson.dir.as_str());
+    let (ex, so) = (format!("exercises/{dir}"), format!("solutions/{dir}"));
     println!(
         "updated {}\n\nNext:\n  \
          1. In {ex}/src/exercises.rs, replace `{name}`'s placeholder contract (its doc comment \
