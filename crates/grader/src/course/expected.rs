@@ -1,22 +1,20 @@
-//! What every check must observe: read from the instructors' files *before* any student code runs.
-//!
-//! Each snapshot directory (a lesson's `tests/snapshots/`, and `tests/hidden/snapshots/` for its
-//! hidden checks) holds the insta `.snap` files and an index, [`INDEX_FILE`], written by
-//! `cargo xtask bless` from the reference solution: for every check, the sequence of observations
-//! it makes (each assertion by its expression, each snapshot by name and comparator).
-//!
-//! ```text
-//! check merge_inverts_split_exactly
-//! assert back.shape() == q.shape()
-//! snapshot exact lesson02__checks__merge_moves_data
-//! ```
+//! What every check must observe, read from the instructors' files *before* any student code runs:
+//! each snapshot directory's index ([`INDEX_FILE`], written by `cargo xtask bless` from the
+//! reference solution) lists every check's observations in order, each assertion by its
+//! expression and each snapshot by name and comparator.
 
 use anyhow::{Context as _, Result, anyhow};
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::path::Path;
 
-/// The index's file name in every snapshot directory.
+/// The index's file name in every snapshot directory. An index reads:
+///
+/// ```text
+/// check merge_inverts_split_exactly
+/// assert back.shape() == q.shape()
+/// snapshot exact lesson02__checks__merge_moves_data
+/// ```
 pub const INDEX_FILE: &str = "expected-observations.txt";
 
 /// One observation a check must make.

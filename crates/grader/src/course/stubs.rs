@@ -1,19 +1,8 @@
-//! `cargo xtask reset EXERCISE|LESSON [--yes]`: puts one exercise's function, or a whole lesson's
-//! `src/exercises.rs`, back to the stub that was handed out.
-//!
-//! **Where the stub comes from.** `cargo xtask dist` ships a pristine copy of every lesson's stub
-//! file as `exercises/<dir>/.stubs/exercises.rs`, so a handout without git can be reset. (Embedding
-//! the stubs into the xtask binary with `include_str!` does not work: the handout builds xtask from
-//! the student's own `exercises/`, so it would embed the student's edits.) In the instructors' tree
-//! the stubs are the committed `exercises/<dir>/src/exercises.rs`, read with `git show HEAD:…`.
-//!
-//! **One function.** Both files are parsed with `syn`; the `fn` of that name (a free function, a
-//! method or a trait's default method), from its first attribute or doc comment to its closing
-//! brace, is replaced by the stub's. Everything else in the student's file stays byte for byte.
-//!
-//! **Backups.** Before writing, the student's file is copied to
-//! `target/xtask/backups/<dir>/exercises.rs.bak-<UTC time>` (never into the course tree, so
-//! neither the grader nor git sees it); the command prints that path.
+//! `cargo xtask reset EXERCISE|LESSON [--yes]`: puts one exercise's function ([`replace_fn`]), or
+//! a whole lesson's `src/exercises.rs`, back to the stub handed out: the handout's [`STUB_DIR`]
+//! copy, else `git show HEAD:` in the instructors' tree (not embedded with `include_str!`: a
+//! handout builds xtask from the student's own files). The student's file is first backed up
+//! under `target/xtask/backups/`, outside the course tree.
 
 use crate::fsutil::relative;
 use crate::course::suggest::{Kind, unknown};

@@ -1,29 +1,8 @@
-//! `cargo xtask dist OUT_DIR`: the student handout.
-//!
-//! The handout is the course workspace without what only instructors may see or need:
-//!
-//! * `solutions/` (the reference solutions and the hidden checks in `solutions/<dir>/tests/hidden/`),
-//! * `.ci/` and `xtask/tests/` (the grader's own tests: they grade the reference solutions, and their
-//!   fixtures hold partly correct exercises), `.git/`, `target/`, insta's pending files,
-//! * the grader (`xtask` and `crates/grader`) from the root `Cargo.toml`'s `default-members` (it
-//!   stays a member, so `cargo xtask` works; the handout's `cargo test` runs the core's tests,
-//!   not the grader's),
-//! * the grader's dev-dependencies (`[dev-dependencies]` of `xtask/Cargo.toml`: only its tests,
-//!   which are not shipped, use them),
-//! * the hidden checks' test targets in `exercises/<dir>/Cargo.toml` (a target whose file is
-//!   missing would break the workspace), the hidden checks in `course.toml`, `solutions/*` in the
-//!   root `Cargo.toml`'s `members` and `default-members`, the instructors' guides and design notes
-//!   (`docs/instructors.md`, `docs/class-grading.md`, `docs/feedback.md`) and the README's pointer
-//!   to them,
-//! * the benchmarks: `scripts/` and their logs, `docs/bench-*.md` (`docs/report.schema.json`
-//!   ships: it describes the `grade --format json` a student can ask for).
-//!
-//! It adds a pristine copy of each lesson's stub, `exercises/<dir>/.stubs/exercises.rs`, which
-//! `cargo xtask reset` restores from.
-//!
-//! `Cargo.lock` is the instructors' lock with the solution packages pruned (every dependency keeps
-//! its version), and `checks.sha256` is regenerated for the shipped checks and snapshots, so
-//! `cargo xtask grade` in the handout is official and `cargo test --locked` passes there.
+//! `cargo xtask dist OUT_DIR`: the student handout, the course workspace without what only
+//! instructors may see or need ([`INSTRUCTOR_ONLY`], the hidden checks, the grader's tests and
+//! dev-dependencies). It adds each lesson's pristine stub (for `reset`), prunes the solution
+//! packages from `Cargo.lock` and regenerates `checks.sha256`, so a grade in the handout is
+//! official and `cargo test --locked` passes there.
 
 use crate::course::Course;
 use crate::fsutil::{self, relative};

@@ -1,16 +1,8 @@
-//! The container mode of official grading (`"isolation": "container-uid"`): where a grading
-//! platform's container has neither Landlock nor user namespaces (a default container runtime's
-//! seccomp profile refuses `unshare`; many hosts' kernels lack Landlock) but the grader runs as
-//! root, as on Gradescope and GitHub's runners.
-//!
-//! Each check runs as a user of its own (an unused user id, never root, no groups), in a private
-//! folder it owns beneath a folder nobody else may list; the grader's own folders (the course, its
-//! target folder, its scratch folders) are closed to other users by their permissions
-//! ([`close_to_others`]). When the check ends, every process of its user is killed and its files in
-//! the shared temporary folders are removed ([`end_user`]). The rlimits and the time limit are the
-//! sandbox's as in the Landlock mode; the judge stays in the grader. The build runs as the grader
-//! (it runs only `cargo` and `rustc`; the scan for refused constructs keeps the student's sources
-//! from reading files at compile time: `crate::course::refused`).
+//! The container mode of official grading (`"isolation": "container-uid"`), for a platform's
+//! container with neither Landlock nor user namespaces but a grader running as root (Gradescope,
+//! GitHub's runners): each check runs as a user of its own in a private folder, the grader's
+//! folders are closed to others ([`close_to_others`]), and when the check ends its user's
+//! processes and files go ([`end_user`]). Builds run as the grader (see `crate::course::refused`).
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -1,27 +1,7 @@
-//! The sandbox every check process runs in.
-//!
-//! The grader never runs a check binary directly. It starts this program again as a *supervisor*
-//! (`xtask __sandbox …`), which
-//!
-//! 1. starts a new session, so the grader can kill the supervisor's process group as a whole;
-//! 2. on Linux, enters new user and PID namespaces when the kernel allows it, so the next process
-//!    is PID 1 of its own namespace: when it ends, the kernel kills every process left inside
-//!    (a grandchild that holds the output pipes, fifty leftover children, a fork loop);
-//! 3. starts the *inner* stage (`xtask __sandbox --inner …`, PID 1 there), which sets rlimits
-//!    (file size, open files, address space, processes, no core files), enters a Landlock domain
-//!    (read and execute only the system's folders, never where the course, its target folder or
-//!    the grader's scratch folders lie beneath one of them (`crate::run::sandbox_paths`), and the
-//!    check's own executable; write only a private directory; no TCP, no signals or abstract
-//!    sockets outside the domain) and only then
-//!    starts the check, as its own session;
-//! 4. waits for the check under the time limit, kills the whole namespace on time-out, and writes
-//!    how the check ended to a status file the check cannot reach.
-//!
-//! Nothing here decides a verdict: that happens in the grader, from the check's observations.
-//! Where the kernel has no Landlock (or on another OS) checks still run, without isolation, and
-//! the report says `"isolation": "none"`. The student build of the grader (without the
-//! `instructor` feature) has no Landlock either: it only grades locally, where checks run
-//! directly, and leaves official grading to the full grader.
+//! The sandbox every check process runs in: the grader starts itself again as a supervisor
+//! (`xtask __sandbox …`, see [`main`]) that isolates the check, enforces its limits and reports how
+//! it ended. Nothing here decides a verdict. Without Landlock (another OS, an old kernel, the
+//! student build) checks still run, and the report says `"isolation": "none"`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -199,6 +179,16 @@ impl Ended {
 }
 
 /// Runs the hidden `__sandbox` command; returns the process exit code.
+///
+/// The supervisor (1) starts a new session, so the grader can kill its process group as a whole;
+/// (2) on Linux, enters new user and PID namespaces when the kernel allows it, so that when the
+/// next process (PID 1 there) ends the kernel kills every process left inside (a grandchild holding
+/// the output pipes, a fork loop); (3) starts the *inner* stage (`__sandbox --inner`), which sets
+/// rlimits, enters a Landlock domain (read and execute only the system's folders, see
+/// [`crate::run::sandbox_paths`], and the check's executable; write only a private folder; no TCP,
+/// no signals or abstract sockets outside the domain) and only then starts the check; (4) waits
+/// under the time limit, kills the namespace on time-out, and writes how the check ended to a
+/// status file the check cannot reach.
 pub fn main(args: SandboxArgs) -> i32 {
     if args.probe {
         println!("{}", imp::probe());

@@ -1,21 +1,8 @@
-//! Which of the system's folders a sandboxed process may read.
-//!
-//! Every sandboxed process reads and executes the system's folders ([`SYSTEM`]: libraries,
-//! programs, configuration, a few devices). Landlock only grants, it cannot take back part of a
-//! grant, so a rule on `/opt` opens everything beneath it: a course kept in `/opt` (as it was
-//! with `/dev` open, in `/dev/shm`), or a `TMPDIR` there holding the grader's scratch copies,
-//! would be readable by a student's build, and `#[path = "/opt/course/solutions/…"]` would
-//! compile the reference solution in.
-//!
-//! So the grader names what must stay closed ([`private_paths`]: the course it grades from, its
-//! target folder, its scratch folders and what a policy adds), and the sandbox opens
-//! each system folder that holds one of them entry by entry instead ([`open_system`]), leaving out
-//! the entries on the way to it. A sandboxed process reaches those paths only through its own
-//! rules (the grading copy it builds, the executable it runs, its private folder).
-//!
-//! A grader running as root also hides what only root may read in `/etc` and `/opt`
-//! ([`owner_only`]): file permissions do not stop its sandboxed processes, which keep root's user
-//! id (a few milliseconds more per sandbox start).
+//! Which of the system's folders a sandboxed process may read ([`SYSTEM`]). Landlock cannot take
+//! back part of a grant (a rule on `/opt` would open a course kept there to a student's build),
+//! so a system folder holding what must stay closed ([`private_paths`]) is opened entry by entry
+//! instead ([`open_system`]); a grader running as root also hides what only root may read
+//! ([`owner_only`]).
 
 use std::path::{Path, PathBuf};
 
