@@ -1,19 +1,7 @@
 //! `cargo xtask demo LESSON`: runs the lesson's worked example (`examples/demo.rs`) with the
-//! student's code or the reference solution.
-//!
-//! The demos compute every line with the lesson's code and name a function still at `todo!()` on
-//! the line that needs it (the `pictures` crate). Options are passed on to the demo:
-//!
-//! * `--svg DIR`: every figure is also written to `DIR/<id>.svg`;
-//! * `--compare`: the reference solution's demo runs first (its output discarded) and writes its
-//!   figures to a temporary JSON file; the student's demo then draws each of its heads next to
-//!   the reference's. The exercise crate never links the solution crate. In a handout (no
-//!   `solutions/` folder) the reference is not available: the demo says so and shows the
-//!   student's heads only.
-//!
-//! A demo that does not go through the `pictures` crate for some call (a new lesson's demo
-//! written without it, say) stops at its first `todo!()`; its panic is turned into a pointer to
-//! the function to implement.
+//! student's code or the reference solution. A demo names a function still at `todo!()` on the
+//! line that needs it (the `pictures` crate); a demo that does not go through it stops at its
+//! first `todo!()`, whose panic becomes a pointer to the function to implement.
 
 use anyhow::{Context as _, Result};
 use grader::course::{Course, Lesson, suggest};
@@ -27,6 +15,10 @@ pub struct Options {
     /// Run the reference solution instead of the student's code.
     pub solutions: bool,
     /// Draw the reference's figures next to the student's.
+///
+/// The reference's demo runs first (output discarded) and writes its figures to a temporary JSON
+/// file, which the student's demo reads: the exercise crate never links the solution crate. In a
+/// handout (no `solutions/`) the demo says so and shows the student's heads only.
     pub compare: bool,
     /// Write one SVG per figure into this folder.
     pub svg: Option<PathBuf>,

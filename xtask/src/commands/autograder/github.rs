@@ -1,25 +1,8 @@
-//! GitHub Classroom: the two workflows and the points and feedback they report.
-//!
-//! `cargo xtask autograder github OUT_DIR` writes two sets, one per threat:
-//!
-//! * `OUT_DIR/template/` goes into the students' template repository, so every student's copy has
-//!   it and the student can edit it: it holds nothing secret. Its workflow grades the handout's
-//!   own visible checks with the handout's grader and reports those points to GitHub Classroom as
-//!   feedback.
-//! * `OUT_DIR/grading/` goes into the instructors' private course repository: its workflow, run
-//!   by hand (or on a schedule), grades every student repository of an assignment at its last
-//!   commit before the deadline with `grade --submissions` (hidden checks included) and is the
-//!   only source of official grades. Its token (`secrets.CLASSROOM_TOKEN`) lives only there.
-//!
-//! GitHub Classroom reads an assignment's points from its autograding reporter
-//! (`classroom-resources/autograding-grading-reporter`): for every runner id listed in its
-//! `runners` input it reads the environment variable `<RUNNER ID>_RESULTS`, a base64-encoded JSON
-//! object `{ "version": 1, "status": "pass" | "fail" | "error", "max_score": N, "tests": [ { "name",
-//! "status", "score", "message", … } ] }` (the form `autograding-command-grader` writes as its
-//! `result` output), and adds up `max_score` and every test's `score`. The workflow must be named
-//! `Autograding Tests` with one job `run-autograding-tests`. Here the runner is the course grader:
-//! `cargo xtask autograder classroom-result` (in the student build of the grader too) turns the
-//! JSON report into that object.
+//! GitHub Classroom: `cargo xtask autograder github OUT_DIR` writes two workflows, one per threat.
+//! [`TEMPLATE`] goes into the students' template repository, which they can edit, so it holds no
+//! secret: it grades the visible checks as feedback. [`GRADING`] goes into the instructors'
+//! private repository: run by hand, it grades every student repository at its last commit before
+//! the deadline with `grade --submissions` and is the only source of official grades.
 
 use anyhow::{Context as _, Result, bail};
 use grader::course::Course;
@@ -431,6 +414,13 @@ fn check_message(status: &str, c: &serde_json::Value) -> String {
 /// The runner result (see the module's documentation) for a JSON report: one test per check,
 /// one failing test per lesson that does not compile. When the report cannot be read, one
 /// `error` test with zero of the course's points, whose message is `log` (or the read error).
+///
+/// GitHub Classroom's reporter (`classroom-resources/autograding-grading-reporter`) reads, for every
+/// runner id of its `runners` input, `<RUNNER ID>_RESULTS`: this object, base64-encoded
+/// (`{ "version": 1, "status": "pass" | "fail" | "error", "max_score": N, "tests": [ { "name",
+/// "status", "score", "message", … } ] }`, as `autograding-command-grader` writes it), and adds up
+/// `max_score` and every test's `score`. The workflow must be named `Autograding Tests` with one
+/// job `run-autograding-tests`.
 pub fn classroom_value(course: &Course, report: &Path, log: Option<&str>) -> Value {
     let parsed = std::fs::read_to_string(report)
         .with_context(|| format!("no report at {}", report.display()))

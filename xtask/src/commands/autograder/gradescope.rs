@@ -1,19 +1,8 @@
-//! The Gradescope autograder bundle: `setup.sh`, `run_autograder` and the instructors' course.
-//!
-//! Gradescope unpacks the zip into `/autograder/source`, runs `setup.sh` once when it builds the
-//! image, and `run_autograder` for every submission, with the student's files in
-//! `/autograder/submission`; whatever `/autograder/results/results.json` holds afterwards is the
-//! grade. `run_autograder` grades with `grade --submission … --format gradescope`, and writes a
-//! valid zero-score `results.json` with the error as its `output` whenever grading cannot run
-//! (the grader does not build, the submission is not a course, the grader stops with an error).
-//!
-//! Environment variables the scripts read (for local runs and the grader's tests):
-//!
-//! * `AUTOGRADER_ROOT`: the root instead of `/autograder`.
-//! * `AUTOGRADER_SKIP_SETUP=1`: `setup.sh` does nothing (the toolchain is already installed;
-//!   `run_autograder` then builds the grader on its first run).
-//! * `AUTOGRADER_GRADER`: a grader binary to use instead of building `xtask`.
-//! * `CARGO_TARGET_DIR`: where to build (default `$AUTOGRADER_ROOT/source/target`).
+//! The Gradescope autograder bundle: `setup.sh` (run once when Gradescope builds the image),
+//! `run_autograder` (run per submission, from `/autograder/submission`, leaving the grade in
+//! `/autograder/results/results.json`, a zero-score one with the error when grading cannot run),
+//! and the instructors' course. For local runs and tests the scripts read `AUTOGRADER_ROOT`,
+//! `AUTOGRADER_SKIP_SETUP=1`, `AUTOGRADER_GRADER` and `CARGO_TARGET_DIR` (see [`run_script`]).
 
 use anyhow::{Context as _, Result};
 use grader::fsutil;
@@ -78,6 +67,11 @@ trap 'rm -rf "$SCRATCH"' EXIT
 
 /// `run_autograder`: grades `/autograder/submission` (read as `grade --submission` reads any
 /// submission: `grader::official::class::open`) and always leaves a valid `results.json`.
+///
+/// Environment: `AUTOGRADER_ROOT`, the root instead of `/autograder`; `AUTOGRADER_SKIP_SETUP=1`,
+/// `setup.sh` does nothing (the toolchain is installed, the grader is built on the first run);
+/// `AUTOGRADER_GRADER`, a grader binary instead of building `xtask`; `CARGO_TARGET_DIR`, where to
+/// build (default `$AUTOGRADER_ROOT/source/target`).
 pub fn run_script() -> String {
     format!(
         r#"#!/usr/bin/env bash

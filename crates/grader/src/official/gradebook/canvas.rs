@@ -1,17 +1,7 @@
 //! A gradebook for Canvas' grade import (`--gradebook-format canvas`), laid out as Canvas' own
 //! gradebook export, which its import reads back (Instructure's guide "How do I import grades in
-//! the Gradebook?", community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807):
-//!
-//! - the header `Student,ID,SIS User ID,SIS Login ID,Section`, then one column per lesson, named
-//!   by the lesson's id: Canvas matches a column to the assignment of that name (or to the
-//!   assignment whose id ends the name in parentheses, `lesson01 (1234)`), and creates an
-//!   assignment for a name it does not know;
-//! - a second line `Points Possible,,,,,<each lesson's max>`, which gives a new assignment its
-//!   points;
-//! - one line per student. Canvas finds the student by `ID`, `SIS User ID` or `SIS Login ID`,
-//!   else by name (`Student`). They come from the roster's columns `canvas_id`, `sis_user_id`,
-//!   `sis_login_id`, `section` and `name` (the roster's id when it has no name; without a
-//!   roster, the submission's id).
+//! the Gradebook?"): identity columns (`IDENTITY`), one column per lesson named by its id, a
+//! `Points Possible` line, then one line per student.
 
 use super::{enrolled, points, roster_cell, text, to_csv};
 use crate::official::class_run::Batch;
@@ -26,6 +16,12 @@ const IDENTITY: [(&str, &str); 4] = [
 ];
 
 /// The gradebook of `batch` for Canvas.
+///
+/// Canvas matches a lesson column to the assignment of that name (or whose id ends the name in
+/// parentheses, `lesson01 (1234)`) and creates one for a name it does not know, with the points of
+/// the `Points Possible,,,,,<max>…` line. It finds a student by `ID`, `SIS User ID` or `SIS Login
+/// ID`, else by name (`Student`): the roster's `canvas_id`, `sis_user_id`, `sis_login_id`, `section`
+/// and `name` (its id when it has no name; without a roster, the submission's id).
 pub fn render(batch: &Batch) -> Result<String> {
     let mut header = vec!["Student".to_owned()];
     header.extend(IDENTITY.iter().map(|(h, _)| (*h).to_owned()));
