@@ -1,10 +1,7 @@
-//! Progress: the last grade of every lesson, kept in `target/xtask/last-grade.json` (never in the
-//! course tree; see [`state_file`]), and `cargo xtask list`, which marks each exercise done, in progress or not started
-//! from it and prints the course total.
-//!
-//! `grade` records each run of the student's exercises ([`record`]); a run of one lesson replaces
-//! that lesson's entry only, so `grade 2` after `grade` keeps lesson 1's results. Grades of the
-//! reference solutions or of a submission are not the student's progress and are not recorded.
+//! Progress: the last grade of every lesson, kept in `target/xtask/last-grade.json` (see
+//! [`state_file`]), and `cargo xtask list`, which marks each exercise from it. A run of one lesson
+//! replaces that lesson's entry only ([`record`]); grades of the reference solutions or of a
+//! submission are not the student's progress and are not recorded.
 
 use crate::course::{Course, Lesson};
 use crate::report::Report;

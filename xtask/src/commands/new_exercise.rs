@@ -1,11 +1,7 @@
-//! `cargo xtask new-exercise LESSON NAME`: adds an exercise to a lesson everywhere it must go, so
-//! that the lesson compiles, grades and passes `cargo xtask check` at once.
-//!
-//! It appends a stub (doc comment with a placeholder contract, `todo!()` body) to the exercise
-//! crate's `src/exercises.rs` and a working reference to the solution crate's, re-exports it from
-//! both `lib.rs` when they re-export by name, adds a `[[lessons.exercises]]` entry (one hint, one
-//! check) to the lesson in `course.toml` and that check to `tests/checks.rs`, formats the two
-//! crates, blesses the lesson's snapshots and refreshes `checks.sha256`.
+//! `cargo xtask new-exercise LESSON NAME`: adds an exercise to a lesson everywhere it must go (stub,
+//! reference, re-exports, `course.toml` entry, a check), then formats the two crates, blesses the
+//! lesson's snapshots and refreshes `checks.sha256`, so the lesson passes `cargo xtask check` at
+//! once.
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use grader::course::{Course, Lesson};

@@ -1,11 +1,7 @@
-//! `cargo xtask new LESSON-SLUG --title "..."`: scaffolds a lesson that passes `cargo xtask check`
-//! right away.
-//!
-//! It writes the exercise crate and the solution crate with the same layout as lessons 1 and 2 (one
-//! placeholder exercise `placeholder` whose stub is `todo!("placeholder: ...")`, one check with an
-//! exact snapshot, the worked example `examples/demo.rs`), appends the lesson to `course.toml` and
-//! its row to README.md's lesson table, blesses its snapshot from the new solution and refreshes
-//! `checks.sha256`. `cargo xtask check` holds README's table to course.toml ([`readme_problems`]).
+//! `cargo xtask new LESSON-SLUG --title "..."`: scaffolds a lesson laid out as lessons 1 and 2 (one
+//! placeholder exercise, one check with an exact snapshot, `examples/demo.rs`), appends it to
+//! `course.toml` and README.md's lesson table ([`readme_problems`] holds them together), blesses
+//! its snapshot and refreshes `checks.sha256`, so it passes `cargo xtask check` right away.
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use grader::course::{Course, Lesson};

@@ -1,12 +1,8 @@
-//! The checks manifest: SHA-256 of every instructor-owned file a student could edit to change a
-//! grade (the course file, the snapshot helpers, each lesson's checks and snapshots, and in the
-//! instructors' workspace the hidden checks in `solutions/<dir>/tests/hidden/`), and of what else
-//! official grading takes from the instructors' tree to build a lesson (each lesson's
-//! `Cargo.toml`, the core's sources, the workspace's manifests and settings: [`BUILD_FILES`]), in
-//! `sha256sum` format so `sha256sum -c checks.sha256` verifies it too. A local grade that finds
-//! one of them changed is unofficial: official grading would build without the change (a
-//! dependency added to a lesson, a function added to the core) and could fail where the local
-//! build passed.
+//! The checks manifest (`checks.sha256`, in `sha256sum` format): the SHA-256 of every
+//! instructor-owned file a student could edit to change a grade (course file, checks, snapshots,
+//! hidden checks) and of what official grading takes from the instructors' tree to build a lesson
+//! ([`BUILD_FILES`]). A local grade that finds one changed is unofficial: official grading would
+//! build without the change, and could fail where the local build passed.
 
 use crate::course::Course;
 use crate::fsutil::relative;

@@ -1,10 +1,7 @@
 //! `grade --submissions DIR --roster FILE.csv`: the class list, and which entry of `DIR` is whose.
-//!
-//! The roster is a CSV file with a header line. Its `id` column names each student; an optional
-//! `submission` column names the student's entry of `DIR` (`bob.zip`, `bob`), for when the id is
-//! not the entry's name or two entries would share an id. Every other column (email, name, SIS
-//! ids, section, ...) is carried into the gradebook. A mistake in the roster is the instructor's:
-//! it stops the run before anything is graded, naming the file and the line.
+//! A CSV file with a header: `id` names each student, an optional `submission` names their entry
+//! (`bob.zip`, `bob`), every other column goes to the gradebook. A mistake in it is the
+//! instructor's: it stops the run before anything is graded, naming the file and the line.
 
 use crate::report::student_text;
 use anyhow::{Context as _, Result, bail};

@@ -1,12 +1,7 @@
-//! `cargo xtask autograder …`: set-ups for the platforms schools already grade on.
-//!
-//! * `gradescope OUT.zip`: the bundle Gradescope's autograder image is built from
-//!   ([`gradescope`]).
-//! * `github OUT_DIR`: the GitHub Classroom workflows ([`github`]): `template/`, the students'
-//!   feedback workflow, and `grading/`, the instructors' official grading workflow;
-//!   `classroom-result REPORT.json`, which the feedback workflow runs to turn the JSON report into
-//!   the points GitHub Classroom reads; `classroom-feedback REPORT.json`, which the grading
-//!   workflow runs to post a student's feedback.
+//! `cargo xtask autograder …`: set-ups for the platforms schools already grade on: the Gradescope
+//! bundle ([`gradescope`]), and GitHub Classroom's workflows ([`github`]) with the two commands
+//! they run, `classroom-result` (a JSON report as the points Classroom reads) and
+//! `classroom-feedback` (a student's feedback, posted by the grading workflow).
 
 pub mod github;
 #[cfg(feature = "instructor")]

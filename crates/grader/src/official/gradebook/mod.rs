@@ -1,10 +1,7 @@
-//! The gradebook of a class run (`grade --submissions --gradebook FILE`), in the layout chosen
-//! with `--gradebook-format`: the course's own CSV ([`plain`]), or a file for a learning
-//! platform's grade import ([`canvas`], [`moodle`]). [`crate::official::class`] grades; this writes.
-//!
-//! Every text cell may quote a student (a file name, an error, a roster's name or email): it is
-//! escaped and cut ([`student_text::message`]), so the file holds no control character but its
-//! line ends, and one that starts like a spreadsheet formula is made text ([`inert_cell`]).
+//! The gradebook of a class run (`grade --submissions --gradebook FILE`): the course's own CSV
+//! ([`plain`]), or a file for a platform's grade import ([`canvas`], [`moodle`]). A text cell may
+//! quote a student, so it is escaped and cut ([`student_text::message`]), and one that starts like
+//! a spreadsheet formula is made text ([`inert_cell`]).
 
 pub mod canvas;
 pub mod moodle;

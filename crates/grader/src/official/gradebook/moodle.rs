@@ -1,12 +1,7 @@
-//! A gradebook for Moodle's CSV grade import (`--gradebook-format moodle`; Moodle's
-//! documentation, "Grade import", docs.moodle.org/en/Grade_import): one column that identifies
-//! the student, then one column of points per lesson, named by the lesson's id. On import the
-//! teacher maps the identifier column to the matching user field ("Map from" the column, "Map
-//! to" `useremail`, `username` or `useridnumber`) and each lesson column to its grade item.
-//!
-//! The identifier is the roster's `email` (Moodle compares email addresses case-sensitively), else
-//! its `username`, else its `idnumber`; a roster with such a column must fill it for every student.
-//! Without one of them (or without a roster) it is the row's id, as `Username`.
+//! A gradebook for Moodle's CSV grade import (`--gradebook-format moodle`, docs.moodle.org's
+//! "Grade import"): one column that identifies the student (`IDENTIFIERS`), then one column of
+//! points per lesson, named by its id. On import the teacher maps the identifier column to the
+//! matching user field and each lesson column to its grade item.
 
 use super::{enrolled, points, roster_cell, text, to_csv};
 use crate::official::class_run::Batch;
@@ -14,6 +9,10 @@ use crate::official::roster::Roster;
 use anyhow::{Result, bail};
 
 /// The roster's identifier columns Moodle can match on, by preference, and their header.
+///
+/// The first the roster has is used (Moodle compares email addresses case-sensitively), and must
+/// be filled for every student ([`check`]); without one, or without a roster, the row's id, as
+/// `Username`.
 const IDENTIFIERS: [(&str, &str); 4] = [
     ("email", "Email address"),
     ("username", "Username"),

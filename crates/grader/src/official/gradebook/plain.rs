@@ -1,10 +1,5 @@
-//! The course's own gradebook (`--gradebook-format csv`): every column the run knows.
-//!
-//! `id,total,max,status,<lesson id>,<lesson id> max…,official,modified_files,isolation,error`;
-//! `status` is `ok`, `compile_error (<lesson ids>)`, `error` (the `error` cell says why) or, for
-//! a roster's student who handed nothing in, `missing`. With a roster, the roster's other columns
-//! follow `id`, then `submission` (the entry graded), and `roster` follows `status`: `listed`, or
-//! `not_in_roster` for a submission whose student the roster does not list.
+//! The course's own gradebook (`--gradebook-format csv`): every column the run knows (see
+//! [`render`]).
 
 use super::{points, text, to_csv};
 use crate::official::class_run::{Batch, Row};
@@ -12,6 +7,12 @@ use crate::official::roster::Enrolment;
 use anyhow::Result;
 
 /// The gradebook of `batch` as CSV.
+///
+/// `id,total,max,status,<lesson id>,<lesson id> max…,official,modified_files,isolation,error`;
+/// `status` is `ok`, `compile_error (<lesson ids>)`, `error` (the `error` cell says why) or, for a
+/// roster's student who handed nothing in, `missing`. With a roster, its other columns follow
+/// `id`, then `submission` (the entry graded), and `roster` (`listed` or `not_in_roster`) follows
+/// `status`.
 pub fn render(batch: &Batch) -> Result<String> {
     let columns = batch.roster.as_ref().map(|r| r.columns.as_slice());
     let mut header = vec!["id".to_owned()];

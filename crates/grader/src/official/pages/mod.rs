@@ -1,11 +1,8 @@
-//! Feedback pages of a graded class, written beside its JSON reports: per student `<id>.html` and
-//! `<id>.md` (the total, each lesson's and exercise's points, every failing check with its
-//! message, blame and misconception, compile errors, the next step), and the class page
-//! `index.html` for instructors. Every page is self-contained (style inline, plots as inline SVG,
-//! no script, nothing loaded), and everything a student wrote on it is escaped.
-//!
-//! `grade --submissions --reports DIR` writes them after grading; `cargo xtask class-page DIR`
-//! writes them again from the JSON reports in `DIR`, without grading.
+//! Feedback pages of a graded class, beside its JSON reports: per student `<id>.html` and `<id>.md`
+//! (points, failing checks with message, blame and misconception, the next step) and the class
+//! page for instructors. Pages are self-contained (inline style and SVG, no script) and escape
+//! whatever a student wrote. Written after `grade --submissions --reports DIR`, or again from the
+//! reports by `cargo xtask class-page DIR`.
 
 mod class;
 mod class_stats;

@@ -1,10 +1,7 @@
 //! Code similarity across a class (`cargo xtask similarity DIR`, and `similarity.csv` beside a
-//! class's reports): pairs of submissions whose code looks copied, MOSS-style.
-//!
-//! Each exercise's `fn` (and, per lesson, the code around them) becomes a stream of token classes
-//! that renaming, reformatting and comments do not change ([`normalize`]), fingerprinted by
-//! winnowing ([`winnow`]). The handout's code, code more than a share of the class has, and units
-//! too short to tell never count; every pair sharing what is left is scored ([`pairs`]).
+//! class's reports), MOSS-style: each unit of code becomes a stream of token classes
+//! ([`normalize`]), fingerprinted by winnowing ([`winnow`]); the handout's code, code much of the
+//! class has and units too short never count; every pair sharing the rest is scored ([`pairs`]).
 //! A pair is a lead for a person to read both submissions, never a verdict.
 
 mod class;

@@ -1,10 +1,7 @@
 //! Rust source as a stream of token classes, one stream per unit of a lesson file (each exercise's
-//! `fn`, and the rest of the file as "other code"): what two submissions must share to look alike.
-//!
-//! Comments and whitespace never reach the stream (Rust's tokenizer drops them; doc comments, which
-//! it keeps as `#[doc = "..."]`, are dropped here), every identifier that is not a keyword is one
-//! token (renaming changes nothing), every literal is the token of its kind (string, character,
-//! number), and keywords, punctuation and brackets are kept as they are.
+//! `fn`, and the rest as "other code"): comments and whitespace dropped, every identifier that is
+//! not a keyword one token (renaming changes nothing), every literal the token of its kind;
+//! keywords, punctuation and brackets kept as they are.
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use syn::visit::Visit;
