@@ -15,10 +15,10 @@ pub struct Options {
     /// Run the reference solution instead of the student's code.
     pub solutions: bool,
     /// Draw the reference's figures next to the student's.
-///
-/// The reference's demo runs first (output discarded) and writes its figures to a temporary JSON
-/// file, which the student's demo reads: the exercise crate never links the solution crate. In a
-/// handout (no `solutions/`) the demo says so and shows the student's heads only.
+    ///
+    /// The reference's demo runs first (output discarded) and writes its figures to a temporary
+    /// JSON file, which the student's demo reads: the exercise crate never links the solution
+    /// crate. In a handout (no `solutions/`) the demo says so and shows the student's heads only.
     pub compare: bool,
     /// Write one SVG per figure into this folder.
     pub svg: Option<PathBuf>,

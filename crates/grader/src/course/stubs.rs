@@ -4,9 +4,9 @@
 //! handout builds xtask from the student's own files). The student's file is first backed up
 //! under `target/xtask/backups/`, outside the course tree.
 
-use crate::fsutil::relative;
 use crate::course::suggest::{Kind, unknown};
 use crate::course::{Course, Lesson};
+use crate::fsutil::relative;
 use anyhow::{Context as _, Result, anyhow, bail};
 use proc_macro2::{LineColumn, TokenStream};
 use std::io::{BufRead, IsTerminal, Write};

@@ -1,6 +1,7 @@
 //! Identifiers in Rust source, found by Rust's own tokenizer (`proc_macro2`): what the grader
-//! looks for in student sources ([`crate::course::refused`], [`crate::run::stateful`]) without mistaking a
-//! comment, a string or a lifetime for code; and how deep its brackets nest ([`crate::course::stubs`]).
+//! looks for in student sources ([`crate::course::refused`], [`crate::run::stateful`]) without
+//! mistaking a comment, a string or a lifetime for code; and how deep its brackets nest
+//! ([`crate::course::stubs`]).
 
 use proc_macro2::TokenTree;
 use std::path::Path;

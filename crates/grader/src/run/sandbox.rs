@@ -231,7 +231,7 @@ fn probe_isolation() -> String {
 
 #[cfg(all(target_os = "linux", feature = "instructor"))]
 mod imp {
-    use crate::run::sandbox::{Ended, SETUP_FAILED, SandboxArgs};
+    use crate::run::sandbox::{CONTAINER_MODE, Ended, SETUP_FAILED, SandboxArgs};
     use crate::run::sandbox_paths::{SYSTEM, open_system};
     use landlock::{
         ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, RulesetAttr,
@@ -508,7 +508,7 @@ mod imp {
         let tmp = std::env::temp_dir();
         match restrict(&[], &[tmp], &[], false) {
             Ok(abi) => format!("landlock-abi-{}", abi as i32),
-            Err(_) if crate::run::container::available() => crate::run::sandbox::CONTAINER_MODE.into(),
+            Err(_) if crate::run::container::available() => CONTAINER_MODE.into(),
             Err(_) => "none".into(),
         }
     }

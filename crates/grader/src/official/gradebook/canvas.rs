@@ -19,9 +19,10 @@ const IDENTITY: [(&str, &str); 4] = [
 ///
 /// Canvas matches a lesson column to the assignment of that name (or whose id ends the name in
 /// parentheses, `lesson01 (1234)`) and creates one for a name it does not know, with the points of
-/// the `Points Possible,,,,,<max>…` line. It finds a student by `ID`, `SIS User ID` or `SIS Login
-/// ID`, else by name (`Student`): the roster's `canvas_id`, `sis_user_id`, `sis_login_id`, `section`
-/// and `name` (its id when it has no name; without a roster, the submission's id).
+/// the `Points Possible,,,,,<max>…` line. It finds a student by `ID`, `SIS User ID` or
+/// `SIS Login ID`, else by name (`Student`): the roster's `canvas_id`, `sis_user_id`,
+/// `sis_login_id`, `section` and `name` (its id when it has no name; without a roster, the
+/// submission's id).
 pub fn render(batch: &Batch) -> Result<String> {
     let mut header = vec!["Student".to_owned()];
     header.extend(IDENTITY.iter().map(|(h, _)| (*h).to_owned()));
