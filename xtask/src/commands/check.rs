@@ -15,9 +15,10 @@
 
 use crate::commands::bless;
 use anyhow::{Context as _, Result};
-use grader::course::{Course, Lesson};
-use grader::grade::{self, Options};
+use grader::course::{Course, Lesson, Side};
+use grader::grade;
 use grader::judge::verdict::Status;
+use grader::request::{Local, Request};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::process::Stdio;
@@ -62,24 +63,19 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
         });
     };
 
-    let opts = |solutions| Options {
-        solutions,
-        lesson: lesson.map(str::to_owned),
+    // The reference solutions run their variant checks too (for the local id's inputs).
+    let request = |side| Request {
+        selection: lesson.map(str::to_owned),
         timeout: None,
         jobs,
         progress: false,
-        target_dir: None,
-        require_sandbox: false,
-        expected_root: None,
-        sandboxed_build: false,
-        plant: None,
-        isolate: false,
-        build_cache: None,
-        build_timeout: None,
-        // The reference solutions run their variant checks too (for the local id's inputs).
-        variants: solutions.then(|| grader::variants::LOCAL_ID.to_owned()),
+        mode: Local {
+            side,
+            isolate: false,
+            plant: None,
+        },
     };
-    let solutions = grade::grade_detailed(root, course, &opts(true))?;
+    let solutions = grade::grade_detailed(root, course, &request(Side::Solutions))?;
     section(
         "reference solutions get full marks",
         solution_problems(&solutions.report),
@@ -101,7 +97,7 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
         fmt(root, &lessons)?,
     );
 
-    let stubs = grade::grade_detailed(root, course, &opts(false))?;
+    let stubs = grade::grade_detailed(root, course, &request(Side::Exercises))?;
     let mut warnings = Vec::new();
     for l in &lessons {
         for w in stubs.warnings.get(&l.id).into_iter().flatten() {
