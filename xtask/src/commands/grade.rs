@@ -7,9 +7,9 @@ use anyhow::{Context as _, Result, bail};
 use grader::course::{Course, Side};
 use grader::plan::Selection;
 use grader::report::{self, Report, style::Style};
-#[cfg(feature = "instructor")]
-use grader::request::Official;
 use grader::request::{Local, Request};
+#[cfg(feature = "instructor")]
+use grader::request::{Official, Sandbox};
 use grader::{grade, progress};
 use std::io::IsTerminal as _;
 use std::path::Path;
@@ -129,16 +129,12 @@ fn official(
     root: &Path,
     local: &Request<Local>,
     args: &GradeArgs,
+    sandbox: Sandbox,
     student: String,
 ) -> Request<Official> {
-    use grader::request::Sandbox;
     local.with_mode(Official {
         student,
-        sandbox: if args.allow_unsandboxed {
-            Sandbox::Optional
-        } else {
-            Sandbox::Required
-        },
+        sandbox,
         target_dir: grader::official::submission::target_dir(root),
         build_timeout: args.build_timeout,
         build_cache: None,
@@ -155,8 +151,9 @@ fn class(
     args: GradeArgs,
 ) -> Result<ExitCode> {
     use grader::official::{class, similarity};
-    // Each submission is graded for its own student's id.
-    let request = official(root, &local, &args, grader::variants::LOCAL_ID.to_owned());
+    // Each submission is graded for its own student's id, never without a sandbox.
+    let student = grader::variants::LOCAL_ID.to_owned();
+    let request = official(root, &local, &args, Sandbox::Required, student);
     // Checked before grading: a mistyped name must not wait for the whole class.
     let only = args
         .similarity_exercises
@@ -209,7 +206,12 @@ fn submission(
     let variant_id = student
         .clone()
         .unwrap_or(grader::variants::LOCAL_ID.to_owned());
-    let request = official(root, local, args, variant_id);
+    let sandbox = if args.allow_unsandboxed {
+        Sandbox::Optional
+    } else {
+        Sandbox::Required
+    };
+    let request = official(root, local, args, sandbox, variant_id);
     let mut report = submission::grade(root, course, &dir, &request, args.keep.as_deref())?;
     report.student = student;
     Ok(report)
