@@ -64,7 +64,9 @@ pub fn grade_official(
 
 /// One grading run, its stages in order.
 struct Pipeline<'a> {
+    /// The workspace graded (a copy of the instructors' in official grading).
     root: &'a Path,
+    /// Where the expected observations and the variant secret are read.
     expected_root: &'a Path,
     course: &'a Course,
     request: &'a Request,
@@ -72,6 +74,7 @@ struct Pipeline<'a> {
     selected: Vec<Cow<'a, Lesson>>,
     /// The misconception planted (local grading of the solutions only).
     plant: Option<&'a str>,
+    /// When grading started (the report's `execution_time`).
     started: Instant,
 }
 
@@ -119,10 +122,12 @@ impl<'a> Pipeline<'a> {
         })
     }
 
+    /// The side graded.
     fn side(&self) -> Side {
         self.request.mode.side()
     }
 
+    /// The official settings, in official grading.
     fn official(&self) -> Option<&'a Official> {
         match &self.request.mode {
             Mode::Official(official) => Some(official),
