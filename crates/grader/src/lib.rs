@@ -18,5 +18,6 @@ pub mod official;
 pub mod plan;
 pub mod progress;
 pub mod report;
+pub mod request;
 pub mod run;
 pub mod variants;

@@ -5,7 +5,7 @@
 use crate::course::expected::Expected;
 use crate::course::layout::relative;
 use crate::course::suggest::{Kind, unknown};
-use crate::course::{Course, Exercise, Lesson};
+use crate::course::{Course, Exercise, Lesson, Side};
 use crate::judge::misconception::{self, Record};
 use anyhow::{Result, anyhow};
 use std::borrow::Cow;
@@ -84,13 +84,13 @@ pub fn plan<'c>(
     expected_root: &Path,
     course: &'c Course,
     lessons: &[&'c Lesson],
-    solutions: bool,
+    side: Side,
     timeout: Option<Duration>,
 ) -> Result<Vec<LessonPlan<'c>>> {
     lessons
         .iter()
         .map(|lesson| {
-            let crate_dir = lesson.crate_dir(root, solutions);
+            let crate_dir = lesson.crate_dir(root, side.is_solutions());
             let [visible, hidden] = lesson.snapshot_dirs(expected_root);
             let mut expected = Expected::load(&visible)?;
             expected.extend(Expected::load(&hidden)?);

@@ -332,44 +332,9 @@ fn plan_lesson(
         } else {
             Vec::new()
         };
-        if !bare.is_empty() {
-            bail!(
-                "hidden check(s) that compare no snapshot: {}. A hidden check must compare at \
-                 least one (`assert_close_snapshot!`, `assert_exact_snapshot!` or \
-                 `assert_text_snapshot!`): its expected text is never where student code can \
-                 read it, whereas an assertion's observation says only that it held, which \
-                 student code running in the check's process can write itself once it knows \
-                 the assertion's text (compiled into the check executable, which the check \
-                 process can read)",
-                bare.join(", ")
-            );
-        }
-        let (dir, source) = if *hidden {
-            (&hidden_dir, lesson.hidden_dir(root).join("checks.rs"))
-        } else {
-            (
-                &visible_dir,
-                lesson
-                    .crate_dir(root, false)
-                    .join("tests")
-                    .join("checks.rs"),
-            )
-        };
-        let source = relative(root, &source);
-        let mut files: Vec<(String, String)> = observed
-            .snapshots
-            .iter()
-            .map(|(name, text)| {
-                (
-                    relative(root, &dir.join(format!("{name}.snap"))),
-                    snap_file(&source, text),
-                )
-            })
-            .collect();
-        files.push((
-            relative(root, &dir.join(INDEX_FILE)),
-            render_index(&observed.checks),
-        ));
+        refuse_bare(&bare)?;
+        let dir = if *hidden { &hidden_dir } else { &visible_dir };
+        let mut files = snapshot_files(root, lesson, *hidden, dir, &observed);
         if !*hidden && !lesson.misconceptions.is_empty() && failures.is_empty() {
             // Each misconception planted in turn: what the visible checks see of it.
             let expected = Expected {
@@ -383,26 +348,19 @@ fn plan_lesson(
             ));
             outcomes = Some(planted);
         }
-        wanted.push((dir.clone(), files));
+        wanted.push((dir.to_path_buf(), files));
     }
-    if !failures.is_empty() {
-        let list: Vec<String> = failures
-            .iter()
-            .map(|(name, msg)| {
-                let msg = msg.lines().collect::<Vec<_>>().join("\n      ");
-                format!("  {name}\n      {msg}")
-            })
-            .collect();
-        bail!(
-            "the reference solution fails {} check(s):\n{}",
-            failures.len(),
-            list.join("\n")
-        );
-    }
+    refuse_failures(&failures)?;
+    let (changes, unchanged) = changes(root, &wanted);
+    Ok((changes, unchanged, outcomes))
+}
 
+/// What writing the `wanted` files (per snapshot directory) changes, and how many files are
+/// already as wanted; a snapshot file no longer wanted is removed.
+fn changes(root: &Path, wanted: &[(PathBuf, Vec<(String, String)>)]) -> (Vec<Change>, usize) {
     let mut changes = Vec::new();
     let mut unchanged = 0;
-    for (dir, files) in &wanted {
+    for (dir, files) in wanted {
         for (rel, new) in files {
             match std::fs::read_to_string(root.join(rel)) {
                 Ok(old) if &old == new => unchanged += 1,
@@ -440,7 +398,78 @@ fn plan_lesson(
         }
     }
     changes.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok((changes, unchanged, outcomes))
+    (changes, unchanged)
+}
+
+/// Refuses hidden checks that compare no snapshot (`bare`, their names).
+fn refuse_bare(bare: &[&str]) -> Result<()> {
+    if !bare.is_empty() {
+        bail!(
+            "hidden check(s) that compare no snapshot: {}. A hidden check must compare at \
+             least one (`assert_close_snapshot!`, `assert_exact_snapshot!` or \
+             `assert_text_snapshot!`): its expected text is never where student code can \
+             read it, whereas an assertion's observation says only that it held, which \
+             student code running in the check's process can write itself once it knows \
+             the assertion's text (compiled into the check executable, which the check \
+             process can read)",
+            bare.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Refuses a reference solution that fails checks: `(check, message)`.
+fn refuse_failures(failures: &[(String, String)]) -> Result<()> {
+    if failures.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = failures
+        .iter()
+        .map(|(name, msg)| {
+            let msg = msg.lines().collect::<Vec<_>>().join("\n      ");
+            format!("  {name}\n      {msg}")
+        })
+        .collect();
+    bail!(
+        "the reference solution fails {} check(s):\n{}",
+        failures.len(),
+        list.join("\n")
+    );
+}
+
+/// The snapshot files of one check binary (`hidden` or visible) of `lesson`, in `dir`: one per
+/// snapshot it observed, and the index of its expected observations.
+fn snapshot_files(
+    root: &Path,
+    lesson: &Lesson,
+    hidden: bool,
+    dir: &Path,
+    observed: &Observed,
+) -> Vec<(String, String)> {
+    let source = if hidden {
+        lesson.hidden_dir(root).join("checks.rs")
+    } else {
+        lesson
+            .crate_dir(root, false)
+            .join("tests")
+            .join("checks.rs")
+    };
+    let source = relative(root, &source);
+    let mut files: Vec<(String, String)> = observed
+        .snapshots
+        .iter()
+        .map(|(name, text)| {
+            (
+                relative(root, &dir.join(format!("{name}.snap"))),
+                snap_file(&source, text),
+            )
+        })
+        .collect();
+    files.push((
+        relative(root, &dir.join(INDEX_FILE)),
+        render_index(&observed.checks),
+    ));
+    files
 }
 
 /// Writes the planned changes of the lessons that were not refused, then refreshes their entries in

@@ -15,9 +15,10 @@
 
 use crate::commands::bless;
 use anyhow::{Context as _, Result};
-use grader::course::{Course, Lesson};
-use grader::grade::{self, Options};
+use grader::course::{Course, Lesson, Side};
+use grader::grade;
 use grader::judge::verdict::Status;
+use grader::request::{Local, Request};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::process::Stdio;
@@ -31,12 +32,12 @@ pub struct Section {
     pub problems: Vec<String>,
 }
 
-/// Runs every check and prints the report; returns true when there is no problem.
-pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> Result<bool> {
-    grader::course::require_solutions(root)?;
-    let lessons = grader::plan::select(course, lesson)?;
-    let mut sections = Vec::new();
-    let mut section = |title: &str, problems: Vec<String>| {
+/// The report's parts so far, each printed as it is added.
+struct Sections(Vec<Section>);
+
+impl Sections {
+    /// Prints the part `title` with its `problems` and keeps it.
+    fn add(&mut self, title: &str, problems: Vec<String>) {
         let ok = problems.is_empty();
         println!(
             "{} {title}{}",
@@ -56,67 +57,120 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
                 println!("       {l}");
             }
         }
-        sections.push(Section {
+        self.0.push(Section {
             title: title.to_owned(),
             problems,
         });
-    };
+    }
 
-    let opts = |solutions| Options {
-        solutions,
-        lesson: lesson.map(str::to_owned),
+    /// Prints the verdict; true when no part has a problem.
+    fn finish(self) -> bool {
+        let sections = self.0;
+        let failed: Vec<&Section> = sections.iter().filter(|s| !s.problems.is_empty()).collect();
+        if failed.is_empty() {
+            println!("\nReady to publish: every check passed.");
+        } else {
+            println!(
+                "\nNot ready: {} of {} parts have problems ({}).",
+                failed.len(),
+                sections.len(),
+                failed
+                    .iter()
+                    .map(|s| s.title.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+        }
+        failed.is_empty()
+    }
+}
+
+/// Runs every check and prints the report; returns true when there is no problem.
+pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> Result<bool> {
+    grader::course::require_solutions(root)?;
+    let lessons = grader::plan::select(course, lesson)?;
+    let mut sections = Sections(Vec::new());
+    // The reference solutions run their variant checks too (for the local id's inputs).
+    let request = |side| Request {
+        selection: lesson.map(str::to_owned),
         timeout: None,
         jobs,
         progress: false,
-        target_dir: None,
-        require_sandbox: false,
-        expected_root: None,
-        sandboxed_build: false,
-        plant: None,
-        isolate: false,
-        build_cache: None,
-        build_timeout: None,
-        // The reference solutions run their variant checks too (for the local id's inputs).
-        variants: solutions.then(|| grader::variants::LOCAL_ID.to_owned()),
+        mode: Local {
+            side,
+            isolate: false,
+            plant: None,
+        },
     };
-    let solutions = grade::grade_detailed(root, course, &opts(true))?;
-    section(
+    let solutions = grade::grade_detailed(root, course, &request(Side::Solutions))?;
+    sections.add(
         "reference solutions get full marks",
         solution_problems(&solutions.report),
     );
-    section(
+    sections.add(
         "variant checks run against the reference for several students' inputs",
         grader::variants::problems(root, &lessons),
     );
-    section(
+    sections.add(
         "the solutions' own tests pass (reproduces_text and the like)",
         solution_tests(root, &lessons)?,
     );
-    section(
+    sections.add(
         "reference solutions are clippy-clean (-D warnings)",
         clippy(root, &lessons)?,
     );
-    section(
+    sections.add(
         "lesson crates are formatted (cargo fmt --check)",
         fmt(root, &lessons)?,
     );
 
-    let stubs = grade::grade_detailed(root, course, &opts(false))?;
+    let stubs = grade::grade_detailed(root, course, &request(Side::Exercises))?;
     let mut warnings = Vec::new();
     for l in &lessons {
         for w in stubs.warnings.get(&l.id).into_iter().flatten() {
             warnings.push(format!("{}: {w}", l.package(false)));
         }
     }
-    section("stubs compile without warnings", warnings);
-    section(
+    sections.add("stubs compile without warnings", warnings);
+    sections.add(
         "stubs grade not_started on every check",
         stub_problems(&stubs.report),
     );
 
     let plans = bless::plan(root, course, &lessons)?;
+    sections.add(
+        "snapshots are fresh and none is orphaned",
+        stale_snapshots(&plans, lesson),
+    );
+    sections.add(
+        "every misconception fails its checks and is named by one",
+        misconceptions_named(&plans, &lessons),
+    );
+    sections.add(
+        "every misconception keeps at most half of its exercise's points",
+        points_kept(&plans, &lessons),
+    );
+
+    let mut agree = agreement(root, course, &lessons, &solutions.tests);
+    if lesson.is_none() {
+        agree.extend(unlisted_lessons(root, course));
+    }
+    sections.add("course.toml agrees with the checks and the crates", agree);
+    sections.add(
+        "README.md's lesson table lists course.toml's lessons",
+        crate::commands::scaffold::readme_problems(root, course, &lessons, lesson.is_none()),
+    );
+    sections.add(
+        "checks.sha256 matches the tree",
+        manifest_problems(root, course, &lessons, lesson),
+    );
+    Ok(sections.finish())
+}
+
+/// The snapshots `bless` would write, remove or could not regenerate.
+fn stale_snapshots(plans: &[bless::LessonPlan], lesson: Option<&str>) -> Vec<String> {
     let mut stale = Vec::new();
-    for p in &plans {
+    for p in plans {
         // Misconceptions that disagree with course.toml are reported in their own section.
         if let Some(why) = p
             .refused
@@ -143,9 +197,14 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
             lesson.map(|l| format!(" {l}")).unwrap_or_default()
         ));
     }
-    section("snapshots are fresh and none is orphaned", stale);
+    stale
+}
+
+/// Each misconception not planted, or whose planting disagrees with course.toml; prints the
+/// checks each one fails and those that name it.
+fn misconceptions_named(plans: &[bless::LessonPlan], lessons: &[&Lesson]) -> Vec<String> {
     let mut named = Vec::new();
-    for (p, l) in plans.iter().zip(&lessons) {
+    for (p, l) in plans.iter().zip(lessons) {
         named.extend(
             p.misconception_problems
                 .iter()
@@ -168,33 +227,29 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
             }
         }
     }
-    section(
-        "every misconception fails its checks and is named by one",
-        named,
-    );
+    named
+}
+
+/// Each misconception that keeps more than half of its exercise's points.
+fn points_kept(plans: &[bless::LessonPlan], lessons: &[&Lesson]) -> Vec<String> {
     let mut kept = Vec::new();
-    for (p, l) in plans.iter().zip(&lessons) {
+    for (p, l) in plans.iter().zip(lessons) {
         kept.extend(
             grader::judge::points_kept::problems(l, &p.misconceptions)
                 .into_iter()
                 .map(|m| format!("{}: {m}", l.id)),
         );
     }
-    section(
-        "every misconception keeps at most half of its exercise's points",
-        kept,
-    );
+    kept
+}
 
-    let mut agree = agreement(root, course, &lessons, &solutions.tests);
-    if lesson.is_none() {
-        agree.extend(unlisted_lessons(root, course));
-    }
-    section("course.toml agrees with the checks and the crates", agree);
-    section(
-        "README.md's lesson table lists course.toml's lessons",
-        crate::commands::scaffold::readme_problems(root, course, &lessons, lesson.is_none()),
-    );
-
+/// Where the tree differs from checks.sha256 (only the files of `lesson` when given).
+fn manifest_problems(
+    root: &Path,
+    course: &Course,
+    lessons: &[&Lesson],
+    lesson: Option<&str>,
+) -> Vec<String> {
     let mut manifest = grader::course::manifest::differences(root, course);
     if lesson.is_some() {
         let mut prefixes: Vec<String> = lessons
@@ -217,24 +272,7 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
     if !manifest.is_empty() {
         manifest.push("run `cargo xtask manifest` once the changes are intended".into());
     }
-    section("checks.sha256 matches the tree", manifest);
-
-    let failed: Vec<&Section> = sections.iter().filter(|s| !s.problems.is_empty()).collect();
-    if failed.is_empty() {
-        println!("\nReady to publish: every check passed.");
-    } else {
-        println!(
-            "\nNot ready: {} of {} parts have problems ({}).",
-            failed.len(),
-            sections.len(),
-            failed
-                .iter()
-                .map(|s| s.title.as_str())
-                .collect::<Vec<_>>()
-                .join("; ")
-        );
-    }
-    Ok(failed.is_empty())
+    manifest
 }
 
 fn checks_of(report: &grader::report::Report) -> Vec<(&str, &str, &grader::report::CheckReport)> {

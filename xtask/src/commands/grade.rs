@@ -4,10 +4,13 @@
 use crate::cli::{Format, GradeArgs};
 use crate::commands::exit;
 use anyhow::{Context as _, Result, bail};
-use grader::course::Course;
+use grader::course::{Course, Side};
 use grader::plan::Selection;
 use grader::report::{self, Report, style::Style};
-use grader::{grade, progress, variants};
+use grader::request::{Local, Request};
+#[cfg(feature = "instructor")]
+use grader::request::{Official, Sandbox};
+use grader::{grade, progress};
 use std::io::IsTerminal as _;
 use std::path::Path;
 use std::process::ExitCode;
@@ -25,17 +28,17 @@ pub fn run(root: &Path, course: &Course, args: GradeArgs) -> Result<ExitCode> {
             l.id
         );
     }
-    let opts = options(&args);
+    let local = request(&args);
     #[cfg(feature = "instructor")]
     if let Some(dir) = args.submissions.clone() {
-        return class(root, course, &dir, opts, args);
+        return class(root, course, &dir, local, args);
     }
     let report = match &args.submission {
         #[cfg(feature = "instructor")]
-        Some(path) => submission(root, course, path, opts, &args)?,
+        Some(path) => submission(root, course, path, &local, &args)?,
         #[cfg(not(feature = "instructor"))]
         Some(_) => unreachable!("relaunched with the instructor feature"),
-        None => grade::grade(root, course, &opts)?,
+        None => grade::grade(root, course, &local)?,
     };
     let mut rendered = render(course, &report, &args);
     if args.format == Format::Human
@@ -104,26 +107,38 @@ fn check_outputs(args: &GradeArgs) -> Result<()> {
     Ok(())
 }
 
-/// The grading options of a local run (a submission or a class adds its own).
-fn options(args: &GradeArgs) -> grade::Options {
-    grade::Options {
-        solutions: args.solutions,
-        lesson: args.lesson.clone(),
+/// The grading request of a local run (a submission or a class turns it into an official one).
+fn request(args: &GradeArgs) -> Request<Local> {
+    Request {
+        selection: args.lesson.clone(),
         timeout: args.timeout,
-        build_timeout: args.build_timeout,
         jobs: super::jobs_or_cores(args.jobs),
         progress: std::io::stderr().is_terminal(),
-        target_dir: None,
-        require_sandbox: false,
-        expected_root: None,
-        sandboxed_build: false,
-        plant: args.plant.clone(),
-        isolate: args.isolate,
-        build_cache: None,
-        // The reference solutions prove their variant checks; exercises graded locally leave
-        // them out (official grading gives each student's id).
-        variants: args.solutions.then(|| variants::LOCAL_ID.to_owned()),
+        mode: Local {
+            side: Side::from_solutions(args.solutions),
+            plant: args.plant.clone(),
+            isolate: args.isolate,
+        },
     }
+}
+
+/// The official request of a submission (or of each submission of a class) at `root`, for
+/// `student`'s variant inputs.
+#[cfg(feature = "instructor")]
+fn official(
+    root: &Path,
+    local: &Request<Local>,
+    args: &GradeArgs,
+    sandbox: Sandbox,
+    student: String,
+) -> Request<Official> {
+    local.with_mode(Official {
+        student,
+        sandbox,
+        target_dir: grader::official::submission::target_dir(root),
+        build_timeout: args.build_timeout,
+        build_cache: None,
+    })
 }
 
 /// `--submissions DIR`: the whole class, its gradebook and reports.
@@ -132,14 +147,17 @@ fn class(
     root: &Path,
     course: &Course,
     dir: &Path,
-    opts: grade::Options,
+    local: Request<Local>,
     args: GradeArgs,
 ) -> Result<ExitCode> {
     use grader::official::{class, similarity};
+    // Each submission is graded for its own student's id, never without a sandbox.
+    let student = grader::variants::LOCAL_ID.to_owned();
+    let request = official(root, &local, &args, Sandbox::Required, student);
     // Checked before grading: a mistyped name must not wait for the whole class.
     let only = args
         .similarity_exercises
-        .or_else(|| opts.lesson.clone().map(|l| vec![l]));
+        .or_else(|| request.selection.clone().map(|l| vec![l]));
     let similar = similarity::Options::new(
         course,
         args.similarity_threshold
@@ -147,7 +165,7 @@ fn class(
         only.as_deref(),
     )?;
     let batch = class::options(
-        opts,
+        request,
         args.jobs.map(usize::from),
         (args.gradebook, args.reports, args.roster),
         gradebook_format(args.gradebook_format.unwrap_or_default()),
@@ -173,7 +191,7 @@ fn submission(
     root: &Path,
     course: &Course,
     path: &Path,
-    opts: grade::Options,
+    local: &Request<Local>,
     args: &GradeArgs,
 ) -> Result<Report> {
     use grader::official::{class, preflight, submission};
@@ -185,20 +203,16 @@ fn submission(
         .student
         .clone()
         .or_else(|| submission::default_id(path));
-    let opts = grade::Options {
-        variants: Some(student.clone().unwrap_or(variants::LOCAL_ID.to_owned())),
-        ..opts
+    let variant_id = student
+        .clone()
+        .unwrap_or(grader::variants::LOCAL_ID.to_owned());
+    let sandbox = if args.allow_unsandboxed {
+        Sandbox::Optional
+    } else {
+        Sandbox::Required
     };
-    let mut report = submission::grade(
-        root,
-        course,
-        &dir,
-        &opts,
-        &submission::SubmissionOptions {
-            allow_unsandboxed: args.allow_unsandboxed,
-            keep: args.keep.clone(),
-        },
-    )?;
+    let request = official(root, local, args, sandbox, variant_id);
+    let mut report = submission::grade(root, course, &dir, &request, args.keep.as_deref())?;
     report.student = student;
     Ok(report)
 }

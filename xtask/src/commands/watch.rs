@@ -188,28 +188,9 @@ impl Screen {
     }
 }
 
-/// Runs the watcher until Ctrl-C; returns the exit code.
-pub fn run(root: &Path, course: &Course, opts: &Options) -> Result<u8> {
-    let only = match &opts.lesson {
-        Some(key) => Some(
-            course
-                .find_lesson(key)
-                .ok_or_else(|| anyhow!(unknown(course, Kind::Lesson, key)))?,
-        ),
-        None => None,
-    };
-    let exercises = root.join("exercises");
-    let watched_dir = match only {
-        Some(l) => l.crate_dir(root, false),
-        None => exercises.clone(),
-    };
-    let watched = grader::course::layout::relative(root, &watched_dir);
-    let exe = this_exe()?;
-    let screen = Screen {
-        terminal: std::io::stdout().is_terminal(),
-        style: Style::stdout(),
-    };
-
+/// Watches `dir` (`shown` as the messages name it) for changes, and Ctrl-C: the messages arrive
+/// on the receiver while the watcher is kept.
+fn watch(dir: &Path, shown: &str) -> Result<(mpsc::Receiver<Msg>, notify::RecommendedWatcher)> {
     let (tx, rx) = mpsc::channel::<Msg>();
     let quit = tx.clone();
     ctrlc::set_handler(move || {
@@ -227,9 +208,55 @@ pub fn run(root: &Path, course: &Course, opts: &Options) -> Result<u8> {
     })
     .context("cannot watch files")?;
     watcher
-        .watch(&watched_dir, RecursiveMode::Recursive)
-        .with_context(|| format!("cannot watch {watched}"))?;
+        .watch(dir, RecursiveMode::Recursive)
+        .with_context(|| format!("cannot watch {shown}"))?;
     drop(tx);
+    Ok((rx, watcher))
+}
+
+/// The changed `paths` in a lesson watched (`only` that one, else any), with its id.
+fn watched_changes(
+    course: &Course,
+    exercises: &Path,
+    only: Option<&Lesson>,
+    paths: Vec<PathBuf>,
+) -> Vec<(PathBuf, String)> {
+    paths
+        .into_iter()
+        .filter_map(|p| {
+            let id = lesson_of(course, exercises, &p)
+                .filter(|l| only.is_none_or(|o| o.id == l.id))?
+                .id
+                .clone();
+            Some((p, id))
+        })
+        .collect()
+}
+
+/// Runs the watcher until Ctrl-C; returns the exit code.
+pub fn run(root: &Path, course: &Course, opts: &Options) -> Result<u8> {
+    let only = opts
+        .lesson
+        .as_deref()
+        .map(|key| {
+            course
+                .find_lesson(key)
+                .ok_or_else(|| anyhow!(unknown(course, Kind::Lesson, key)))
+        })
+        .transpose()?;
+    let exercises = root.join("exercises");
+    let watched_dir = match only {
+        Some(l) => l.crate_dir(root, false),
+        None => exercises.clone(),
+    };
+    let watched = grader::course::layout::relative(root, &watched_dir);
+    let exe = this_exe()?;
+    let screen = Screen {
+        terminal: std::io::stdout().is_terminal(),
+        style: Style::stdout(),
+    };
+
+    let (rx, _watcher) = watch(&watched_dir, &watched)?;
 
     // What the current run covers: `all` lessons, or the ids in `scope`.
     let mut all = only.is_none();
@@ -264,13 +291,7 @@ pub fn run(root: &Path, course: &Course, opts: &Options) -> Result<u8> {
         match rx.recv_timeout(wait) {
             Ok(Msg::Changed(paths)) => {
                 let before = batch.len();
-                for p in paths {
-                    if let Some(l) = lesson_of(course, &exercises, &p)
-                        && only.is_none_or(|o| o.id == l.id)
-                    {
-                        batch.push((p, l.id.clone()));
-                    }
-                }
+                batch.extend(watched_changes(course, &exercises, only, paths));
                 if batch.len() > before {
                     due = Some(Instant::now() + DEBOUNCE);
                 }

@@ -4,9 +4,12 @@ pub mod expected;
 pub mod layout;
 pub mod manifest;
 pub mod refused;
+pub mod side;
 pub mod stubs;
 pub mod suggest;
 pub mod tokens;
+
+pub use side::Side;
 
 use anyhow::{Context as _, Result};
 use serde::Deserialize;

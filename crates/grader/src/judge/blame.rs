@@ -144,7 +144,7 @@ mod tests {
             course: "t".into(),
             graded: Graded::Exercises,
             official: true,
-            isolation: "none".into(),
+            isolation: crate::run::Isolation::None,
             student: None,
             sources_sha256: None,
             modified_files: vec![],

@@ -4,7 +4,6 @@
 //! a row with its error and zero points, and the class goes on.
 
 use crate::course::Course;
-use crate::grade::Options;
 use crate::judge::verdict::Status;
 use crate::official::archive;
 pub use crate::official::class_run::{Batch, Row};
@@ -13,6 +12,7 @@ pub use crate::official::entry::{open, open_only, resolve};
 use crate::official::roster::{Enrolment, Roster};
 use crate::report::Report;
 use crate::report::student_text;
+use crate::request::{Official, Request};
 use anyhow::{Result, bail};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -24,8 +24,9 @@ use std::time::Instant;
 /// How to grade a class.
 #[derive(Debug, Clone)]
 pub struct BatchOptions {
-    /// The per-submission grading options (lesson filter, timeout, check processes at once).
-    pub grade: Options,
+    /// The per-submission grading request (lesson filter, timeout, check processes at once); each
+    /// submission gets its student's id.
+    pub grade: Request<Official>,
     /// Submissions graded at once.
     pub parallel: usize,
     /// Where to write the gradebook CSV.
@@ -50,7 +51,7 @@ pub fn default_parallel() -> usize {
 /// [`default_parallel`]), each running its checks on its share of the cores; `outputs` as
 /// [`BatchOptions`] has them, the gradebook, the reports, the roster and the format.
 pub fn options(
-    grade: Options,
+    grade: Request<Official>,
     jobs: Option<usize>,
     outputs: (Option<PathBuf>, Option<PathBuf>, Option<PathBuf>),
     format: crate::official::gradebook::Format,
@@ -60,7 +61,7 @@ pub fn options(
     let parallel = jobs.unwrap_or_else(default_parallel).max(1);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     BatchOptions {
-        grade: Options {
+        grade: Request {
             jobs: (cores / parallel).max(1),
             ..grade
         },
@@ -150,28 +151,25 @@ fn jobs(dir: &Path, roster: Option<&Roster>) -> Result<Vec<Job>> {
     Ok(jobs)
 }
 
-/// Unpacks (when needed) and grades one entry with the target directory `target`, as the
-/// student `id`.
+/// Unpacks (when needed) and grades one entry as `request` asks, as the student `id` (the
+/// variant inputs are drawn for the entry's own id).
 fn grade_entry(
     root: &Path,
     course: &Course,
     entry: &Entry,
     id: &str,
-    opts: &Options,
-    target: &Path,
+    request: &Request<Official>,
 ) -> Result<Report> {
     let (_unpacked, dir) = open(&entry.path, course)?;
-    let mut opts = opts.clone();
-    opts.target_dir = Some(target.to_path_buf());
-    opts.progress = false;
-    opts.variants = Some(entry.id.clone());
-    let mut report = crate::official::submission::grade(
-        root,
-        course,
-        &dir,
-        &opts,
-        &crate::official::submission::SubmissionOptions::default(),
-    )?;
+    let request = request.with_mode(Official {
+        student: entry.id.clone(),
+        ..request.mode.clone()
+    });
+    let request = Request {
+        progress: false,
+        ..request
+    };
+    let mut report = crate::official::submission::grade(root, course, &dir, &request, None)?;
     report.student = Some(id.to_owned());
     Ok(report)
 }
@@ -187,7 +185,7 @@ fn row(job: &Job, result: Option<Result<Report>>, max: u32, seconds: f64) -> Row
         lessons: BTreeMap::new(),
         official: false,
         modified: 0,
-        isolation: "none".to_owned(),
+        isolation: crate::run::Isolation::None,
         error: None,
         seconds,
         report: None,
@@ -204,7 +202,7 @@ fn row(job: &Job, result: Option<Result<Report>>, max: u32, seconds: f64) -> Row
                 .collect(),
             official: report.official,
             modified: report.modified_files.len(),
-            isolation: report.isolation.clone(),
+            isolation: report.isolation,
             report: Some(report),
             ..blank
         },
@@ -222,7 +220,7 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
     let roster = opts.roster.as_deref().map(Roster::load).transpose()?;
     crate::official::gradebook::check(opts.format, roster.as_ref())?;
     crate::course::require_solutions(root)?;
-    let selected = crate::plan::select(course, opts.grade.lesson.as_deref())?;
+    let selected = crate::plan::select(course, opts.grade.selection.as_deref())?;
     let lessons: Vec<(String, u32)> = selected
         .iter()
         .map(|l| (l.id.clone(), l.max_points()))
@@ -234,10 +232,10 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         .partition(|j| j.entry.is_some());
     let mut rows: Vec<Row> = missing.iter().map(|j| row(j, None, max, 0.0)).collect();
     let cache = std::sync::Arc::new(crate::build::class_cache::BuildCache::new()?);
-    let grade = Options {
+    let grade = opts.grade.with_mode(Official {
         build_cache: Some(cache.clone()),
-        ..opts.grade.clone()
-    };
+        ..opts.grade.mode.clone()
+    });
     let parallel = opts.parallel.clamp(1, graded.len().max(1));
     let (graded_rows, first_seconds) = grade_jobs(root, course, &graded, &grade, parallel, max);
     rows.extend(graded_rows);
@@ -259,14 +257,10 @@ fn grade_jobs(
     root: &Path,
     course: &Course,
     jobs: &[Job],
-    grade: &Options,
+    grade: &Request<Official>,
     parallel: usize,
     max: u32,
 ) -> (Vec<Row>, f64) {
-    let base = grade
-        .target_dir
-        .clone()
-        .unwrap_or_else(|| crate::official::submission::target_dir(root));
     let total = jobs.len();
     let done = AtomicUsize::new(0);
     let announce = |r: &Row| {
@@ -287,7 +281,7 @@ fn grade_jobs(
     let grade_one = |job: &Job| {
         let t = Instant::now();
         let entry = job.entry.as_ref().expect("a job to grade has an entry");
-        let result = grade_entry(root, course, entry, &job.id, grade, &base);
+        let result = grade_entry(root, course, entry, &job.id, grade);
         let r = row(job, Some(result), max, t.elapsed().as_secs_f64());
         announce(&r);
         r

@@ -25,7 +25,7 @@ pub struct Row {
     /// Files the student changed outside their sources.
     pub modified: usize,
     /// How student code was isolated (the report's `isolation`, else `none`).
-    pub isolation: String,
+    pub isolation: crate::run::Isolation,
     /// Why the submission could not be graded.
     pub error: Option<String>,
     /// Wall time of this submission, seconds.

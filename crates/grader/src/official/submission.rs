@@ -12,8 +12,9 @@
 
 use crate::course::Course;
 use crate::fsutil;
-use crate::grade::{self, Options};
+use crate::grade;
 use crate::report::Report;
+use crate::request::{Official, Request};
 use anyhow::{Context as _, Result, anyhow, bail};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -231,16 +232,8 @@ pub fn target_dir(root: &Path) -> PathBuf {
     crate::course::layout::target_dir(root, None).join("submissions")
 }
 
-/// How a submission is graded.
-#[derive(Debug, Clone, Default)]
-pub struct SubmissionOptions {
-    /// Grade even without a sandbox (the report is then unofficial).
-    pub allow_unsandboxed: bool,
-    /// Keep a copy of the graded sources here.
-    pub keep: Option<PathBuf>,
-}
-
-/// Grades the submission in `dir` against the instructors' workspace at `root`.
+/// Grades the submission in `dir` against the instructors' workspace at `root`, as `request` asks;
+/// keeps a copy of the graded sources and the report in `keep`.
 ///
 /// The student's sources are read once, hashed and copied into a private grading copy of the
 /// workspace; everything after that uses the copy, so `dir` can change under us without effect.
@@ -250,19 +243,44 @@ pub fn grade(
     root: &Path,
     course: &Course,
     dir: &Path,
-    opts: &Options,
-    sub_opts: &SubmissionOptions,
+    request: &Request<Official>,
+    keep: Option<&Path>,
 ) -> Result<Report> {
     crate::course::require_solutions(root)?;
     let sub = locate(dir, course)?;
-
     // What the student should have: today's handout.
     let expected = fsutil::scratch_dir("expected-handout")?;
     let handout = expected.path().join("handout");
     crate::official::handout::make(root, course, &handout)?;
     let modified = modified_files(course, &sub, &handout);
+    let sources = read_sources(course, &sub)?;
+    let digest = crate::course::manifest::sources_digest(&sources);
+    // The grading copy: the instructors' files with the student's sources.
+    let work = fsutil::scratch_dir("submission")?;
+    grading_workspace(root, course, work.path())?;
+    put_sources(course, work.path(), &sources, keep)?;
+    refuse_constructs(course, work.path(), &sources)?;
+    let work_course = Course::load(work.path())?;
+    let mut report = grade::grade_official(work.path(), &work_course, root, request)?;
+    let instructors: Vec<String> = report
+        .modified_files
+        .iter()
+        .map(|f| format!("instructors' copy: {f}"))
+        .collect();
+    report.graded = crate::report::Graded::Submission;
+    report.official = instructors.is_empty() && report.isolation.is_enforced();
+    report.sources_sha256 = Some(digest);
+    report.modified_files = instructors.into_iter().chain(modified).collect();
+    if let Some(keep) = keep {
+        let json = report.to_json();
+        std::fs::write(keep.join("report.json"), json)
+            .with_context(|| format!("cannot write {}", keep.join("report.json").display()))?;
+    }
+    Ok(report)
+}
 
-    // The student's sources, read once.
+/// The student's sources (`exercises/<dir>/src/**`), read once: `(name in the handout, bytes)`.
+fn read_sources(course: &Course, sub: &Submission) -> Result<Vec<(String, Vec<u8>)>> {
     let mut sources: Vec<(String, Vec<u8>)> = Vec::new();
     let mut total = 0u64;
     for lesson in &course.lessons {
@@ -284,21 +302,27 @@ pub fn grade(
             }
         }
     }
-    let digest = crate::course::manifest::sources_digest(&sources);
+    Ok(sources)
+}
 
-    // The grading copy: the instructors' files with the student's sources.
-    let work = fsutil::scratch_dir("submission")?;
-    grading_workspace(root, course, work.path())?;
+/// Replaces the stubs of the grading copy at `work` with the student's `sources` (a lesson they
+/// handed in no source of keeps its stubs), and copies them into `keep` too.
+fn put_sources(
+    course: &Course,
+    work: &Path,
+    sources: &[(String, Vec<u8>)],
+    keep: Option<&Path>,
+) -> Result<()> {
     for lesson in &course.lessons {
         if sources
             .iter()
             .any(|(rel, _)| rel.starts_with(&format!("exercises/{}/src/", lesson.dir)))
         {
-            let _ = std::fs::remove_dir_all(lesson.crate_dir(work.path(), false).join("src"));
+            let _ = std::fs::remove_dir_all(lesson.crate_dir(work, false).join("src"));
         }
     }
-    for (rel, bytes) in &sources {
-        for base in std::iter::once(work.path()).chain(sub_opts.keep.as_deref()) {
+    for (rel, bytes) in sources {
+        for base in std::iter::once(work).chain(keep) {
             let path = base.join(rel);
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)
@@ -308,9 +332,13 @@ pub fn grade(
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
     }
-    // `unsafe` and the file-reading macros stay out of student code (see `REFUSED`). The lint
-    // cannot be `forbid` (ndarray's `s!` expands to `#[allow(unsafe_code)]`), so a lesson whose
-    // sources use one is not compiled at all.
+    Ok(())
+}
+
+/// `unsafe` and the file-reading macros stay out of student code (see `REFUSED`). The lint
+/// cannot be `forbid` (ndarray's `s!` expands to `#[allow(unsafe_code)]`), so a lesson whose
+/// sources use one is not compiled at all: its `lib.rs` in `work` becomes a `compile_error!`.
+fn refuse_constructs(course: &Course, work: &Path, sources: &[(String, Vec<u8>)]) -> Result<()> {
     for lesson in &course.lessons {
         let prefix = format!("exercises/{}/src/", lesson.dir);
         if let Some((rel, what)) = sources.iter().find_map(|(rel, bytes)| {
@@ -319,44 +347,14 @@ pub fn grade(
                 .flatten()
                 .map(|what| (rel, what))
         }) {
-            let lib = lesson
-                .crate_dir(work.path(), false)
-                .join("src")
-                .join("lib.rs");
+            let lib = lesson.crate_dir(work, false).join("src").join("lib.rs");
             // The file's name is the student's: `Debug` writes it as a Rust string literal.
             let message = crate::course::refused::message(rel, &what);
             std::fs::write(&lib, format!("compile_error!({message:?});\n"))
                 .with_context(|| format!("cannot write {}", lib.display()))?;
         }
     }
-    let work_course = Course::load(work.path())?;
-    let mut opts = opts.clone();
-    opts.solutions = false;
-    opts.target_dir = Some(opts.target_dir.unwrap_or_else(|| target_dir(root)));
-    opts.require_sandbox = !sub_opts.allow_unsandboxed;
-    opts.sandboxed_build = true;
-    // Official grading: every check in a process of its own, even without a sandbox.
-    opts.isolate = true;
-    opts.expected_root = Some(root.to_path_buf());
-    // Official grading always runs the variant checks, for the student's id when known.
-    opts.variants
-        .get_or_insert_with(|| crate::variants::LOCAL_ID.to_owned());
-    let mut report = grade::grade(work.path(), &work_course, &opts)?;
-    let instructors: Vec<String> = report
-        .modified_files
-        .iter()
-        .map(|f| format!("instructors' copy: {f}"))
-        .collect();
-    report.graded = crate::report::Graded::Submission;
-    report.official = instructors.is_empty() && report.isolation != "none";
-    report.sources_sha256 = Some(digest);
-    report.modified_files = instructors.into_iter().chain(modified).collect();
-    if let Some(keep) = &sub_opts.keep {
-        let json = report.to_json();
-        std::fs::write(keep.join("report.json"), json)
-            .with_context(|| format!("cannot write {}", keep.join("report.json").display()))?;
-    }
-    Ok(report)
+    Ok(())
 }
 
 /// The student id a submission at `path` gets when none is given: its name, without an archive's

@@ -29,7 +29,7 @@ pub struct Report {
     /// (submissions) when the checks ran without a sandbox.
     pub official: bool,
     /// How check processes were isolated: `landlock-abi-N`, `container-uid` or `none`.
-    pub isolation: String,
+    pub isolation: crate::run::Isolation,
     /// Submissions: whose they are (`grade --submission DIR --student ID`, by default the
     /// folder's or archive's name; a class run's id). The student's words: written escaped and
     /// cut ([`crate::report::student_text::name`]).
@@ -293,7 +293,7 @@ mod tests {
             course: "t".into(),
             graded: Graded::Submission,
             official: false,
-            isolation: "none".into(),
+            isolation: crate::run::Isolation::None,
             student: Some(forged.clone()),
             sources_sha256: None,
             modified_files: vec![format!("{forged} (added)"), "Cargo.toml (changed)".into()],
@@ -343,7 +343,7 @@ mod tests {
             course: "t".into(),
             graded: Graded::Submission,
             official: true,
-            isolation: "none".into(),
+            isolation: crate::run::Isolation::None,
             student: None,
             sources_sha256: None,
             modified_files: vec![],

@@ -7,6 +7,7 @@ pub mod container;
 #[cfg(all(target_os = "linux", feature = "instructor"))]
 pub mod container_like;
 pub mod grouped;
+pub mod isolation;
 pub mod relaunch;
 pub mod sandbox;
 pub mod sandbox_paths;
@@ -15,6 +16,7 @@ pub mod stateful;
 use crate::run::sandbox::{Ended, Policy};
 use anyhow::{Result, bail};
 use check_protocol::observe::{self as protocol, Observation};
+pub use isolation::Isolation;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -169,7 +171,7 @@ pub struct Runner {
     pub plant: Option<String>,
     /// The variant checks' seeds every check runs with (see [`CheckEnv::variant_seeds`]).
     pub variant_seeds: Option<String>,
-    /// In the container mode ([`crate::run::sandbox::CONTAINER_MODE`]): the folder of the checks'
+    /// In the container mode ([`Isolation::ContainerUid`]): the folder of the checks'
     /// private folders, which every user may pass through but not list.
     boxes: Option<tempfile::TempDir>,
 }
@@ -177,8 +179,7 @@ pub struct Runner {
 impl Runner {
     /// A runner with a fresh scratch directory under the system's temporary directory.
     pub fn new(sandboxed: bool, require_sandbox: bool) -> Result<Self> {
-        let container =
-            sandboxed && crate::run::sandbox::isolation() == crate::run::sandbox::CONTAINER_MODE;
+        let container = sandboxed && Isolation::probe() == Isolation::ContainerUid;
         Ok(Self {
             scratch: crate::fsutil::scratch_dir("run")?,
             count: AtomicUsize::new(0),

@@ -4,7 +4,7 @@
 //! cache that forgets part of its key hands one check the answer of another), and its verdict
 //! could differ from the one it gets alone.
 
-use crate::course::Lesson;
+use crate::course::{Lesson, Side};
 use std::path::Path;
 
 /// The identifiers through which safe Rust code keeps state for the whole process: a `static`
@@ -30,9 +30,9 @@ const KEEPS_STATE: &[&str] = &[
 ];
 
 /// Whether `lesson`'s code in the course at `root` (`src/**` of its exercises' crate, or its
-/// solutions' with `solutions`) can keep state between calls.
-pub fn keeps_state(root: &Path, lesson: &Lesson, solutions: bool) -> bool {
-    let src = lesson.crate_dir(root, solutions).join("src");
+/// solutions' on that `side`) can keep state between calls.
+pub fn keeps_state(root: &Path, lesson: &Lesson, side: Side) -> bool {
+    let src = lesson.crate_dir(root, side.is_solutions()).join("src");
     crate::course::tokens::first_in_files(&src, KEEPS_STATE).is_some()
 }
 
@@ -100,9 +100,9 @@ mod tests {
         let src = lesson.crate_dir(root.path(), false).join("src");
         std::fs::create_dir_all(&src).unwrap();
         std::fs::write(src.join("lib.rs"), "pub fn f() -> &'static str { \"\" }").unwrap();
-        assert!(!keeps_state(root.path(), &lesson, false));
+        assert!(!keeps_state(root.path(), &lesson, Side::Exercises));
         std::fs::write(src.join("cache.rs"), "static C: u8 = 0;").unwrap();
-        assert!(keeps_state(root.path(), &lesson, false));
-        assert!(!keeps_state(root.path(), &lesson, true));
+        assert!(keeps_state(root.path(), &lesson, Side::Exercises));
+        assert!(!keeps_state(root.path(), &lesson, Side::Solutions));
     }
 }

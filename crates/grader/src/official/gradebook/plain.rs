@@ -50,7 +50,7 @@ pub fn render(batch: &Batch) -> Result<String> {
         }
         rec.push(r.official.to_string());
         rec.push(r.modified.to_string());
-        rec.push(r.isolation.clone());
+        rec.push(r.isolation.to_string());
         rec.push(text(r.error.as_deref().unwrap_or_default()));
         records.push(rec);
     }

@@ -164,7 +164,7 @@ mod tests {
             course: "c".into(),
             graded: Graded::Submission,
             official: true,
-            isolation: "none".into(),
+            isolation: crate::run::Isolation::None,
             student: None,
             sources_sha256: None,
             modified_files: vec![],

@@ -1,0 +1,479 @@
+//! `cargo xtask grade`: the grading pipeline, one stage per module.
+//!
+//! [`plan`](crate::plan) → [`build`](crate::build) → [`list`] → [`run`](crate::run) →
+//! [`judge`](crate::judge) → [`report`](crate::report), as a [`Request`] asks.
+
+mod bar;
+mod list;
+mod verdicts;
+
+use crate::build::freshness::{Listed, Recorded, Stamp};
+use crate::build::{BuildOutput, Built, build};
+use crate::course::{Course, Lesson, Side};
+use crate::judge::verdict::{Origin, origin, panic_of};
+use crate::plan::{LessonPlan, Selection, plan};
+use crate::report::{Graded as What, Report};
+use crate::request::{Local, Mode, Official, Request, Sandbox};
+use crate::run::{CheckRun, Isolation, RunOutput, Runner};
+use crate::variants::Variants;
+use anyhow::{Result, anyhow, bail};
+use list::Slot;
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// A grading run with what the build said on the side (for `cargo xtask check`).
+#[derive(Debug, Clone)]
+pub struct GradeRun {
+    /// The report.
+    pub report: Report,
+    /// Per lesson id: the compiler's warnings for the graded crate.
+    pub warnings: HashMap<String, Vec<String>>,
+    /// Per lesson id: the test functions of each check binary, `(hidden, full names)`.
+    pub tests: HashMap<String, Vec<(bool, Vec<String>)>>,
+}
+
+/// Grades the course at `root` locally.
+pub fn grade(root: &Path, course: &Course, request: &Request<Local>) -> Result<Report> {
+    Ok(grade_detailed(root, course, request)?.report)
+}
+
+/// Grades the course at `root` locally and keeps the build's warnings and test lists.
+///
+/// Hidden checks (`hidden = true` in course.toml) are looked up in the lesson's hidden-check
+/// binary (test target `lessonNN_hidden`), visible checks in the visible one (`lessonNN`).
+pub fn grade_detailed(root: &Path, course: &Course, request: &Request<Local>) -> Result<GradeRun> {
+    let request = request.with_mode(Mode::Local(request.mode.clone()));
+    Pipeline::new(root, root, course, &request)?.run()
+}
+
+/// Grades officially the copy at `root` of the instructors' workspace at `instructors` (where the
+/// expected observations and the variant secret are read).
+pub fn grade_official(
+    root: &Path,
+    course: &Course,
+    instructors: &Path,
+    request: &Request<Official>,
+) -> Result<Report> {
+    let request = request.with_mode(Mode::Official(request.mode.clone()));
+    Ok(Pipeline::new(root, instructors, course, &request)?
+        .run()?
+        .report)
+}
+
+/// One grading run, its stages in order.
+struct Pipeline<'a> {
+    /// The workspace graded (a copy of the instructors' in official grading).
+    root: &'a Path,
+    /// Where the expected observations and the variant secret are read.
+    expected_root: &'a Path,
+    course: &'a Course,
+    request: &'a Request,
+    /// The lessons graded (one exercise grades its lesson holding only that exercise).
+    selected: Vec<Cow<'a, Lesson>>,
+    /// The misconception planted (local grading of the solutions only).
+    plant: Option<&'a str>,
+    /// When grading started (the report's `execution_time`).
+    started: Instant,
+}
+
+impl<'a> Pipeline<'a> {
+    /// Resolves what `request` selects.
+    fn new(
+        root: &'a Path,
+        expected_root: &'a Path,
+        course: &'a Course,
+        request: &'a Request,
+    ) -> Result<Self> {
+        let started = Instant::now();
+        let plant = match &request.mode {
+            Mode::Local(local) => local.plant.as_deref(),
+            Mode::Official(_) => None,
+        };
+        let side = request.mode.side();
+        let planted = match plant {
+            Some(id) => Some(planted_lesson(
+                course,
+                id,
+                side,
+                request.selection.as_deref(),
+            )?),
+            None => None,
+        };
+        let key = request
+            .selection
+            .as_deref()
+            .or(planted.as_ref().map(|l| l.id.as_str()));
+        let mut selected = Selection::resolve(course, key)?.lessons(course);
+        if student_id(request).is_none() {
+            for lesson in selected.iter_mut().filter(|l| l.has_variants()) {
+                *lesson = Cow::Owned(crate::variants::without_variants(lesson));
+            }
+        }
+        Ok(Self {
+            root,
+            expected_root,
+            course,
+            request,
+            selected,
+            plant,
+            started,
+        })
+    }
+
+    /// The side graded.
+    fn side(&self) -> Side {
+        self.request.mode.side()
+    }
+
+    /// The official settings, in official grading.
+    fn official(&self) -> Option<&'a Official> {
+        match &self.request.mode {
+            Mode::Official(official) => Some(official),
+            Mode::Local(_) => None,
+        }
+    }
+
+    /// Every stage, from the plan to the report.
+    fn run(&self) -> Result<GradeRun> {
+        let lessons: Vec<&Lesson> = self.selected.iter().map(|l| &**l).collect();
+        let (root, expected_root) = (self.root, self.expected_root);
+        // The seeds come from the instructors' secret, read before any student code runs.
+        let variants = match student_id(self.request) {
+            Some(id) if lessons.iter().any(|l| l.has_variants()) => {
+                Some(Variants::new(expected_root, &lessons, id)?)
+            }
+            _ => None,
+        };
+        // The reference run of the variant checks starts now, beside the student's build and
+        // checks: it runs no student code, and is built from the instructors' tree.
+        let references = variants
+            .clone()
+            .map(|v| crate::variants::reference_runs_in_background(expected_root, &lessons, v));
+        let mut plans = plan(
+            root,
+            expected_root,
+            self.course,
+            &lessons,
+            self.side(),
+            self.request.timeout,
+        )?;
+        let modified_files = crate::course::manifest::differences(expected_root, self.course);
+        let isolation = self.isolation()?;
+        let bar = bar::building(self.request.progress, lessons.len());
+        let (output, listing, runner) =
+            self.build_and_list(&lessons, &plans, isolation, &variants)?;
+        bar::running_checks(&bar, listing.jobs.len());
+        let progress = |done: usize, _| bar.set_position(done as u64);
+        let outputs = if isolation.is_enforced() || self.isolates() {
+            runner.run_all(&listing.jobs, self.request.jobs, &progress)
+        } else {
+            let alone = keeping_state(root, &plans, &output.lessons, self.side());
+            crate::run::grouped::run(&runner, &listing.jobs, &alone, self.request.jobs, &progress)
+        };
+        let references = references
+            .map(|r| r.join().expect("the reference run does not panic"))
+            .transpose()?
+            .unwrap_or_default();
+        for plan in &mut plans {
+            if let Some(observed) = references.get(&plan.lesson.id) {
+                plan.expected.extend(observed.expected.clone());
+            }
+        }
+        bar.finish_and_clear();
+        let outputs = trace_library_panics(
+            &runner,
+            &plans,
+            &listing.slots,
+            &listing.jobs,
+            outputs,
+            self.request.jobs,
+        );
+        let judging = verdicts::Judging {
+            outputs: &outputs,
+            built: &output.lessons,
+            variants: variants.as_ref(),
+            references: &references,
+        };
+        let (reports, candidates) = judging.lessons(&plans, listing.slots);
+        let mut report = self.report(reports, modified_files, isolation);
+        crate::judge::blame::blame(&mut report, self.course, &candidates);
+        Ok(GradeRun {
+            report,
+            warnings: output.warnings,
+            tests: listing.tests,
+        })
+    }
+
+    /// Whether every check runs in a process of its own (always, in official grading).
+    fn isolates(&self) -> bool {
+        match &self.request.mode {
+            Mode::Local(local) => local.isolate,
+            Mode::Official(_) => true,
+        }
+    }
+
+    /// The isolation the checks get: probed once per run, and only in official grading (local
+    /// grading runs checks directly); refused when official grading requires a sandbox.
+    fn isolation(&self) -> Result<Isolation> {
+        let Some(official) = self.official() else {
+            return Ok(Isolation::None);
+        };
+        let isolation = Isolation::probe();
+        if official.sandbox == Sandbox::Required && !isolation.is_enforced() {
+            bail!(
+                "official grading needs a sandbox, and this machine has none (Linux with Landlock, or \
+                 a grader running as root for the container mode): pass --allow-unsandboxed to grade \
+                 anyway, unofficially"
+            );
+        }
+        // The container mode's checks run as other users: nothing of the grader's may be theirs to
+        // read (the course, its target folders, the grader's scratch folders).
+        #[cfg(all(target_os = "linux", feature = "instructor"))]
+        if isolation == Isolation::ContainerUid {
+            let target = crate::course::layout::target_dir(self.expected_root, None);
+            let scratch = crate::fsutil::scratch_root();
+            let mut closed = vec![
+                self.expected_root,
+                self.root,
+                target.as_path(),
+                scratch.as_path(),
+            ];
+            closed.push(official.target_dir.as_path());
+            crate::run::container::close_to_others(&closed).map_err(|e| {
+                anyhow!("cannot close the grader's folders to the checks' users: {e}")
+            })?;
+        }
+        Ok(isolation)
+    }
+
+    /// Stages 2 and 3, **build** and **list**: the lessons' build, its check jobs, and the runner
+    /// that runs them.
+    fn build_and_list(
+        &self,
+        lessons: &[&Lesson],
+        plans: &[LessonPlan],
+        isolation: Isolation,
+        variants: &Option<Variants>,
+    ) -> Result<(BuildOutput, list::Listing, Runner)> {
+        let official = self.official();
+        // Local builds skip cargo when nothing they read changed (see `freshness`).
+        let stamp = official
+            .is_none()
+            .then(|| Stamp::new(self.root, lessons, self.side().is_solutions(), None));
+        let recorded = stamp
+            .as_ref()
+            .map_or_else(|| Recorded::Stale(Listed::default()), Stamp::load);
+        // A fresh record is kept as it is: nothing a grade lists from its build is new.
+        let fresh = matches!(recorded, Recorded::Fresh(_));
+        let (output, mut listed) = match recorded {
+            // A fresh record means every lesson built and nothing it read changed since, so none
+            // of its sources was refused then or now (below).
+            Recorded::Fresh(fresh) => fresh,
+            // The tests of the executables this build left as they were are known.
+            Recorded::Stale(listed) => (self.build(lessons, isolation)?, listed.unchanged()),
+        };
+        let sandboxed = isolation.is_enforced();
+        let require = official.is_some_and(|o| o.sandbox == Sandbox::Required);
+        let mut runner = Runner::new(sandboxed, require)?;
+        // A planted misconception is chosen when the checks run: the solutions' build is the usual one.
+        runner.plant = self.plant.map(str::to_owned);
+        runner.variant_seeds = variants.as_ref().map(Variants::env_value);
+        list::list_unknown(&runner, &output.lessons, &mut listed, self.request.jobs)?;
+        let listing = list::list(&runner, plans, &output.lessons, &mut listed)?;
+        if let Some(stamp) = stamp.as_ref().filter(|_| !fresh) {
+            stamp.keep(&output, &listed);
+        }
+        Ok((output, listing, runner))
+    }
+
+    /// Builds `lessons`: sandboxed in official grading (through the class's cache when there is
+    /// one), else as the student's own build.
+    fn build(&self, lessons: &[&Lesson], isolation: Isolation) -> Result<BuildOutput> {
+        let side = self.side();
+        let Some(official) = self.official() else {
+            let mut output = build(self.root, lessons, side.is_solutions(), None, None)?;
+            // Official grading refuses a lesson whose sources use `unsafe` or read files at
+            // compile time; local grading of the exercises reports the same compile error
+            // (`crate::course::refused`), and then keeps a record that is never fresh, so the next
+            // grade looks again.
+            if side == Side::Exercises {
+                for lesson in lessons {
+                    if let Some(error) = crate::course::refused::in_lesson(self.root, lesson) {
+                        output
+                            .lessons
+                            .insert(lesson.id.clone(), Built::Failed(error));
+                    }
+                }
+            }
+            return Ok(output);
+        };
+        let limit = official
+            .build_timeout
+            .unwrap_or(crate::build::SUBMISSION_BUILD_TIMEOUT);
+        let target = Some(official.target_dir.as_path());
+        match &official.build_cache {
+            Some(cache) if isolation.is_enforced() => crate::build::class_cache::build(
+                cache,
+                self.root,
+                self.course,
+                lessons,
+                target,
+                limit,
+            ),
+            _ => build(
+                self.root,
+                lessons,
+                side.is_solutions(),
+                target,
+                isolation.is_enforced().then_some(limit),
+            ),
+        }
+    }
+
+    /// Stage 6, **report**: the whole run's report from its lessons'.
+    fn report(
+        &self,
+        lessons: Vec<crate::report::LessonReport>,
+        mut modified_files: Vec<String>,
+        isolation: Isolation,
+    ) -> Report {
+        // The instructors' files are checked again after grading: nothing may have changed them.
+        for f in crate::course::manifest::differences(self.expected_root, self.course) {
+            if !modified_files.contains(&f) {
+                modified_files.push(format!("{f} (changed while grading)"));
+            }
+        }
+        Report {
+            schema_version: crate::report::SCHEMA_VERSION,
+            course: self.course.course.title.clone(),
+            graded: match self.side() {
+                Side::Solutions => What::Solutions,
+                Side::Exercises => What::Exercises,
+            },
+            official: modified_files.is_empty(),
+            isolation,
+            student: None,
+            sources_sha256: None,
+            modified_files,
+            score: lessons.iter().map(|l| l.score).sum(),
+            max_score: lessons.iter().map(|l| l.max_score).sum(),
+            execution_time: self.started.elapsed().as_secs_f64(),
+            lessons,
+        }
+    }
+}
+
+/// Whose inputs the variant checks run with: the student's in official grading, the local id
+/// for the reference solutions; `None` leaves them out (local grading of the exercises).
+fn student_id(request: &Request) -> Option<&str> {
+    match &request.mode {
+        Mode::Official(official) => Some(&official.student),
+        Mode::Local(local) if local.side.is_solutions() => Some(crate::variants::LOCAL_ID),
+        Mode::Local(_) => None,
+    }
+}
+
+/// The check executables of the lessons in `plans` whose code can keep state between calls
+/// ([`crate::run::stateful`]): local grading runs their checks alone, not in a shared process.
+fn keeping_state(
+    root: &Path,
+    plans: &[LessonPlan],
+    built: &HashMap<String, Built>,
+    side: Side,
+) -> HashSet<PathBuf> {
+    // Only lessons that built have checks to run: the others' sources are not read.
+    plans
+        .iter()
+        .filter_map(|plan| match &built[&plan.lesson.id] {
+            Built::Ok(bins) => Some((plan.lesson, bins)),
+            Built::Failed(_) => None,
+        })
+        .filter(|(lesson, _)| crate::run::stateful::keeps_state(root, lesson, side))
+        .flat_map(|(_, bins)| bins.iter().map(|b| b.exe.clone()))
+        .collect()
+}
+
+/// Reruns, with a backtrace, each check that panicked inside a library (ndarray, std, ...), so
+/// the verdict can name the student's line that called it. Backtraces cost about 0.15 s per
+/// panic, so they are asked for only here; a rerun that panics elsewhere is ignored.
+fn trace_library_panics(
+    runner: &Runner,
+    plans: &[LessonPlan],
+    slots: &[Vec<Vec<Slot>>],
+    jobs: &[CheckRun],
+    mut outputs: Vec<RunOutput>,
+    workers: usize,
+) -> Vec<RunOutput> {
+    let location = |out: &RunOutput| panic_of(&out.output).map(|(at, _)| at);
+    let mut rerun = Vec::new();
+    for (plan, per_exercise) in plans.iter().zip(slots) {
+        for slot in per_exercise.iter().flatten() {
+            let Slot::Job(i) = slot else { continue };
+            let in_library = location(&outputs[*i])
+                .is_some_and(|at| matches!(origin(&at, &plan.student_src), Origin::Library(_)));
+            if in_library && outputs[*i].ended != crate::run::sandbox::Ended::TimedOut {
+                rerun.push(*i);
+            }
+        }
+    }
+    if rerun.is_empty() {
+        return outputs;
+    }
+    let again: Vec<CheckRun> = rerun
+        .iter()
+        .map(|i| CheckRun {
+            after: Vec::new(),
+            backtrace: true,
+            ..jobs[*i].clone()
+        })
+        .collect();
+    for (i, out) in rerun
+        .iter()
+        .zip(runner.run_all(&again, workers, &|_, _| {}))
+    {
+        if location(&out) == location(&outputs[*i]) {
+            outputs[*i] = out;
+        }
+    }
+    outputs
+}
+
+/// The lesson of the misconception `id`, checked against the side and the selection.
+fn planted_lesson<'c>(
+    course: &'c Course,
+    id: &str,
+    side: Side,
+    selection: Option<&str>,
+) -> Result<&'c Lesson> {
+    if !side.is_solutions() {
+        bail!("--plant plants a misconception into the reference solutions: add --solutions");
+    }
+    let lesson = course
+        .lessons
+        .iter()
+        .find(|l| l.misconceptions.iter().any(|m| m.id == id))
+        .ok_or_else(|| {
+            let ids: Vec<&str> = course
+                .lessons
+                .iter()
+                .flat_map(|l| &l.misconceptions)
+                .map(|m| m.id.as_str())
+                .collect();
+            let close = crate::course::suggest::did_you_mean(id, ids.iter().copied());
+            match close {
+                Some(c) => anyhow!("no misconception `{id}` in course.toml\n  help: did you mean `{c}`?"),
+                None => anyhow!("no misconception `{id}` in course.toml (they are listed under [[lessons.misconceptions]])"),
+            }
+        })?;
+    if let Some(key) = selection
+        && course.find_lesson(key).is_some_and(|l| l.id != lesson.id)
+    {
+        bail!(
+            "misconception `{id}` belongs to {}, not to `{key}`",
+            lesson.id
+        );
+    }
+    Ok(lesson)
+}

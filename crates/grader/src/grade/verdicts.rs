@@ -1,0 +1,158 @@
+//! Stages 5 and 6, **judge** and **report**: each check's verdict, gathered into lesson reports.
+
+use super::list::Slot;
+use crate::build::Built;
+use crate::course::{Check, Exercise};
+use crate::judge::blame::Candidates;
+use crate::judge::verdict::{Status, Verdict};
+use crate::judge::{Context, judge};
+use crate::plan::LessonPlan;
+use crate::report::{Build, CheckReport, ExerciseReport, LessonReport};
+use crate::run::RunOutput;
+use crate::variants::Variants;
+use crate::variants::reference::Observed;
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+/// What the checks' runs are judged with.
+pub(super) struct Judging<'a> {
+    /// Each check's run, by job.
+    pub outputs: &'a [RunOutput],
+    /// What each lesson built.
+    pub built: &'a HashMap<String, Built>,
+    /// The variant inputs, when variant checks ran.
+    pub variants: Option<&'a Variants>,
+    /// Per lesson id: what the reference run of its variant checks observed.
+    pub references: &'a BTreeMap<String, Observed>,
+}
+
+impl Judging<'_> {
+    /// The reports of the lessons of `plans` from their `slots`, and the misconceptions each
+    /// failing check matches (those another check's run contradicts left out).
+    pub(super) fn lessons(
+        &self,
+        plans: &[LessonPlan],
+        slots: Vec<Vec<Vec<Slot>>>,
+    ) -> (Vec<LessonReport>, Candidates) {
+        let mut reports = Vec::new();
+        // Per (lesson, check): the misconceptions its failure matches; one is named after the blame.
+        let mut candidates = HashMap::new();
+        for (plan, per_exercise) in plans.iter().zip(slots) {
+            let lesson = plan.lesson;
+            let mut exercises = Vec::new();
+            // What each check that ran observed, to rule out misconceptions it contradicts.
+            let mut runs: HashMap<&str, &[check_protocol::Observation]> = HashMap::new();
+            for (ex, per_check) in lesson.exercises.iter().zip(per_exercise) {
+                let mut checks = Vec::new();
+                for (check, slot) in ex.checks.iter().zip(per_check) {
+                    let (verdict, duration) = match slot {
+                        Slot::Decided(v) => (v, Duration::ZERO),
+                        Slot::Job(i) => {
+                            let run = &self.outputs[i];
+                            runs.insert(&check.name, &run.observations);
+                            (verdict(plan, ex, check, run), run.duration)
+                        }
+                    };
+                    let report = self.check_report(plan, ex, check, &verdict, duration);
+                    checks.push(report);
+                    if !verdict.misconceptions.is_empty() {
+                        candidates.insert(
+                            (lesson.id.clone(), check.name.clone()),
+                            verdict.misconceptions,
+                        );
+                    }
+                }
+                exercises.push(ExerciseReport {
+                    name: ex.name.clone(),
+                    score: checks.iter().map(|c| c.points).sum(),
+                    max_score: ex.checks.iter().map(|c| c.points).sum(),
+                    checks,
+                });
+            }
+            let ruled_out = crate::judge::misconception::ruled_out(&plan.misconceptions, &runs);
+            candidates.retain(|(l, _), ids| {
+                if *l == lesson.id {
+                    ids.retain(|id| !ruled_out.contains(id.as_str()));
+                }
+                !ids.is_empty()
+            });
+            let (build, compiler_output) = match &self.built[&lesson.id] {
+                Built::Ok(_) => (Build::Ok, None),
+                Built::Failed(err) => (Build::CompileError, Some(err.clone())),
+            };
+            reports.push(LessonReport {
+                id: lesson.id.clone(),
+                title: lesson.title.clone(),
+                build,
+                compiler_output,
+                score: exercises.iter().map(|e| e.score).sum(),
+                max_score: lesson.max_points(),
+                exercises,
+            });
+        }
+        (reports, candidates)
+    }
+
+    /// The report line of `check` with `verdict`.
+    fn check_report(
+        &self,
+        plan: &LessonPlan,
+        ex: &Exercise,
+        check: &Check,
+        verdict: &Verdict,
+        duration: Duration,
+    ) -> CheckReport {
+        let inputs = self.variants.filter(|_| check.variant).and_then(|v| {
+            let shapes = self
+                .references
+                .get(&plan.lesson.id)
+                .and_then(|o| o.shapes.get(&check.name));
+            v.inputs(&ex.name, shapes)
+        });
+        CheckReport {
+            name: check.name.clone(),
+            points: if verdict.status == Status::Passed {
+                check.points
+            } else {
+                0
+            },
+            status: verdict.status,
+            max_points: check.points,
+            message: verdict.message.clone(),
+            duration_ms: duration.as_millis() as u64,
+            hidden: check.hidden,
+            blocked_by: None,
+            diagnosis: None,
+            variant: inputs,
+        }
+    }
+}
+
+/// The verdict on the `run` of `check`, with a timeout told apart from a wait for a needed
+/// exercise that timed out.
+fn verdict(plan: &LessonPlan, ex: &Exercise, check: &Check, run: &RunOutput) -> Verdict {
+    let ctx = Context {
+        expected: plan.expected.checks.get(&check.name).map(Vec::as_slice),
+        snapshots: &plan.expected.snapshots,
+        student_src: &plan.student_src,
+        misconceptions: &plan.misconceptions,
+        check: &check.name,
+    };
+    let mut v = judge(&ctx, run);
+    if v.status == Status::TimedOut {
+        v.message = if run.limit < plan.timeout {
+            format!(
+                "stopped after {} s: an exercise this check needs did not finish \
+                 in time, so it was not waited out again",
+                run.limit.as_secs_f64()
+            )
+        } else {
+            format!(
+                "stopped after {} s while checking `{}`: look for a loop that never ends",
+                plan.timeout.as_secs_f64(),
+                ex.name
+            )
+        };
+    }
+    v
+}
