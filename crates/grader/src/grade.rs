@@ -639,7 +639,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
         execution_time: started.elapsed().as_secs_f64(),
         lessons: reports,
     };
-    crate::judge::blame::blame(&mut report, course, &candidates);
+    crate::report::blame::blame(&mut report, course, &candidates);
     Ok(Graded {
         report,
         warnings: output.warnings,
