@@ -101,6 +101,62 @@ pub fn grade(root: &Path, course: &Course, opts: &Options) -> Result<Report> {
     Ok(grade_detailed(root, course, opts)?.report)
 }
 
+/// Adds to each plan's misconception records those of its failed variant checks, planted into
+/// their reference runs with the student's seeds (see [`crate::variants::planted`]).
+fn recognise_in_variants(
+    plans: &mut [LessonPlan],
+    slots: &[Vec<Vec<Slot>>],
+    outputs: &[RunOutput],
+    references: &std::collections::BTreeMap<String, crate::variants::reference::Observed>,
+    seeds: &str,
+    workers: usize,
+) -> Result<()> {
+    let mut failed = Vec::new();
+    for (p, (plan, per_exercise)) in plans.iter().zip(slots).enumerate() {
+        let Some(observed) = references.get(&plan.lesson.id) else {
+            continue;
+        };
+        let checks = plan.lesson.exercises.iter().zip(per_exercise);
+        let checks: Vec<_> = (checks.flat_map(|(ex, s)| ex.checks.iter().zip(s)))
+            .filter(|(check, slot)| match slot {
+                Slot::Job(i) if check.variant => {
+                    let ctx = Context {
+                        expected: plan.expected.checks.get(&check.name).map(Vec::as_slice),
+                        snapshots: &plan.expected.snapshots,
+                        student_src: &plan.student_src,
+                        misconceptions: &[],
+                        check: &check.name,
+                    };
+                    judge(&ctx, &outputs[*i]).status != Status::Passed
+                }
+                _ => false,
+            })
+            .map(|(check, _)| check)
+            .collect();
+        if !checks.is_empty() {
+            let (lesson, timeout) = (plan.lesson, plan.timeout);
+            failed.push((
+                p,
+                timeout,
+                crate::variants::planted::Failed {
+                    lesson,
+                    observed,
+                    checks,
+                },
+            ));
+        }
+    }
+    let Some(timeout) = failed.iter().map(|(_, t, _)| *t).max() else {
+        return Ok(());
+    };
+    let (at, failed): (Vec<usize>, Vec<_>) = failed.into_iter().map(|(p, _, f)| (p, f)).unzip();
+    let records = crate::variants::planted::records(&failed, seeds, timeout, workers)?;
+    for (p, records) in at.into_iter().zip(records) {
+        plans[p].misconceptions.extend(records);
+    }
+    Ok(())
+}
+
 /// A check that will run, or why it cannot.
 enum Slot {
     /// Index into the jobs.
@@ -514,6 +570,10 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     }
     bar.finish_and_clear();
     let outputs = trace_library_panics(&runner, &plans, &slots, &jobs, outputs, opts.jobs);
+    if let Some(v) = &variants {
+        let seeds = v.env_value();
+        recognise_in_variants(&mut plans, &slots, &outputs, &references, &seeds, opts.jobs)?;
+    }
 
     let mut reports = Vec::new();
     // Per (lesson, check): the misconceptions its failure matches; one is named after the blame.

@@ -4,6 +4,7 @@
 //! * [`secret`]: the course secret (`course-secret`), which only the instructors and the grader
 //!   hold.
 //! * [`seed`]: a student's seed for one exercise, HMAC-SHA256(secret, lesson ‖ exercise ‖ id).
+//! * [`planted`]: the misconceptions planted into that run, to name one a failure matches.
 //! * [`reference`]: the trusted run of the same checks against the reference solution with the
 //!   same seeds, whose observations are the expected ones.
 //!
@@ -11,6 +12,7 @@
 //! the build, so no code can be compiled against them. Grading without variants (a student's
 //! local grade: no secret, no solutions) leaves the variant checks out, as a handout does.
 
+pub mod planted;
 pub mod reference;
 pub mod secret;
 pub mod seed;
