@@ -4,9 +4,9 @@
 //! * [`secret`]: the course secret (`course-secret`), which only the instructors and the grader
 //!   hold.
 //! * [`seed`]: a student's seed for one exercise, HMAC-SHA256(secret, lesson ‖ exercise ‖ id).
-//! * [`planted`]: the misconceptions planted into that run, to name one a failure matches.
 //! * [`reference`]: the trusted run of the same checks against the reference solution with the
 //!   same seeds, whose observations are the expected ones.
+//! * [`planted`]: misconceptions planted into that run, to name the one a failure matches.
 //!
 //! The seeds reach the check processes at run time only (`check_protocol::VARIANT_ENV`), never
 //! the build, so no code can be compiled against them. Grading without variants (a student's
