@@ -16,8 +16,7 @@ pub mod verdict;
 
 use crate::course::expected::{Expect, same_label};
 use crate::judge::misconception::Record;
-use crate::judge::observed::body;
-pub use crate::judge::observed::tolerance;
+use crate::judge::observed::{body, tolerance};
 use crate::judge::verdict::{
     Origin, Status, Verdict, check_frame, first_lines, origin, panic_of, strip_col, student_frame,
 };
