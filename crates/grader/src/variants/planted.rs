@@ -99,3 +99,27 @@ pub fn records(
     });
     Ok(out.into_inner().expect("no planted run panics"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_check_suspects_its_exercises_misconceptions_and_those_of_what_it_needs() {
+        let lesson = crate::course::fixture().lessons.remove(0);
+        let check = |name: &str| {
+            lesson
+                .exercises
+                .iter()
+                .flat_map(|e| &e.checks)
+                .find(|c| c.name == name)
+                .unwrap()
+                .clone()
+        };
+        let of = |name: &str| suspects(&lesson, &check(name)).collect::<Vec<_>>();
+        assert_eq!(of("m1"), ["split-a", "split-b", "merge-a"]);
+        assert_eq!(of("m2"), ["merge-a"]);
+        assert_eq!(of("s1"), ["split-a", "split-b"]);
+        assert!(of("h1").contains(&"merge-a") && !of("h1").contains(&"split-a"));
+    }
+}
