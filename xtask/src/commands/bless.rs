@@ -16,7 +16,7 @@ use grader::build::{Built, build};
 use grader::course::expected::{Expect, Expected, INDEX_FILE, render_index};
 use grader::course::layout::relative;
 use grader::course::{Course, Lesson};
-use grader::judge::misconception;
+use grader::judge::{misconception, planting};
 use grader::run::sandbox::Ended;
 use grader::run::{CheckRun, Runner, list_tests};
 use std::collections::HashMap;
@@ -71,7 +71,7 @@ pub struct LessonPlan {
     /// The lesson's manifest prefixes (its tests, hidden checks and `Cargo.toml`).
     pub prefixes: Vec<String>,
     /// How each of its misconceptions fared when planted.
-    pub misconceptions: Vec<misconception::Outcome>,
+    pub misconceptions: Vec<planting::Outcome>,
     /// Where its misconceptions disagree with course.toml (the lesson is then refused).
     pub misconception_problems: Vec<String>,
 }
@@ -311,7 +311,7 @@ fn plan_lesson(
     lesson: &Lesson,
     bins: &[(bool, PathBuf)],
     timeout: Duration,
-) -> Result<(Vec<Change>, usize, Option<misconception::Planted>)> {
+) -> Result<(Vec<Change>, usize, Option<planting::Planted>)> {
     let [visible_dir, hidden_dir] = lesson.snapshot_dirs(root);
     let mut failures = Vec::new();
     // Per snapshot directory: the files it must hold (relative path -> contents).
@@ -341,7 +341,7 @@ fn plan_lesson(
                 checks: observed.checks.clone(),
                 snapshots: observed.snapshots.clone(),
             };
-            let planted = misconception::plant_all(root, runner, lesson, exe, &expected, timeout)?;
+            let planted = planting::plant_all(root, runner, lesson, exe, &expected, timeout)?;
             files.push((
                 relative(root, &dir.join(misconception::FILE)),
                 misconception::render(&planted.records),

@@ -253,3 +253,109 @@ fn variants_need_the_course_secret_and_never_ship_it() {
     course.xtask(&["secret"]).assert().code(2);
     assert_eq!(course.read("course-secret"), made, "never replaced");
 }
+
+/// The reference solution with its `merge_heads` body replaced by `body` (of `x`, the
+/// `(B, h, T, hs)` input, with `b, h, t, hs` its axes).
+fn with_merge_heads(course: &Scratch, body: &str) -> String {
+    let reference = course.read(SOLUTION);
+    let start = reference
+        .find("pub fn merge_heads(")
+        .expect("the solution has merge_heads");
+    let end = start + reference[start..].find("\n}\n").unwrap() + 3;
+    format!(
+        "{}pub fn merge_heads(x: ArrayView4<f64>) -> Array3<f64> {{\n    let (b, h, t, hs) = x.dim();\n{body}\n}}\n{}",
+        &reference[..start],
+        &reference[end..]
+    )
+}
+
+/// The check `name` of a report: its status and diagnosis id.
+fn check<'r>(report: &'r serde_json::Value, name: &str) -> &'r serde_json::Value {
+    report["lessons"][0]["exercises"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["checks"].as_array().unwrap())
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name}: {report:#}"))
+}
+
+#[test]
+fn a_variant_failure_names_the_misconception_planted_with_the_same_inputs() {
+    let course = Scratch::new("variants-misconception");
+    course.write("course-secret", SECRET);
+    if !Mode::Landlock.available() {
+        return;
+    }
+    // The catalogue's merge-without-transpose, written by a student.
+    let wrong = with_merge_heads(
+        &course,
+        "    let _ = (b, h, t, hs);\n    x.as_standard_layout()\n        .into_owned()\n        \
+         .into_shape_with_order((b, t, h * hs))\n        .expect(\"a standard-layout array reshapes\")",
+    );
+    let sub = submission(&course, "merge-without-transpose", &wrong);
+    // Erin's merge variant draws B=3, h=2, T=4, hs=4: a transpose there moves data.
+    let report = graded(Mode::Landlock, &course, &sub, "erin");
+    let variant = check(&report, "merge_heads_variant");
+    assert_eq!(variant["status"], "wrong", "{report:#}");
+    assert_eq!(
+        variant["diagnosis"]["id"], "merge-without-transpose",
+        "{variant:#}"
+    );
+    assert!(variant["variant"]["shapes"].is_string(), "{variant:#}");
+    // The human report names it on the variant check, as on the fixed ones.
+    let human = Mode::Landlock
+        .grade(
+            &course,
+            &["--submission", sub.arg(), "--student", "erin", "lesson02"],
+        )
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&human.stdout);
+    let at = text.find("merge_heads_variant:").expect(&text);
+    assert!(
+        text[at..].contains("Misconception: Reshaped straight back to (B, T, h·hs)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_variant_failure_no_misconception_explains_names_none_even_from_a_tampering_submission() {
+    let course = Scratch::new("variants-unexplained");
+    course.write("course-secret", SECRET);
+    if !Mode::Landlock.available() {
+        return;
+    }
+    // The catalogue's merge-without-transpose on the visible checks' shapes, but zeros on the shapes erin's variant draws (B=3, h=2, T=4, hs=4), which no
+    // catalogued mistake gives. It also tries to put itself in place of the reference
+    // executables the misconceptions are planted into: had it succeeded, the planted run would
+    // observe its zeros and name the misconception.
+    let deps = support::shared_target().join("debug").join("deps");
+    let body = format!(
+        r#"    if let Ok(me) = std::env::current_exe() {{
+        for entry in std::fs::read_dir({deps:?}).into_iter().flatten().flatten() {{
+            if entry.file_name().to_string_lossy().starts_with("lesson02_hidden-") {{
+                let _ = std::fs::copy(&me, entry.path());
+            }}
+        }}
+    }}
+    if (b, h, t, hs) == (3, 2, 4, 4) {{
+        return Array3::zeros((b, t, h * hs));
+    }}
+    x.as_standard_layout()
+        .into_owned()
+        .into_shape_with_order((b, t, h * hs))
+        .expect("a standard-layout array reshapes")"#,
+        deps = deps.display().to_string()
+    );
+    let sub = submission(&course, "merge-fitted", &with_merge_heads(&course, &body));
+    let report = graded(Mode::Landlock, &course, &sub, "erin");
+    let variant = check(&report, "merge_heads_variant");
+    assert_eq!(variant["status"], "wrong", "{report:#}");
+    assert!(variant["diagnosis"].is_null(), "{variant:#}");
+    // Planted with the same inputs, the misconception does not fail as this code does: it is
+    // ruled out, on the fixed checks too.
+    let fixed = check(&report, "merge_heads_moves_data");
+    assert_eq!(fixed["status"], "wrong", "{fixed:#}");
+    assert!(fixed["diagnosis"].is_null(), "{fixed:#}");
+}

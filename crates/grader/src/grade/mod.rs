@@ -5,6 +5,7 @@
 
 mod bar;
 mod list;
+mod variant_misconceptions;
 mod verdicts;
 
 use crate::build::freshness::{Listed, Recorded, Stamp};
@@ -190,6 +191,18 @@ impl<'a> Pipeline<'a> {
             outputs,
             self.request.jobs,
         );
+        if let Some(v) = &variants {
+            let seeds = v.env_value();
+            let (slots, jobs) = (&listing.slots, self.request.jobs);
+            variant_misconceptions::recognise(
+                &mut plans,
+                slots,
+                &outputs,
+                &references,
+                &seeds,
+                jobs,
+            )?;
+        }
         let judging = verdicts::Judging {
             outputs: &outputs,
             built: &output.lessons,
@@ -198,7 +211,7 @@ impl<'a> Pipeline<'a> {
         };
         let (reports, candidates) = judging.lessons(&plans, listing.slots);
         let mut report = self.report(reports, modified_files, isolation);
-        crate::judge::blame::blame(&mut report, self.course, &candidates);
+        crate::report::blame::blame(&mut report, self.course, &candidates);
         Ok(GradeRun {
             report,
             warnings: output.warnings,

@@ -7,14 +7,16 @@
 //! make it pass. Its output is read only to explain a failure: a `todo!()`, a panic and where it
 //! happened, a signal.
 
-pub mod blame;
 pub mod misconception;
+pub mod observed;
+pub mod planting;
 #[cfg(feature = "instructor")]
 pub mod points_kept;
 pub mod verdict;
 
 use crate::course::expected::{Expect, same_label};
 use crate::judge::misconception::Record;
+use crate::judge::observed::{body, tolerance};
 use crate::judge::verdict::{
     Origin, Status, Verdict, check_frame, first_lines, origin, panic_of, strip_col, student_frame,
 };
@@ -143,28 +145,6 @@ fn compare(ctx: &Context, expected: &[Expect], seen: &[Observation]) -> Comparis
         };
     }
     Comparison::Complete
-}
-
-/// The tolerance of a snapshot compared exactly or not.
-pub fn tolerance(exact: bool) -> f64 {
-    if exact {
-        0.0
-    } else {
-        check_protocol::TOLERANCE
-    }
-}
-
-/// The observations between `begin` and `end`, and whether both were made.
-pub(crate) fn body(observations: &[Observation]) -> (Vec<Observation>, bool, bool) {
-    let began = matches!(observations.first(), Some(Observation::Begin));
-    let ended = began && matches!(observations.last(), Some(Observation::End));
-    let body = observations
-        .iter()
-        .skip(usize::from(began))
-        .filter(|o| !matches!(o, Observation::End))
-        .cloned()
-        .collect();
-    (body, began, ended)
 }
 
 /// The observations of a run up to and including its first wrong value (a failed assertion or a

@@ -1,13 +1,13 @@
 //! Points follow what a check can tell: a function wrong in its core keeps at most half of its
 //! exercise's points under local grading.
 //!
-//! `cargo xtask check` plants every misconception (see [`crate::judge::misconception::plant_all`]); the
+//! `cargo xtask check` plants every misconception (see [`crate::judge::planting::plant_all`]); the
 //! checks it passes are the points a student with that mistake keeps. When they are more than
 //! half of the visible points of the misconception's exercise, the checks cannot tell the mistake
 //! from a working function well enough, and `check` says so.
 
 use crate::course::Lesson;
-use crate::judge::misconception::Outcome;
+use crate::judge::planting::Outcome;
 
 /// The points a misconception that fails `failed` keeps of the visible checks of `exercise`, and
 /// that exercise's visible points: `(kept, total)`.

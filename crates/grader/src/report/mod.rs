@@ -1,5 +1,6 @@
 //! The grade report and its formats: `human` (a table per lesson), `json`, `gradescope`, `junit`.
 
+pub mod blame;
 pub mod student_text;
 pub mod style;
 

@@ -6,11 +6,13 @@
 //! * [`seed`]: a student's seed for one exercise, HMAC-SHA256(secret, lesson ‖ exercise ‖ id).
 //! * [`reference`]: the trusted run of the same checks against the reference solution with the
 //!   same seeds, whose observations are the expected ones.
+//! * [`planted`]: misconceptions planted into that run, to name the one a failure matches.
 //!
 //! The seeds reach the check processes at run time only (`check_protocol::VARIANT_ENV`), never
 //! the build, so no code can be compiled against them. Grading without variants (a student's
 //! local grade: no secret, no solutions) leaves the variant checks out, as a handout does.
 
+pub mod planted;
 pub mod reference;
 pub mod secret;
 pub mod seed;

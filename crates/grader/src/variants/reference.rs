@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The module of the `lessonNN_hidden` targets holding the variant checks (`variants.rs`).
-const MODULE: &str = "variants";
+pub(crate) const MODULE: &str = "variants";
 
 /// How long the reference run of one lesson's variant checks may take.
 const LIMIT: Duration = Duration::from_secs(60);
@@ -27,6 +27,8 @@ pub struct Observed {
     pub expected: Expected,
     /// Per variant check: the shapes it drew.
     pub shapes: HashMap<String, String>,
+    /// The reference executable that observed it (misconceptions are planted into it).
+    pub exe: PathBuf,
 }
 
 /// The reference solutions' hidden-check executables of `lessons`, built from the instructors'
@@ -82,7 +84,10 @@ pub fn run(exe: &Path, checks: &[&str], seeds: &str) -> Result<Observed> {
     let full: Vec<&str> = names.iter().map(|(full, _)| full.as_str()).collect();
     let out = runner.run_tests(exe, &full, LIMIT);
     let blocks = split(&out.observations);
-    let mut observed = Observed::default();
+    let mut observed = Observed {
+        exe: exe.to_path_buf(),
+        ..Observed::default()
+    };
     for (k, (_, check)) in names.iter().enumerate() {
         let Some(Some(block)) = blocks.get(k) else {
             bail!(

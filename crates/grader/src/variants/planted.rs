@@ -1,0 +1,125 @@
+//! Misconceptions recognised in variant checks: their inputs are drawn per student, so no record
+//! can be blessed for them. When one fails, each misconception that could cause it is planted
+//! into the reference run, with the student's seed, and what it observes becomes a record the
+//! student's failure is matched with, as the blessed records are for fixed checks.
+
+use crate::course::{Check, Lesson};
+use crate::judge::misconception::Record;
+use crate::judge::{Context, up_to_first_wrong};
+use crate::run::Runner;
+use crate::variants::reference::{MODULE, Observed};
+use anyhow::Result;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// The failed variant checks of one lesson, with its reference run.
+#[derive(Debug)]
+pub struct Failed<'a> {
+    /// The lesson.
+    pub lesson: &'a Lesson,
+    /// Its reference run with the student's seeds (the executable and what each check observes).
+    pub observed: &'a Observed,
+    /// Its variant checks that failed.
+    pub checks: Vec<&'a Check>,
+}
+
+/// The misconceptions of `lesson` that can fail `check`: those of its own exercise and of the
+/// exercises it needs.
+fn suspects<'l>(lesson: &'l Lesson, check: &Check) -> impl Iterator<Item = &'l str> {
+    let own = lesson
+        .exercises
+        .iter()
+        .find(|e| e.checks.iter().any(|c| c.name == check.name))
+        .map(|e| e.name.clone());
+    let needs = check.needs.clone();
+    lesson
+        .misconceptions
+        .iter()
+        .filter(move |m| own.as_deref() == Some(m.exercise.as_str()) || needs.contains(&m.exercise))
+        .map(|m| m.id.as_str())
+}
+
+/// Per entry of `failed`: the records of its suspect misconceptions, each planted into the
+/// reference executable and run with `seeds` (the student's), `workers` runs at a time, none in
+/// the sandbox and none running the student's code.
+pub fn records(
+    failed: &[Failed],
+    seeds: &str,
+    timeout: Duration,
+    workers: usize,
+) -> Result<Vec<Vec<Record>>> {
+    // One runner per misconception planted (a runner plants one), shared by its checks.
+    let mut runners: Vec<(usize, &str, Runner)> = Vec::new();
+    let mut jobs: Vec<(usize, usize, &Check)> = Vec::new();
+    for (k, f) in failed.iter().enumerate() {
+        for check in &f.checks {
+            for id in suspects(f.lesson, check) {
+                let at = match runners.iter().position(|(l, m, _)| *l == k && *m == id) {
+                    Some(at) => at,
+                    None => {
+                        let mut runner = Runner::new(false, false)?;
+                        runner.plant = Some(id.to_owned());
+                        runner.variant_seeds = Some(seeds.to_owned());
+                        runners.push((k, id, runner));
+                        runners.len() - 1
+                    }
+                };
+                jobs.push((k, at, check));
+            }
+        }
+    }
+    let out = Mutex::new(vec![Vec::new(); failed.len()]);
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..workers.clamp(1, jobs.len().max(1)) {
+            s.spawn(|| {
+                while let Some(&(k, at, check)) = jobs.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    let (_, id, runner) = &runners[at];
+                    let observed = failed[k].observed;
+                    let full = format!("{MODULE}::{}", check.name);
+                    let run = runner.run_tests(&observed.exe, &[full.as_str()], timeout);
+                    let ctx = Context {
+                        expected: observed.expected.checks.get(&check.name).map(Vec::as_slice),
+                        snapshots: &observed.expected.snapshots,
+                        student_src: "",
+                        misconceptions: &[],
+                        check: &check.name,
+                    };
+                    if let Some(observations) = up_to_first_wrong(&ctx, &run.observations) {
+                        out.lock().expect("no planted run panics")[k].push(Record {
+                            misconception: (*id).to_owned(),
+                            check: check.name.clone(),
+                            observations,
+                        });
+                    }
+                }
+            });
+        }
+    });
+    Ok(out.into_inner().expect("no planted run panics"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_check_suspects_its_exercises_misconceptions_and_those_of_what_it_needs() {
+        let lesson = crate::course::fixture().lessons.remove(0);
+        let check = |name: &str| {
+            lesson
+                .exercises
+                .iter()
+                .flat_map(|e| &e.checks)
+                .find(|c| c.name == name)
+                .unwrap()
+                .clone()
+        };
+        let of = |name: &str| suspects(&lesson, &check(name)).collect::<Vec<_>>();
+        assert_eq!(of("m1"), ["split-a", "split-b", "merge-a"]);
+        assert_eq!(of("m2"), ["merge-a"]);
+        assert_eq!(of("s1"), ["split-a", "split-b"]);
+        assert!(of("h1").contains(&"merge-a") && !of("h1").contains(&"split-a"));
+    }
+}
