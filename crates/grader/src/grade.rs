@@ -3,9 +3,9 @@
 //! [`plan`](crate::plan) → [`build`](crate::build) → [`list`](crate::run::list_tests) →
 //! [`run`](crate::run) → [`judge`](crate::judge) → [`report`](crate::report).
 
-use crate::build::freshness::{Listed, Recorded, Stamp};
+use crate::build::reuse::{Listed, Recorded, Stamp};
 use crate::build::{Built, build};
-use crate::course::{Course, Lesson};
+use crate::course::{Course, Lesson, Side};
 use crate::judge::verdict::{Origin, Status, Verdict, origin, panic_of};
 use crate::judge::{Context, judge};
 use crate::plan::{LessonPlan, Selection, plan};
@@ -49,9 +49,9 @@ pub struct Options {
     /// executable together and reruns alone those it cannot tell apart (see [`crate::run::grouped`]);
     /// sandboxed grading always isolates.
     pub isolate: bool,
-    /// Lesson builds shared by the submissions of one class run (see [`crate::build::class_cache`]);
+    /// Lesson builds shared by the submissions of one class run (see [`crate::build::reuse::class`]);
     /// used by sandboxed builds only.
-    pub build_cache: Option<std::sync::Arc<crate::build::class_cache::BuildCache>>,
+    pub build_cache: Option<std::sync::Arc<crate::build::reuse::BuildCache>>,
     /// Run the variant checks with this student's inputs (official grading, and the reference
     /// solutions with [`crate::variants::LOCAL_ID`]); `None` leaves them out (local grading).
     pub variants: Option<String>,
@@ -425,7 +425,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
     let bar = progress(opts.progress, lessons.len());
     // Local builds skip cargo when nothing they read changed (see `freshness`).
     let stamp = (!opts.sandboxed_build)
-        .then(|| Stamp::new(root, &lessons, opts.solutions, opts.target_dir.as_deref()));
+        .then(|| Stamp::new(root, &lessons, Side::from_solutions(opts.solutions), opts.target_dir.as_deref()));
     let build_limit = opts
         .build_timeout
         .unwrap_or(crate::build::SUBMISSION_BUILD_TIMEOUT);
@@ -441,7 +441,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
         Recorded::Stale(listed) => {
             let mut output = match &opts.build_cache {
                 Some(cache) if opts.sandboxed_build && sandboxed && !opts.solutions => {
-                    crate::build::class_cache::build(
+                    crate::build::build_shared(
                         cache,
                         root,
                         course,
@@ -453,7 +453,7 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
                 _ => build(
                     root,
                     &lessons,
-                    opts.solutions,
+                    Side::from_solutions(opts.solutions),
                     opts.target_dir.as_deref(),
                     (opts.sandboxed_build && sandboxed).then_some(build_limit),
                 )?,

@@ -6,8 +6,11 @@ pub mod handout;
 pub mod layout;
 pub mod manifest;
 pub mod stubs;
+pub mod side;
 pub mod suggest;
 pub mod tokens;
+
+pub use side::Side;
 
 use anyhow::{Context as _, Result};
 use serde::Deserialize;

@@ -14,7 +14,7 @@
 //! - everything else the build can read: the environment that changes cargo's output, the
 //!   workspace's manifest and lockfile, the toolchain file, `.cargo/`, everything under `crates/`,
 //!   cargo's and rustup's configuration above the course (see
-//!   [`crate::build::freshness::hash_workspace`]) and every lesson's manifest.
+//!   [`crate::build::content::hash_workspace`]) and every lesson's manifest.
 //!
 //! A later local build of a lesson whose key is kept runs those executables and leaves the lesson
 //! out of `cargo build`. The course's path is not part of the key: what a check reports does not
@@ -25,10 +25,12 @@
 //! the least recently used going first. Everything here happens under the build lock.
 //!
 //! Submissions never come here: their builds happen in the sandbox and decide by content there
-//! (within a class run, `build_cache` shares them).
+//! (within a class run, [`super::class`] shares them).
 
-use crate::build::CheckBinary;
-use crate::course::Lesson;
+use crate::build::content::{hash_file, hash_workspace};
+use crate::build::output::{Built, CheckBinary, identity};
+use std::collections::HashMap;
+use crate::course::{Lesson, Side};
 use hmac_sha256::Hash as Sha256;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -41,7 +43,7 @@ pub const KEEP: usize = 3;
 #[derive(Debug)]
 pub struct KeptBuilds {
     dir: PathBuf,
-    solutions: bool,
+    side: Side,
     /// The digest of everything a lesson's build reads outside its two crates.
     workspace: String,
 }
@@ -58,10 +60,10 @@ struct Record {
 const RECORD: &str = "record.json";
 
 impl KeptBuilds {
-    /// The kept builds in `target` of the course at `root` (its `solutions` or its exercises).
-    pub fn new(target: &Path, root: &Path, solutions: bool) -> Self {
+    /// The kept builds in `target` of the course at `root` (its `side`).
+    pub fn new(target: &Path, root: &Path, side: Side) -> Self {
         let mut hasher = Sha256::new();
-        crate::build::freshness::hash_workspace(root, &mut hasher);
+        hash_workspace(root, &mut hasher);
         // Every lesson's manifest: a member's features and dependencies reach the others' build.
         for side in ["exercises", "solutions"] {
             let mut manifests: Vec<PathBuf> = std::fs::read_dir(root.join(side))
@@ -72,31 +74,31 @@ impl KeptBuilds {
                 .collect();
             manifests.sort();
             for manifest in manifests {
-                crate::build::freshness::hash_file(root, &manifest, &mut hasher);
+                hash_file(root, &manifest, &mut hasher);
             }
         }
         Self {
             dir: target.join("xtask").join("kept"),
-            solutions,
+            side,
             workspace: crate::course::manifest::hex(&hasher.finalize()),
         }
     }
 
     /// The key of `lesson`'s build from files whose digest is `inputs` (see
-    /// `build::lesson_inputs`), by this grader's decisions ([`crate::build::DECISIONS`]).
+    /// `build::lesson_inputs`), by this grader's decisions ([`crate::build::content::DECISIONS`]).
     pub fn key(&self, lesson: &Lesson, inputs: &str) -> String {
         let text = format!(
             "{}\n{}\n{inputs}\n{}\n{}\n",
-            lesson.package(self.solutions),
+            lesson.package(self.side.is_solutions()),
             lesson.id,
             self.workspace,
-            crate::build::DECISIONS
+            crate::build::content::DECISIONS
         );
         crate::course::manifest::sha256_hex(text.as_bytes())[..32].to_owned()
     }
 
     fn entry(&self, lesson: &Lesson, key: &str) -> PathBuf {
-        self.dir.join(lesson.package(self.solutions)).join(key)
+        self.dir.join(lesson.package(self.side.is_solutions())).join(key)
     }
 
     /// The check executables and warnings kept under `key` for `lesson`, when every executable is
@@ -108,7 +110,7 @@ impl KeptBuilds {
         let mut bins = Vec::new();
         for (name, hidden, len, mtime) in record.executables {
             let exe = entry.join(&name);
-            let identity = crate::build::freshness::identity(&exe);
+            let identity = identity(&exe);
             // A plain name, the file as it was kept.
             if Path::new(&name).file_name() != Some(name.as_ref()) || identity != Some((len, mtime))
             {
@@ -155,7 +157,7 @@ impl KeptBuilds {
                 let link = partial.join(name);
                 let identity = std::fs::hard_link(&bin.exe, &link)
                     .ok()
-                    .and_then(|()| crate::build::freshness::identity(&link));
+                    .and_then(|()| identity(&link));
                 match identity {
                     Some((len, mtime)) => {
                         let name = name.to_string_lossy().into_owned();
@@ -206,6 +208,95 @@ fn evict(package: &Path, keep: usize) {
     }
 }
 
+/// The folder of `target` where local builds of the course at `root` (its exercises, or its
+/// side) keep their own links to their check executables: one per course copy and side.
+fn local_checks_dir(target: &Path, root: &Path, side: Side) -> PathBuf {
+    let side = if side.is_solutions() { "solutions" } else { "exercises" };
+    let hash = crate::course::layout::course_hash(root);
+    target.join("xtask").join(format!("checks-{side}-{hash}"))
+}
+
+/// Points every check executable of a local build of `root` at a link of its own in
+/// [`local_checks_dir`], still under the build lock. A later build of another copy of the course
+/// sharing the target folder (a shared `CARGO_TARGET_DIR`, the grader's tests) writes a new file
+/// for the executable it rebuilds in `target/debug/deps` (the linker renames a new file over the
+/// old one), so the link still names this build's file while its checks run after the lock is
+/// released, and the next warm grade ([`super::freshness`]) finds it unchanged. Where a link
+/// cannot be made the executable is copied; where neither works it runs from where cargo put it.
+///
+/// Folders of course copies that no longer exist (a deleted clone, a test's scratch copy) are
+/// removed here too: their links are the last names of old executables.
+pub(crate) fn link_executables(
+    built: &mut HashMap<String, Built>,
+    target: &Path,
+    root: &Path,
+    side: Side,
+) {
+    let dir = local_checks_dir(target, root, side);
+    prune_checks_dirs(&target.join("xtask"), &dir);
+    let key = crate::course::layout::course_key(root);
+    if std::fs::create_dir_all(&dir).is_err() || std::fs::write(dir.join(".root"), key).is_err() {
+        return;
+    }
+    for bins in built.values_mut() {
+        let Built::Ok(bins) = bins else { continue };
+        for bin in bins {
+            let Some(name) = bin.exe.file_name() else {
+                continue;
+            };
+            let link = dir.join(name);
+            let new = dir.join(format!(".new-{}", name.to_string_lossy()));
+            let _ = std::fs::remove_file(&new);
+            let made = std::fs::hard_link(&bin.exe, &new)
+                .or_else(|_| std::fs::copy(&bin.exe, &new).map(drop))
+                .and_then(|()| std::fs::rename(&new, &link));
+            // Renaming a link over another link of the same file leaves both names.
+            let _ = std::fs::remove_file(&new);
+            if made.is_ok() {
+                bin.identity = identity(&link);
+                bin.exe = link;
+            }
+        }
+    }
+}
+
+/// Removes the `checks-<side>-<course hash>` folders of `xtask_dir` (but `keep`) whose course copy
+/// is gone, with that copy's freshness records (`fresh-<course hash>-*.json`, see
+/// [`super::freshness`]) and records named the way earlier versions named them (`fresh-<key>.json`,
+/// never read again).
+fn prune_checks_dirs(xtask_dir: &Path, keep: &Path) {
+    let Ok(entries) = std::fs::read_dir(xtask_dir) else {
+        return;
+    };
+    let mut gone_courses = Vec::new();
+    let mut records = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(rest) = name.strip_prefix("fresh-") {
+            records.push((path, rest.to_owned()));
+            continue;
+        }
+        if path == keep || !name.starts_with("checks-") {
+            continue;
+        }
+        let gone = std::fs::read_to_string(path.join(".root"))
+            .map_or(true, |root| !Path::new(&root).exists());
+        if gone {
+            let _ = std::fs::remove_dir_all(&path);
+            if let Some((_, hash)) = name.rsplit_once('-') {
+                gone_courses.push(format!("{hash}-"));
+            }
+        }
+    }
+    for (path, rest) in records {
+        let old_name = !rest.trim_end_matches(".json").contains('-');
+        if old_name || gone_courses.iter().any(|c| rest.starts_with(c.as_str())) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,7 +328,7 @@ mod tests {
         let exe = dir.join(name);
         std::fs::write(&exe, bytes).unwrap();
         CheckBinary {
-            identity: crate::build::freshness::identity(&exe),
+            identity: identity(&exe),
             exe,
             hidden,
         }
@@ -255,7 +346,7 @@ mod tests {
         let course = course();
         let (l1, l2) = (&course.lessons[0], &course.lessons[1]);
         let key = |root: &Path, solutions: bool, lesson: &Lesson, inputs: &str| {
-            KeptBuilds::new(target.path(), root, solutions).key(lesson, inputs)
+            KeptBuilds::new(target.path(), root, Side::from_solutions(solutions)).key(lesson, inputs)
         };
         let base = key(a.path(), false, l1, "d1");
         // Another copy of the same course: the same key.
@@ -301,7 +392,7 @@ mod tests {
         }
 
         fn kept(&self) -> KeptBuilds {
-            KeptBuilds::new(self.target.path(), self.root.path(), false)
+            KeptBuilds::new(self.target.path(), self.root.path(), Side::Exercises)
         }
     }
 
