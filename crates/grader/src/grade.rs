@@ -424,8 +424,14 @@ pub fn grade_detailed(root: &Path, course: &Course, opts: &Options) -> Result<Gr
 
     let bar = progress(opts.progress, lessons.len());
     // Local builds skip cargo when nothing they read changed (see `freshness`).
-    let stamp = (!opts.sandboxed_build)
-        .then(|| Stamp::new(root, &lessons, Side::from_solutions(opts.solutions), opts.target_dir.as_deref()));
+    let stamp = (!opts.sandboxed_build).then(|| {
+        Stamp::new(
+            root,
+            &lessons,
+            Side::from_solutions(opts.solutions),
+            opts.target_dir.as_deref(),
+        )
+    });
     let build_limit = opts
         .build_timeout
         .unwrap_or(crate::build::SUBMISSION_BUILD_TIMEOUT);

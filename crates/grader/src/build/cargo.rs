@@ -5,8 +5,8 @@
 use std::process::Command;
 
 use anyhow::{Context as _, Result};
-use std::path::PathBuf;
 use std::path::Path;
+use std::path::PathBuf;
 
 /// A `cargo` command with no arguments yet.
 pub fn command() -> Command {

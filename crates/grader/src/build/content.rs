@@ -163,7 +163,6 @@ pub fn hash_file(root: &Path, path: &Path, hasher: &mut Sha256) {
     }
 }
 
-
 /// The class-run key of each lesson of `lessons` in the grading copy `root` of `course`: its
 /// student sources and every other file of the copy but the student sources of all lessons;
 /// `None` (never shared) when a file it covers cannot be read.
@@ -190,4 +189,75 @@ pub(crate) fn class_keys(
             Some(crate::course::manifest::sha256_hex(key.as_bytes())[..32].to_owned())
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lessons_build_inputs_are_what_each_crate_compiles_without_snapshots_or_stubs() {
+        let root = tempfile::tempdir().unwrap();
+        let lesson = crate::course::fixture().lessons.remove(0);
+        let files = [
+            (false, "src/exercises.rs"),
+            (false, "tests/checks.rs"),
+            (false, "tests/snapshots/a.snap"),
+            (false, "src/b.rs.snap.new"),
+            (false, ".stubs/exercises.rs"),
+            // Compiled if a module names them: folders of those names elsewhere count.
+            (false, "src/snapshots/code.rs"),
+            (false, "src/.stubs/code.rs"),
+            (true, "src/exercises.rs"),
+            (true, "tests/lesson01.rs"),
+            (true, "tests/hidden/checks.rs"),
+            (true, "tests/hidden/snapshots/b.snap"),
+        ];
+        for (side, rel) in files {
+            let path = lesson.crate_dir(root.path(), side).join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, rel).unwrap();
+        }
+        let listed = |solutions: bool| -> Vec<String> {
+            lesson_inputs(root.path(), &lesson, Side::from_solutions(solutions))
+                .into_iter()
+                .map(|(rel, bytes)| {
+                    assert!(rel.ends_with(std::str::from_utf8(&bytes).unwrap()));
+                    rel
+                })
+                .collect()
+        };
+        let d = &lesson.dir;
+        let paths = |side: &str, files: &[&str]| -> Vec<String> {
+            files.iter().map(|f| format!("{side}/{d}/{f}")).collect()
+        };
+        let exercises_own = paths(
+            "exercises",
+            &[
+                "src/.stubs/code.rs",
+                "src/exercises.rs",
+                "src/snapshots/code.rs",
+                "tests/checks.rs",
+            ],
+        );
+        // The exercises' crate: its own files and the hidden checks, none of the solutions' own.
+        let hidden = paths("solutions", &["tests/hidden/checks.rs"]);
+        assert_eq!(listed(false), [exercises_own.clone(), hidden].concat());
+        // The solutions' crate: both crates.
+        let solutions_own = paths(
+            "solutions",
+            &[
+                "src/exercises.rs",
+                "tests/hidden/checks.rs",
+                "tests/lesson01.rs",
+            ],
+        );
+        assert_eq!(
+            listed(true),
+            [exercises_own.clone(), solutions_own].concat()
+        );
+        // Without `solutions/` (a handout), the exercises' inputs are their own files.
+        std::fs::remove_dir_all(lesson.crate_dir(root.path(), true)).unwrap();
+        assert_eq!(listed(false), exercises_own);
+    }
 }

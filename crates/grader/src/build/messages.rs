@@ -318,3 +318,87 @@ impl Reader<'_> {
         Built::Failed(format!("{missing}:\n{why}"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_errors_are_trimmed() {
+        let text = (1..=20)
+            .map(|i| format!("line {i}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let t = trim_error(&text, 3);
+        assert_eq!(t, "line 1\nline 2\nline 3\n   ...");
+        assert_eq!(trim_error("one\n", 3), "one");
+    }
+
+    #[test]
+    fn a_submission_sees_errors_that_quote_only_public_files() {
+        let lesson = crate::course::fixture().lessons.remove(0);
+        let root = Path::new("/tmp/xtask-build-copy");
+        let own = format!("exercises/{}/src/exercises.rs", lesson.dir);
+        let hidden = "solutions/x/tests/hidden/checks.rs";
+        let span = |file: &str, primary: bool| serde_json::json!({"file_name": file, "is_primary": primary});
+        // An error at `primary`, with a note at `note` (when given).
+        let diag = |primary: &str, note: Option<serde_json::Value>| -> Diagnostic {
+            serde_json::from_value(serde_json::json!({
+                "level": "error",
+                "message": "mismatched types",
+                "spans": [span(primary, true)],
+                "children": note.map(|n| vec![serde_json::json!({"level": "note", "spans": [n]})]).unwrap_or_default(),
+            }))
+            .unwrap()
+        };
+        let shown = |d: &Diagnostic| in_student_files(d, &lesson, root);
+        let note = |file: &str| Some(span(file, true));
+        assert!(shown(&diag(&own, None)));
+        assert!(shown(&diag(&format!("{}/{own}", root.display()), None)));
+        // The student's own files, reached through `..`, are still theirs; a hidden check is not.
+        assert!(shown(&diag(
+            &format!("exercises/{0}/src/../src/exercises.rs", lesson.dir),
+            None
+        )));
+        let through = format!("exercises/{}/src/../../../{hidden}", lesson.dir);
+        assert!(!shown(&diag(&through, None)));
+        assert!(!shown(&diag(hidden, None)));
+        // Notes: the handout's sources, the registry's and the standard library's are public.
+        assert!(shown(&diag(&own, note("crates/attention/src/softmax.rs"))));
+        let (cargo_home, _) = crate::build::cargo::toolchain_homes();
+        let registry = cargo_home.join("registry/src/index/ndarray-0.17.2/src/lib.rs");
+        assert!(shown(&diag(&own, note(&registry.to_string_lossy()))));
+        assert!(shown(&diag(
+            &own,
+            note("/rustc/0123abc/library/core/src/cmp.rs")
+        )));
+        assert!(shown(&diag(&own, note("<built-in>"))));
+        // ... the hidden checks, the course file and other ways into the copy are not.
+        assert!(!shown(&diag(&own, note(&through))));
+        assert!(!shown(&diag(&own, note(hidden))));
+        assert!(!shown(&diag(&own, note("course.toml"))));
+        assert!(!shown(&diag(
+            &own,
+            note(&format!("/proc/self/cwd/{hidden}"))
+        )));
+        assert!(!shown(&diag(
+            &own,
+            note(&format!("{}/{hidden}", root.display()))
+        )));
+        let escape = format!("{}/../../{}", cargo_home.join("registry").display(), hidden);
+        assert!(!shown(&diag(&own, note(&escape))));
+        // ... nor a macro's definition there.
+        let expanded = serde_json::json!({
+            "file_name": own, "is_primary": true,
+            "expansion": {"span": span(&own, false), "def_site_span": span(&through, false)},
+        });
+        assert!(!shown(&diag(&own, Some(expanded))));
+    }
+
+    #[test]
+    fn warning_summaries_are_not_warnings() {
+        assert!(super::is_summary("2 warnings emitted"));
+        assert!(super::is_summary("1 warning emitted"));
+        assert!(!super::is_summary("unused variable: `x`"));
+    }
+}

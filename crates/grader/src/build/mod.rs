@@ -119,7 +119,13 @@ fn build_reusing(
     }
     if sandboxed && pending.is_empty() {
         let private = reuse.place(&mut reused, None)?.map(std::sync::Arc::new);
-        return Ok(with_reused(BuildOutput { private, ..BuildOutput::default() }, reused));
+        return Ok(with_reused(
+            BuildOutput {
+                private,
+                ..BuildOutput::default()
+            },
+            reused,
+        ));
     }
     // Every build of the grader takes turns on its target directory; a sandboxed build compiles
     // in the target folder's fixed copy of the grading copy `graded`.
@@ -137,7 +143,10 @@ fn build_reusing(
         .collect();
     let mut decided: Vec<&Inputs> = Vec::new();
     for lesson in &inputs {
-        match (!sandboxed).then(|| reuse.lookup(lesson.lesson, Some(&lesson.digest))).flatten() {
+        match (!sandboxed)
+            .then(|| reuse.lookup(lesson.lesson, Some(&lesson.digest)))
+            .flatten()
+        {
             Some(build) => reused.push((lesson.lesson, build)),
             None => decided.push(lesson),
         }
@@ -189,7 +198,12 @@ fn record(reuse: &Reuse, built: &[&Inputs], output: &BuildOutput) -> Result<()> 
     for inputs in built {
         let id = &inputs.lesson.id;
         let warnings = output.warnings.get(id).map_or(&[][..], Vec::as_slice);
-        reuse.record(inputs.lesson, &inputs.digest, output.lessons.get(id), warnings)?;
+        reuse.record(
+            inputs.lesson,
+            &inputs.digest,
+            output.lessons.get(id),
+            warnings,
+        )?;
     }
     Ok(())
 }
@@ -237,4 +251,32 @@ fn take_build_lock(target: &Path) -> Result<std::fs::File> {
     lock.lock()
         .with_context(|| format!("cannot lock {}", path.display()))?;
     Ok(lock)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_build_copy_mirrors_the_grading_copy_and_keeps_its_path() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        assert_eq!(build_copy(a.path()), build_copy(a.path()));
+        assert_ne!(build_copy(a.path()), build_copy(b.path()));
+        std::fs::create_dir_all(a.path().join("exercises/l/src")).unwrap();
+        std::fs::write(a.path().join("exercises/l/src/lib.rs"), "new").unwrap();
+        let to = b.path().join("copy");
+        std::fs::create_dir_all(to.join("exercises/old")).unwrap();
+        std::fs::write(to.join("exercises/old/stale.rs"), "left over").unwrap();
+        mirror(a.path(), &to).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&to).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "the build copy is private");
+        }
+        assert_eq!(
+            crate::fsutil::files_under(&to, &to, &|_, _| false),
+            vec!["exercises/l/src/lib.rs".to_owned()]
+        );
+    }
 }

@@ -53,7 +53,9 @@ pub fn identity(path: &Path) -> Option<(u64, u128)> {
 
 /// Copies every check executable of `built` into a private folder (still under the build lock)
 /// and points `built` at the copies.
-pub(crate) fn keep_executables(built: &mut HashMap<String, Built>) -> Result<crate::fsutil::TempDir> {
+pub(crate) fn keep_executables(
+    built: &mut HashMap<String, Built>,
+) -> Result<crate::fsutil::TempDir> {
     let private = crate::fsutil::scratch_dir("checks")?;
     for bins in built.values_mut() {
         let Built::Ok(bins) = bins else { continue };
@@ -81,4 +83,35 @@ pub(crate) fn copy_executables(bins: &[CheckBinary], dir: &Path) -> Result<Vec<C
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_keeps_private_copies_of_its_executables() {
+        let target = tempfile::tempdir().unwrap();
+        let exe = target.path().join("lesson02-0123");
+        std::fs::write(&exe, "this student's checks").unwrap();
+        let mut built = HashMap::from([(
+            "lesson02".to_owned(),
+            Built::Ok(vec![CheckBinary {
+                exe: exe.clone(),
+                hidden: false,
+                identity: None,
+            }]),
+        )]);
+        let private = keep_executables(&mut built).unwrap();
+        // The next submission's build replaces the executable in the shared folder.
+        std::fs::write(&exe, "the next student's checks").unwrap();
+        let Built::Ok(bins) = &built["lesson02"] else {
+            panic!("still built")
+        };
+        assert!(bins[0].exe.starts_with(private.path()));
+        assert_eq!(
+            std::fs::read_to_string(&bins[0].exe).unwrap(),
+            "this student's checks"
+        );
+    }
 }

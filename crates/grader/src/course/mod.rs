@@ -5,8 +5,8 @@ pub mod expected;
 pub mod handout;
 pub mod layout;
 pub mod manifest;
-pub mod stubs;
 pub mod side;
+pub mod stubs;
 pub mod suggest;
 pub mod tokens;
 

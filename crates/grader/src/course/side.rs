@@ -12,7 +12,11 @@ pub enum Side {
 impl Side {
     /// `Solutions` when `solutions` is true.
     pub fn from_solutions(solutions: bool) -> Self {
-        if solutions { Self::Solutions } else { Self::Exercises }
+        if solutions {
+            Self::Solutions
+        } else {
+            Self::Exercises
+        }
     }
 
     /// True for the reference solutions.

@@ -94,8 +94,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("probe");
         let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
-        cmd.args(["--exact", "report::style::tests::stdout_probe", "--test-threads=1"])
-            .env(PROBE, &out);
+        cmd.args([
+            "--exact",
+            "report::style::tests::stdout_probe",
+            "--test-threads=1",
+        ])
+        .env(PROBE, &out);
         for var in ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"] {
             cmd.env_remove(var);
         }

@@ -4,9 +4,9 @@
 //! student code. What it observes is what the student's run of each variant check must observe.
 
 use crate::build::reuse::{Recorded, Stamp};
-use crate::course::Side;
 use crate::build::{BuildOutput, Built, build};
 use crate::course::Lesson;
+use crate::course::Side;
 use crate::course::expected::{Expect, Expected};
 use crate::run::Runner;
 use anyhow::{Result, anyhow, bail};

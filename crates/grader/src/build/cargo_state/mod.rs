@@ -31,7 +31,10 @@ pub(crate) fn forget_earlier_submissions(
     let same = |id: &str| {
         building.iter().any(|inputs| {
             inputs.lesson.id == id
-                && std::fs::read_to_string(records.join(inputs.lesson.package(Side::Exercises.is_solutions()))).ok()
+                && std::fs::read_to_string(
+                    records.join(inputs.lesson.package(Side::Exercises.is_solutions())),
+                )
+                .ok()
                     == Some(inputs.digest.clone())
         })
     };

@@ -17,8 +17,8 @@
 
 use crate::build::content::{hash_tree, hash_workspace};
 use crate::build::output::{BuildOutput, Built, CheckBinary, identity};
-use crate::course::{Lesson, Side};
 use crate::course::manifest::hex;
+use crate::course::{Lesson, Side};
 use hmac_sha256::Hash as Sha256;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -105,12 +105,7 @@ impl Listed {
 impl Stamp {
     /// Hashes the inputs of building `lessons` (their `side`) into `target_dir`, and
     /// names the record's file.
-    pub fn new(
-        root: &Path,
-        lessons: &[&Lesson],
-        side: Side,
-        target_dir: Option<&Path>,
-    ) -> Self {
+    pub fn new(root: &Path, lessons: &[&Lesson], side: Side, target_dir: Option<&Path>) -> Self {
         let mut key = Sha256::new();
         key.update(root.to_string_lossy().as_bytes());
         key.update(format!("{target_dir:?} {}", side.is_solutions()).as_bytes());
@@ -302,7 +297,7 @@ mod tests {
         let exe = root.join("check-bin");
         std::fs::write(&exe, "binary").unwrap();
         let lessons: Vec<&Lesson> = course.lessons.iter().collect();
-        let stamp = || Stamp::new(root, &lessons, false, None);
+        let stamp = || Stamp::new(root, &lessons, Side::Exercises, None);
         // The executable as built now.
         let built = || {
             Built::Ok(vec![CheckBinary {
@@ -373,7 +368,7 @@ mod tests {
         let root = root.path();
         let course = one_lesson_course(root);
         let lessons: Vec<&Lesson> = course.lessons.iter().collect();
-        let stamp = || Stamp::new(root, &lessons, false, None);
+        let stamp = || Stamp::new(root, &lessons, Side::Exercises, None);
         let (exe, kept) = (root.join("check-bin"), root.join("kept"));
         std::fs::create_dir_all(&kept).unwrap();
         // Builds the executable anew with `bytes` (keeping a link to it as `kept/<bytes>`) and

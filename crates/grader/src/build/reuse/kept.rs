@@ -29,10 +29,10 @@
 
 use crate::build::content::{hash_file, hash_workspace};
 use crate::build::output::{Built, CheckBinary, identity};
-use std::collections::HashMap;
 use crate::course::{Lesson, Side};
 use hmac_sha256::Hash as Sha256;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// How many builds of one package are kept: the current one, and two more (the copy graded
@@ -98,7 +98,9 @@ impl KeptBuilds {
     }
 
     fn entry(&self, lesson: &Lesson, key: &str) -> PathBuf {
-        self.dir.join(lesson.package(self.side.is_solutions())).join(key)
+        self.dir
+            .join(lesson.package(self.side.is_solutions()))
+            .join(key)
     }
 
     /// The check executables and warnings kept under `key` for `lesson`, when every executable is
@@ -211,7 +213,11 @@ fn evict(package: &Path, keep: usize) {
 /// The folder of `target` where local builds of the course at `root` (its exercises, or its
 /// side) keep their own links to their check executables: one per course copy and side.
 fn local_checks_dir(target: &Path, root: &Path, side: Side) -> PathBuf {
-    let side = if side.is_solutions() { "solutions" } else { "exercises" };
+    let side = if side.is_solutions() {
+        "solutions"
+    } else {
+        "exercises"
+    };
     let hash = crate::course::layout::course_hash(root);
     target.join("xtask").join(format!("checks-{side}-{hash}"))
 }
@@ -346,7 +352,8 @@ mod tests {
         let course = course();
         let (l1, l2) = (&course.lessons[0], &course.lessons[1]);
         let key = |root: &Path, solutions: bool, lesson: &Lesson, inputs: &str| {
-            KeptBuilds::new(target.path(), root, Side::from_solutions(solutions)).key(lesson, inputs)
+            KeptBuilds::new(target.path(), root, Side::from_solutions(solutions))
+                .key(lesson, inputs)
         };
         let base = key(a.path(), false, l1, "d1");
         // Another copy of the same course: the same key.
@@ -462,5 +469,87 @@ mod tests {
         assert_eq!(kept_now, expected);
         // Another package's builds are its own.
         assert!(kept.take(l2, &other).is_some());
+    }
+}
+
+#[cfg(test)]
+mod link_tests {
+    use super::*;
+
+    #[test]
+    fn local_builds_run_their_own_links_of_the_executables() {
+        let target = tempfile::tempdir().unwrap();
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let deps = target.path().join("debug/deps");
+        std::fs::create_dir_all(&deps).unwrap();
+        let exe = deps.join("lesson02-0123");
+        // The linker writes a new file and renames it over the old one.
+        let link_new = |text: &str| {
+            std::fs::write(deps.join("tmp"), text).unwrap();
+            std::fs::rename(deps.join("tmp"), &exe).unwrap();
+        };
+        let built = || {
+            HashMap::from([(
+                "lesson02".to_owned(),
+                Built::Ok(vec![CheckBinary {
+                    exe: exe.clone(),
+                    hidden: false,
+                    identity: identity(&exe),
+                }]),
+            )])
+        };
+        let exe_of = |built: &HashMap<String, Built>| match &built["lesson02"] {
+            Built::Ok(bins) => (bins[0].exe.clone(), bins[0].identity),
+            Built::Failed(e) => panic!("{e}"),
+        };
+        link_new("copy a's checks");
+        let mut of_a = built();
+        link_executables(&mut of_a, target.path(), a.path(), Side::Exercises);
+        let (a_exe, a_identity) = exe_of(&of_a);
+        // Copy b rebuilds the lesson in the shared folder; copy a still runs its own build.
+        link_new("copy b's checks, longer");
+        let mut of_b = built();
+        link_executables(&mut of_b, target.path(), b.path(), Side::Exercises);
+        let (b_exe, _) = exe_of(&of_b);
+        assert_ne!(a_exe, b_exe);
+        assert_eq!(std::fs::read_to_string(&a_exe).unwrap(), "copy a's checks");
+        assert_eq!(identity(&a_exe), a_identity);
+        assert_eq!(
+            std::fs::read_to_string(&b_exe).unwrap(),
+            "copy b's checks, longer"
+        );
+        // The solutions of copy a keep links apart from its exercises.
+        let mut solutions = built();
+        link_executables(&mut solutions, target.path(), a.path(), Side::Solutions);
+        assert_ne!(exe_of(&solutions).0, a_exe);
+        // Linking the same build again leaves one name for it.
+        let mut again = built();
+        link_executables(&mut again, target.path(), b.path(), Side::Exercises);
+        assert_eq!(exe_of(&again).0, b_exe);
+        let names = crate::fsutil::files_under(
+            b_exe.parent().unwrap(),
+            b_exe.parent().unwrap(),
+            &|_, _| false,
+        );
+        assert_eq!(names, [".root", "lesson02-0123"]);
+        // A copy that is gone loses its folder and its freshness records at the next local build;
+        // records of old versions' naming go too, the other copy's stay.
+        let a_dir = a_exe.parent().unwrap().to_path_buf();
+        let xtask = target.path().join("xtask");
+        let record = |root: &Path, key: &str| {
+            let hash = crate::course::layout::course_hash(root);
+            let file = xtask.join(format!("fresh-{hash}-{key}.json"));
+            std::fs::write(&file, "{}").unwrap();
+            file
+        };
+        let (a_record, b_record) = (record(a.path(), "00aa"), record(b.path(), "00bb"));
+        let old_record = xtask.join("fresh-0123456789abcdef.json");
+        std::fs::write(&old_record, "{}").unwrap();
+        drop(a);
+        link_executables(&mut built(), target.path(), b.path(), Side::Exercises);
+        assert!(!a_dir.exists());
+        assert!(b_exe.exists());
+        assert!(!a_record.exists() && !old_record.exists());
+        assert!(b_record.exists());
     }
 }
