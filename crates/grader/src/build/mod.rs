@@ -117,7 +117,8 @@ fn build_reusing(
             None => pending.push(lesson),
         }
     }
-    if sandboxed && pending.is_empty() {
+    // A class run whose lessons were all built before runs no cargo at all.
+    if pending.is_empty() && matches!(reuse, Reuse::Class { .. }) {
         let private = reuse.place(&mut reused, None)?.map(std::sync::Arc::new);
         return Ok(with_reused(
             BuildOutput {

@@ -14,7 +14,7 @@ pub struct CheckBinary {
     /// True for the hidden checks' target.
     pub hidden: bool,
     /// Its size and modification time right after the build, taken under the build lock (see
-    /// [`crate::build::freshness`]); `None` when it could not be read.
+    /// [`crate::build::reuse::freshness`]); `None` when it could not be read.
     pub identity: Option<(u64, u128)>,
 }
 

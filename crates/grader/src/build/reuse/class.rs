@@ -1,24 +1,7 @@
-//! Within one class run (`grade --submissions`), submissions whose sources of a lesson are the same
-//! share that lesson's build.
-//!
-//! A class holds many copies of the same lesson crate: every student who left a lesson as handed
-//! out, archives of the same work. The shared target folder already reuses a build when the
-//! previous submission had the same sources (see [`crate::build::cargo_state`]), but any other
-//! submission in between makes cargo rebuild. This cache keeps, for the length of the run, the
-//! check executables of every lesson a sandboxed build produced, under a key naming everything the
-//! build read:
-//! the lesson, the SHA-256 of its student sources in the grading copy (after the grader's own
-//! changes, such as replacing a crate that uses `unsafe`), and of every other file of the grading
-//! copy except the student sources of all lessons (the checks, the core, the lock file, the course
-//! file). A submission whose lessons are all in the cache runs no cargo at all.
-//!
-//! Only successful builds are kept; a build that failed is tried again. The cache lives in a
-//! private scratch folder of the grader, which neither sandboxed builds nor checks can write; a
-//! grade runs its own copies of the cached executables in its own private folder (as it runs
-//! copies of the ones it built), so no check can read another student's executables. Each copy is
-//! also checked against the SHA-256 its executable had when it was kept, so that even a check that
-//! got out of its sandbox could not have a later student graded with its code: a kept build that
-//! changed is forgotten and the lesson built again.
+//! Within one class run (`grade --submissions`), submissions with the same sources of a lesson share
+//! its build: the target folder alone reuses only the previous submission's. Kept in the grader's
+//! private scratch folder, copied for each grade and checked against the SHA-256 taken when kept,
+//! so no check can read or replace another student's executables.
 
 use crate::build::output::CheckBinary;
 use anyhow::{Context as _, Result};

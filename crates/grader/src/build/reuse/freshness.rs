@@ -1,19 +1,6 @@
-//! Skips `cargo build` (and listing the checks) in local grading when nothing it reads changed.
-//!
-//! Cargo's own no-op build is a large part of a warm grade. Before building, the
-//! grader hashes the contents of every file a lesson build reads (the workspace manifests and
-//! lockfile, the toolchain file, `.cargo/`, and everything under `crates/`, `exercises/` and
-//! `solutions/` except `target` folders; cargo's configuration in the folders above the course
-//! and in `$CARGO_HOME`, and a toolchain file above it), together with the build's arguments and
-//! the environment that changes cargo's output. After a build, it keeps that hash (when every
-//! lesson compiled) with the check executables (their sizes and modification times right after
-//! the build, under the build lock) and their test lists, and the test lists of the files each
-//! executable was in the last builds, in `<target>/xtask/fresh-<course>-<key>.json` (the course
-//! hash of [`crate::course::layout::course_hash`], then a hash of the course's path and the build's
-//! arguments; a course copy that is gone loses its records with its checks' links, see
-//! `build.rs`). The next grade with the same hash and untouched executables
-//! reuses them without running cargo. Any other outcome runs cargo as usual. Submissions never
-//! use this: their builds are decided by content in the sandbox (see [`crate::build`]).
+//! Skips `cargo build` (and listing the checks) in local grading when nothing it reads changed:
+//! cargo's own no-op build is a large part of a warm grade. The record (`<target>/xtask/fresh-*.json`)
+//! keeps the inputs' hash (see [`crate::build::content`]), the executables' identities and tests.
 
 use crate::build::content::{hash_tree, hash_workspace};
 use crate::build::output::{BuildOutput, Built, CheckBinary, identity};
@@ -42,7 +29,7 @@ struct Record {
     executables: BTreeMap<PathBuf, Listing>,
     /// Per executable: the files it was before, most recent first (at most
     /// [`EARLIER_LISTINGS`]), with their tests. An edit undone takes back a kept build (see
-    /// `kept_builds`), whose executables are the files listed two grades ago.
+    /// [`super::kept`]), whose executables are the files listed two grades ago.
     #[serde(default)]
     earlier: BTreeMap<PathBuf, Vec<Listing>>,
 }

@@ -1,31 +1,8 @@
-//! Local grading keeps each lesson's last few builds by content, across copies of the course and
-//! across edits.
-//!
-//! Cargo names a workspace member's artifacts by the member's path inside the workspace, so copies
-//! of the course sharing one target folder (a shared `CARGO_TARGET_DIR`, a clone beside the
-//! original, the grader's own tests) build every lesson under the same names: building one copy's
-//! lesson replaces the other copy's build, and an edit undone rebuilds what was built a minute
-//! before. So after each local build the grader keeps hard links to every lesson's check
-//! executables, with the lesson's warnings, in `<target>/xtask/kept/<package>/<key>/`, under a key
-//! naming everything that build read:
-//! - the side (the exercises' crate or the solutions') and the lesson;
-//! - the digest of the files the crate compiles from the lesson's two crates (see
-//!   `build::lesson_inputs`: a lesson's setup, checks and hidden checks included);
-//! - everything else the build can read: the environment that changes cargo's output, the
-//!   workspace's manifest and lockfile, the toolchain file, `.cargo/`, everything under `crates/`,
-//!   cargo's and rustup's configuration above the course (see
-//!   [`crate::build::content::hash_workspace`]) and every lesson's manifest.
-//!
-//! A later local build of a lesson whose key is kept runs those executables and leaves the lesson
-//! out of `cargo build`. The course's path is not part of the key: what a check reports does not
-//! depend on it (panics name files relative to the course, and a backtrace's paths are read
-//! whichever copy built the executable, see `verdict::check_frame`). Each kept executable's size
-//! and modification time are checked against those recorded when it was kept; a kept build that
-//! changed is removed and the lesson built again. At most [`KEEP`] builds per package are kept,
-//! the least recently used going first. Everything here happens under the build lock.
-//!
-//! Submissions never come here: their builds happen in the sandbox and decide by content there
-//! (within a class run, [`super::class`] shares them).
+//! Local builds keep hard links to each lesson's last [`KEEP`] builds (`<target>/xtask/kept/`), keyed
+//! by content: copies of the course sharing a target folder build every lesson under the same
+//! names, so without them one copy's build replaces another's and an undone edit rebuilds. The key
+//! names the side, the lesson, its inputs' digest and everything else a build reads, never the
+//! course's path (a check's report does not depend on it).
 
 use crate::build::content::{hash_file, hash_workspace};
 use crate::build::output::{Built, CheckBinary, identity};
@@ -85,7 +62,7 @@ impl KeptBuilds {
     }
 
     /// The key of `lesson`'s build from files whose digest is `inputs` (see
-    /// `build::lesson_inputs`), by this grader's decisions ([`crate::build::content::DECISIONS`]).
+    /// [`crate::build::content::Inputs`]), by this grader's decisions ([`crate::build::content::DECISIONS`]).
     pub fn key(&self, lesson: &Lesson, inputs: &str) -> String {
         let text = format!(
             "{}\n{}\n{inputs}\n{}\n{}\n",
