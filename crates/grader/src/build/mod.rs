@@ -210,7 +210,7 @@ fn record(reuse: &Reuse, built: &[&Inputs], output: &BuildOutput) -> Result<()> 
 }
 
 /// Takes the build lock on `root`'s target folder and decides by content whether cargo may reuse
-/// the artifacts of `lesson`'s exercise crate (see [`take_build_lock`]), for `demo`, which builds
+/// the artifacts of `lesson`'s exercise crate (see [`cargo_state`]), for `demo`, which builds
 /// and runs the crate's example with `cargo run`. Hold the returned lock until that has finished:
 /// a course copy sharing the target folder (a shared `CARGO_TARGET_DIR`, the grader's tests) could
 /// otherwise rebuild the example from its own sources, and `cargo run` take that build for this

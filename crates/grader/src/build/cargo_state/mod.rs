@@ -1,12 +1,11 @@
-//! Where the grader touches cargo's own files in the shared target folder, and why it must.
-//!
-//! Cargo decides freshness by modification times and records sources by absolute path, while
-//! many course copies and submissions share one target folder. So, per lesson package:
-//! - a changed build input removes the package's `.fingerprint` folders (cargo would otherwise
-//!   take another copy's or student's build for this one);
-//! - a submission whose inputs match the last build back-dates its files (cargo keeps that build);
-//! - a local build whose inputs match repoints cargo's dep-info at this copy ([`dep_info`]);
-//! - before a submission's build, other submissions' artifacts are removed (it must read none).
+//! Every change the grader makes to cargo's files in a shared target folder (cargo decides by
+//! modification times and absolute paths; copies and submissions share the folder). Needed:
+//! - removing a changed package's `.fingerprint`: else cargo takes another copy's or student's
+//!   build (`grade_cli::copies_whose_checks_differ_each_run_their_own` and class_cli fail);
+//! - removing other submissions' artifacts (`deps`, `.fingerprint`, `incremental`, ...) before a
+//!   submission's build: else it can read them (`hostile_cli::a_submissions_build_finds_no_other_students_code`).
+//! - for speed only (tests pass without; cargo then rebuilds what it could reuse): back-dating a
+//!   submission's unchanged files, and pointing a local build's dep-info at this copy ([`dep_info`]).
 
 pub mod dep_info;
 
@@ -97,7 +96,7 @@ pub(crate) fn decide_by_content(
             .flatten()
             .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
             .collect();
-    // The course's path as cargo records it (see [`dep_info`]).
+    // The course's path as cargo records it (see `dep_info`).
     let here = std::fs::canonicalize(root).ok();
     for &Inputs {
         lesson,
@@ -118,7 +117,7 @@ pub(crate) fn decide_by_content(
         if same && !submission {
             // Built from these very contents last time: cargo's own freshness is right, once
             // the files it recorded by absolute path in a copy of the course since deleted are
-            // this copy's (see [`dep_info`]).
+            // this copy's (see `dep_info`).
             if let Some(here) = &here {
                 let dirs = [false, true].map(|side| {
                     crate::course::layout::relative(here, &lesson.crate_dir(here, side))
