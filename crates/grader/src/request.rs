@@ -2,7 +2,7 @@
 //! an official one ([`Mode`]), so that an official grade cannot be given a plant and a local one
 //! cannot be asked for a sandbox.
 
-use crate::build::class_cache::BuildCache;
+use crate::build::reuse::BuildCache;
 use crate::course::Side;
 use std::path::PathBuf;
 use std::sync::Arc;

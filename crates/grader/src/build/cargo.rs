@@ -4,7 +4,78 @@
 
 use std::process::Command;
 
+use anyhow::{Context as _, Result};
+use std::path::Path;
+use std::path::PathBuf;
+
 /// A `cargo` command with no arguments yet.
 pub fn command() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+}
+
+/// A `cargo build` of a student's submission that cannot read what it must not: it runs in the
+/// sandbox (see [`crate::run::sandbox`]) with read access to the grading copy `root`, the toolchain and
+/// the registry only (so `include_str!`, `#[path]` and friends cannot reach the instructors' tree),
+/// offline, with a scrubbed environment, the target directory given as an argument (never in the
+/// environment, where `env!` could read it).
+pub(crate) fn sandboxed(
+    root: &Path,
+    target: &Path,
+    args: &[String],
+    timeout: std::time::Duration,
+) -> Result<(Command, crate::fsutil::TempDir)> {
+    let scratch = crate::fsutil::scratch_dir("build")?;
+    let (cargo_home, rustup_home) = toolchain_homes();
+    let program = std::env::var_os("CARGO")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("cargo"));
+    let mut read = vec![root.to_path_buf(), rustup_home.clone()];
+    if program.is_absolute() {
+        read.push(program.clone());
+    }
+    let policy = crate::run::sandbox::Policy {
+        read,
+        write: vec![
+            target.to_path_buf(),
+            cargo_home.clone(),
+            scratch.path().to_path_buf(),
+        ],
+        hide: Vec::new(),
+        timeout,
+        status_file: scratch.path().join("status"),
+        require: true,
+        network: false,
+        check_limits: false,
+        run_as: None,
+    };
+    let mut all: Vec<String> = args.to_vec();
+    all.extend([
+        "--offline".to_owned(),
+        "--target-dir".to_owned(),
+        target.to_string_lossy().into_owned(),
+    ]);
+    let mut cmd = policy
+        .command(&program, &all)
+        .context("cannot find the grader's own executable")?;
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", scratch.path())
+        .env("TMPDIR", scratch.path())
+        .env("CARGO_HOME", &cargo_home)
+        .env("RUSTUP_HOME", &rustup_home);
+    if let Some(t) = std::env::var_os("RUSTUP_TOOLCHAIN") {
+        cmd.env("RUSTUP_TOOLCHAIN", t);
+    }
+    Ok((cmd, scratch))
+}
+
+/// `$CARGO_HOME` and `$RUSTUP_HOME`, or their defaults under `$HOME`.
+pub fn toolchain_homes() -> (PathBuf, PathBuf) {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let from = |var: &str, default: &str| {
+        std::env::var_os(var).map_or_else(|| home.join(default), PathBuf::from)
+    };
+    (from("CARGO_HOME", ".cargo"), from("RUSTUP_HOME", ".rustup"))
 }

@@ -115,7 +115,7 @@ fn graded_officially(rel: &Path) -> bool {
 fn outside(root: &Path, text: &str) -> Vec<String> {
     sources(text)
         .into_iter()
-        .filter_map(|file| match crate::build::in_copy(&file, root) {
+        .filter_map(|file| match in_copy(&file, root) {
             Some(rel) if graded_officially(&rel) => None,
             Some(rel) => Some(crate::course::layout::relative(root, &root.join(rel))),
             None => Some(file),
@@ -144,6 +144,36 @@ fn build_script_message(lesson_dir: &str) -> String {
          yours, so there this lesson would be built without it\n  = help: remove it, and move \
          what it did into exercises/{lesson_dir}/src/"
     )
+}
+
+/// A span's file relative to the build copy `root`, with `.` and `..` resolved as written (no
+/// links followed), or `None` when it lies outside the copy.
+pub(crate) fn in_copy(name: &str, root: &Path) -> Option<PathBuf> {
+    let path = Path::new(name);
+    let rel = if path.is_absolute() {
+        lexical(path)?.strip_prefix(root).ok()?.to_path_buf()
+    } else {
+        lexical(path)?
+    };
+    Some(rel)
+}
+
+/// `path` with `.` and `..` resolved lexically; `None` when a `..` climbs above its start.
+pub(crate) fn lexical(path: &Path) -> Option<PathBuf> {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
 }
 
 #[cfg(test)]

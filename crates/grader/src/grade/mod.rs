@@ -8,7 +8,7 @@ mod list;
 mod variant_misconceptions;
 mod verdicts;
 
-use crate::build::freshness::{Listed, Recorded, Stamp};
+use crate::build::reuse::{Listed, Recorded, Stamp};
 use crate::build::{BuildOutput, Built, build};
 use crate::course::{Course, Lesson, Side};
 use crate::judge::verdict::{Origin, origin, panic_of};
@@ -274,7 +274,7 @@ impl<'a> Pipeline<'a> {
         // Local builds skip cargo when nothing they read changed (see `freshness`).
         let stamp = official
             .is_none()
-            .then(|| Stamp::new(self.root, lessons, self.side().is_solutions(), None));
+            .then(|| Stamp::new(self.root, lessons, self.side(), None));
         let recorded = stamp
             .as_ref()
             .map_or_else(|| Recorded::Stale(Listed::default()), Stamp::load);
@@ -306,7 +306,7 @@ impl<'a> Pipeline<'a> {
     fn build(&self, lessons: &[&Lesson], isolation: Isolation) -> Result<BuildOutput> {
         let side = self.side();
         let Some(official) = self.official() else {
-            let mut output = build(self.root, lessons, side.is_solutions(), None, None)?;
+            let mut output = build(self.root, lessons, side, None, None)?;
             // Official grading refuses a lesson whose sources use `unsafe` or read files at
             // compile time; local grading of the exercises reports the same compile error
             // (`crate::course::refused`), and then keeps a record that is never fresh, so the next
@@ -327,18 +327,13 @@ impl<'a> Pipeline<'a> {
             .unwrap_or(crate::build::SUBMISSION_BUILD_TIMEOUT);
         let target = Some(official.target_dir.as_path());
         match &official.build_cache {
-            Some(cache) if isolation.is_enforced() => crate::build::class_cache::build(
-                cache,
-                self.root,
-                self.course,
-                lessons,
-                target,
-                limit,
-            ),
+            Some(cache) if isolation.is_enforced() => {
+                crate::build::build_shared(cache, self.root, self.course, lessons, target, limit)
+            }
             _ => build(
                 self.root,
                 lessons,
-                side.is_solutions(),
+                side,
                 target,
                 isolation.is_enforced().then_some(limit),
             ),

@@ -231,7 +231,7 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         .into_iter()
         .partition(|j| j.entry.is_some());
     let mut rows: Vec<Row> = missing.iter().map(|j| row(j, None, max, 0.0)).collect();
-    let cache = std::sync::Arc::new(crate::build::class_cache::BuildCache::new()?);
+    let cache = std::sync::Arc::new(crate::build::reuse::BuildCache::new()?);
     let grade = opts.grade.with_mode(Official {
         build_cache: Some(cache.clone()),
         ..opts.grade.mode.clone()

@@ -3,9 +3,10 @@
 //! checks can write), run with the student's seeds in one process per lesson that runs no
 //! student code. What it observes is what the student's run of each variant check must observe.
 
-use crate::build::freshness::{Recorded, Stamp};
+use crate::build::reuse::{Recorded, Stamp};
 use crate::build::{BuildOutput, Built, build};
 use crate::course::Lesson;
+use crate::course::Side;
 use crate::course::expected::{Expect, Expected};
 use crate::run::Runner;
 use anyhow::{Result, anyhow, bail};
@@ -35,11 +36,11 @@ pub struct Observed {
 /// tree at `root` in its usual target folder (as `grade --solutions` builds them; cargo is not
 /// run when nothing changed since).
 pub fn executables(root: &Path, lessons: &[&Lesson]) -> Result<HashMap<String, PathBuf>> {
-    let stamp = Stamp::new(root, lessons, true, None);
+    let stamp = Stamp::new(root, lessons, Side::Solutions, None);
     let output: BuildOutput = match stamp.load() {
         Recorded::Fresh((output, _)) => output,
         Recorded::Stale(listed) => {
-            let output = build(root, lessons, true, None, None)?;
+            let output = build(root, lessons, Side::Solutions, None, None)?;
             stamp.keep(&output, &listed.unchanged());
             output
         }

@@ -1,36 +1,15 @@
-//! Local grading keeps each lesson's last few builds by content, across copies of the course and
-//! across edits.
-//!
-//! Cargo names a workspace member's artifacts by the member's path inside the workspace, so copies
-//! of the course sharing one target folder (a shared `CARGO_TARGET_DIR`, a clone beside the
-//! original, the grader's own tests) build every lesson under the same names: building one copy's
-//! lesson replaces the other copy's build, and an edit undone rebuilds what was built a minute
-//! before. So after each local build the grader keeps hard links to every lesson's check
-//! executables, with the lesson's warnings, in `<target>/xtask/kept/<package>/<key>/`, under a key
-//! naming everything that build read:
-//! - the side (the exercises' crate or the solutions') and the lesson;
-//! - the digest of the files the crate compiles from the lesson's two crates (see
-//!   `build::lesson_inputs`: a lesson's setup, checks and hidden checks included);
-//! - everything else the build can read: the environment that changes cargo's output, the
-//!   workspace's manifest and lockfile, the toolchain file, `.cargo/`, everything under `crates/`,
-//!   cargo's and rustup's configuration above the course (see
-//!   [`crate::build::freshness::hash_workspace`]) and every lesson's manifest.
-//!
-//! A later local build of a lesson whose key is kept runs those executables and leaves the lesson
-//! out of `cargo build`. The course's path is not part of the key: what a check reports does not
-//! depend on it (panics name files relative to the course, and a backtrace's paths are read
-//! whichever copy built the executable, see `verdict::check_frame`). Each kept executable's size
-//! and modification time are checked against those recorded when it was kept; a kept build that
-//! changed is removed and the lesson built again. At most [`KEEP`] builds per package are kept,
-//! the least recently used going first. Everything here happens under the build lock.
-//!
-//! Submissions never come here: their builds happen in the sandbox and decide by content there
-//! (within a class run, `build_cache` shares them).
+//! Local builds keep hard links to each lesson's last [`KEEP`] builds (`<target>/xtask/kept/`), keyed
+//! by content: copies of the course sharing a target folder build every lesson under the same
+//! names, so without them one copy's build replaces another's and an undone edit rebuilds. The key
+//! names the side, the lesson, its inputs' digest and everything else a build reads, never the
+//! course's path (a check's report does not depend on it).
 
-use crate::build::CheckBinary;
-use crate::course::Lesson;
+use crate::build::content::{hash_file, hash_workspace};
+use crate::build::output::{Built, CheckBinary, identity};
+use crate::course::{Lesson, Side};
 use hmac_sha256::Hash as Sha256;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// How many builds of one package are kept: the current one, and two more (the copy graded
@@ -41,7 +20,7 @@ pub const KEEP: usize = 3;
 #[derive(Debug)]
 pub struct KeptBuilds {
     dir: PathBuf,
-    solutions: bool,
+    side: Side,
     /// The digest of everything a lesson's build reads outside its two crates.
     workspace: String,
 }
@@ -58,10 +37,10 @@ struct Record {
 const RECORD: &str = "record.json";
 
 impl KeptBuilds {
-    /// The kept builds in `target` of the course at `root` (its `solutions` or its exercises).
-    pub fn new(target: &Path, root: &Path, solutions: bool) -> Self {
+    /// The kept builds in `target` of the course at `root` (its `side`).
+    pub fn new(target: &Path, root: &Path, side: Side) -> Self {
         let mut hasher = Sha256::new();
-        crate::build::freshness::hash_workspace(root, &mut hasher);
+        hash_workspace(root, &mut hasher);
         // Every lesson's manifest: a member's features and dependencies reach the others' build.
         for side in ["exercises", "solutions"] {
             let mut manifests: Vec<PathBuf> = std::fs::read_dir(root.join(side))
@@ -72,31 +51,33 @@ impl KeptBuilds {
                 .collect();
             manifests.sort();
             for manifest in manifests {
-                crate::build::freshness::hash_file(root, &manifest, &mut hasher);
+                hash_file(root, &manifest, &mut hasher);
             }
         }
         Self {
             dir: target.join("xtask").join("kept"),
-            solutions,
+            side,
             workspace: crate::course::manifest::hex(&hasher.finalize()),
         }
     }
 
     /// The key of `lesson`'s build from files whose digest is `inputs` (see
-    /// `build::lesson_inputs`), by this grader's decisions ([`crate::build::DECISIONS`]).
+    /// [`crate::build::content::Inputs`]), by this grader's decisions ([`crate::build::content::DECISIONS`]).
     pub fn key(&self, lesson: &Lesson, inputs: &str) -> String {
         let text = format!(
             "{}\n{}\n{inputs}\n{}\n{}\n",
-            lesson.package(self.solutions),
+            lesson.package(self.side.is_solutions()),
             lesson.id,
             self.workspace,
-            crate::build::DECISIONS
+            crate::build::content::DECISIONS
         );
         crate::course::manifest::sha256_hex(text.as_bytes())[..32].to_owned()
     }
 
     fn entry(&self, lesson: &Lesson, key: &str) -> PathBuf {
-        self.dir.join(lesson.package(self.solutions)).join(key)
+        self.dir
+            .join(lesson.package(self.side.is_solutions()))
+            .join(key)
     }
 
     /// The check executables and warnings kept under `key` for `lesson`, when every executable is
@@ -108,7 +89,7 @@ impl KeptBuilds {
         let mut bins = Vec::new();
         for (name, hidden, len, mtime) in record.executables {
             let exe = entry.join(&name);
-            let identity = crate::build::freshness::identity(&exe);
+            let identity = identity(&exe);
             // A plain name, the file as it was kept.
             if Path::new(&name).file_name() != Some(name.as_ref()) || identity != Some((len, mtime))
             {
@@ -155,7 +136,7 @@ impl KeptBuilds {
                 let link = partial.join(name);
                 let identity = std::fs::hard_link(&bin.exe, &link)
                     .ok()
-                    .and_then(|()| crate::build::freshness::identity(&link));
+                    .and_then(|()| identity(&link));
                 match identity {
                     Some((len, mtime)) => {
                         let name = name.to_string_lossy().into_owned();
@@ -206,6 +187,99 @@ fn evict(package: &Path, keep: usize) {
     }
 }
 
+/// The folder of `target` where local builds of the course at `root` (its exercises, or its
+/// side) keep their own links to their check executables: one per course copy and side.
+fn local_checks_dir(target: &Path, root: &Path, side: Side) -> PathBuf {
+    let side = if side.is_solutions() {
+        "solutions"
+    } else {
+        "exercises"
+    };
+    let hash = crate::course::layout::course_hash(root);
+    target.join("xtask").join(format!("checks-{side}-{hash}"))
+}
+
+/// Points every check executable of a local build of `root` at a link of its own in
+/// [`local_checks_dir`], still under the build lock. A later build of another copy of the course
+/// sharing the target folder (a shared `CARGO_TARGET_DIR`, the grader's tests) writes a new file
+/// for the executable it rebuilds in `target/debug/deps` (the linker renames a new file over the
+/// old one), so the link still names this build's file while its checks run after the lock is
+/// released, and the next warm grade ([`super::freshness`]) finds it unchanged. Where a link
+/// cannot be made the executable is copied; where neither works it runs from where cargo put it.
+///
+/// Folders of course copies that no longer exist (a deleted clone, a test's scratch copy) are
+/// removed here too: their links are the last names of old executables.
+pub(crate) fn link_executables(
+    built: &mut HashMap<String, Built>,
+    target: &Path,
+    root: &Path,
+    side: Side,
+) {
+    let dir = local_checks_dir(target, root, side);
+    prune_checks_dirs(&target.join("xtask"), &dir);
+    let key = crate::course::layout::course_key(root);
+    if std::fs::create_dir_all(&dir).is_err() || std::fs::write(dir.join(".root"), key).is_err() {
+        return;
+    }
+    for bins in built.values_mut() {
+        let Built::Ok(bins) = bins else { continue };
+        for bin in bins {
+            let Some(name) = bin.exe.file_name() else {
+                continue;
+            };
+            let link = dir.join(name);
+            let new = dir.join(format!(".new-{}", name.to_string_lossy()));
+            let _ = std::fs::remove_file(&new);
+            let made = std::fs::hard_link(&bin.exe, &new)
+                .or_else(|_| std::fs::copy(&bin.exe, &new).map(drop))
+                .and_then(|()| std::fs::rename(&new, &link));
+            // Renaming a link over another link of the same file leaves both names.
+            let _ = std::fs::remove_file(&new);
+            if made.is_ok() {
+                bin.identity = identity(&link);
+                bin.exe = link;
+            }
+        }
+    }
+}
+
+/// Removes the `checks-<side>-<course hash>` folders of `xtask_dir` (but `keep`) whose course copy
+/// is gone, with that copy's freshness records (`fresh-<course hash>-*.json`, see
+/// [`super::freshness`]) and records named the way earlier versions named them (`fresh-<key>.json`,
+/// never read again).
+fn prune_checks_dirs(xtask_dir: &Path, keep: &Path) {
+    let Ok(entries) = std::fs::read_dir(xtask_dir) else {
+        return;
+    };
+    let mut gone_courses = Vec::new();
+    let mut records = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(rest) = name.strip_prefix("fresh-") {
+            records.push((path, rest.to_owned()));
+            continue;
+        }
+        if path == keep || !name.starts_with("checks-") {
+            continue;
+        }
+        let gone = std::fs::read_to_string(path.join(".root"))
+            .map_or(true, |root| !Path::new(&root).exists());
+        if gone {
+            let _ = std::fs::remove_dir_all(&path);
+            if let Some((_, hash)) = name.rsplit_once('-') {
+                gone_courses.push(format!("{hash}-"));
+            }
+        }
+    }
+    for (path, rest) in records {
+        let old_name = !rest.trim_end_matches(".json").contains('-');
+        if old_name || gone_courses.iter().any(|c| rest.starts_with(c.as_str())) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,7 +311,7 @@ mod tests {
         let exe = dir.join(name);
         std::fs::write(&exe, bytes).unwrap();
         CheckBinary {
-            identity: crate::build::freshness::identity(&exe),
+            identity: identity(&exe),
             exe,
             hidden,
         }
@@ -255,7 +329,8 @@ mod tests {
         let course = course();
         let (l1, l2) = (&course.lessons[0], &course.lessons[1]);
         let key = |root: &Path, solutions: bool, lesson: &Lesson, inputs: &str| {
-            KeptBuilds::new(target.path(), root, solutions).key(lesson, inputs)
+            KeptBuilds::new(target.path(), root, Side::from_solutions(solutions))
+                .key(lesson, inputs)
         };
         let base = key(a.path(), false, l1, "d1");
         // Another copy of the same course: the same key.
@@ -301,7 +376,7 @@ mod tests {
         }
 
         fn kept(&self) -> KeptBuilds {
-            KeptBuilds::new(self.target.path(), self.root.path(), false)
+            KeptBuilds::new(self.target.path(), self.root.path(), Side::Exercises)
         }
     }
 
@@ -371,5 +446,87 @@ mod tests {
         assert_eq!(kept_now, expected);
         // Another package's builds are its own.
         assert!(kept.take(l2, &other).is_some());
+    }
+}
+
+#[cfg(test)]
+mod link_tests {
+    use super::*;
+
+    #[test]
+    fn local_builds_run_their_own_links_of_the_executables() {
+        let target = tempfile::tempdir().unwrap();
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let deps = target.path().join("debug/deps");
+        std::fs::create_dir_all(&deps).unwrap();
+        let exe = deps.join("lesson02-0123");
+        // The linker writes a new file and renames it over the old one.
+        let link_new = |text: &str| {
+            std::fs::write(deps.join("tmp"), text).unwrap();
+            std::fs::rename(deps.join("tmp"), &exe).unwrap();
+        };
+        let built = || {
+            HashMap::from([(
+                "lesson02".to_owned(),
+                Built::Ok(vec![CheckBinary {
+                    exe: exe.clone(),
+                    hidden: false,
+                    identity: identity(&exe),
+                }]),
+            )])
+        };
+        let exe_of = |built: &HashMap<String, Built>| match &built["lesson02"] {
+            Built::Ok(bins) => (bins[0].exe.clone(), bins[0].identity),
+            Built::Failed(e) => panic!("{e}"),
+        };
+        link_new("copy a's checks");
+        let mut of_a = built();
+        link_executables(&mut of_a, target.path(), a.path(), Side::Exercises);
+        let (a_exe, a_identity) = exe_of(&of_a);
+        // Copy b rebuilds the lesson in the shared folder; copy a still runs its own build.
+        link_new("copy b's checks, longer");
+        let mut of_b = built();
+        link_executables(&mut of_b, target.path(), b.path(), Side::Exercises);
+        let (b_exe, _) = exe_of(&of_b);
+        assert_ne!(a_exe, b_exe);
+        assert_eq!(std::fs::read_to_string(&a_exe).unwrap(), "copy a's checks");
+        assert_eq!(identity(&a_exe), a_identity);
+        assert_eq!(
+            std::fs::read_to_string(&b_exe).unwrap(),
+            "copy b's checks, longer"
+        );
+        // The solutions of copy a keep links apart from its exercises.
+        let mut solutions = built();
+        link_executables(&mut solutions, target.path(), a.path(), Side::Solutions);
+        assert_ne!(exe_of(&solutions).0, a_exe);
+        // Linking the same build again leaves one name for it.
+        let mut again = built();
+        link_executables(&mut again, target.path(), b.path(), Side::Exercises);
+        assert_eq!(exe_of(&again).0, b_exe);
+        let names = crate::fsutil::files_under(
+            b_exe.parent().unwrap(),
+            b_exe.parent().unwrap(),
+            &|_, _| false,
+        );
+        assert_eq!(names, [".root", "lesson02-0123"]);
+        // A copy that is gone loses its folder and its freshness records at the next local build;
+        // records of old versions' naming go too, the other copy's stay.
+        let a_dir = a_exe.parent().unwrap().to_path_buf();
+        let xtask = target.path().join("xtask");
+        let record = |root: &Path, key: &str| {
+            let hash = crate::course::layout::course_hash(root);
+            let file = xtask.join(format!("fresh-{hash}-{key}.json"));
+            std::fs::write(&file, "{}").unwrap();
+            file
+        };
+        let (a_record, b_record) = (record(a.path(), "00aa"), record(b.path(), "00bb"));
+        let old_record = xtask.join("fresh-0123456789abcdef.json");
+        std::fs::write(&old_record, "{}").unwrap();
+        drop(a);
+        link_executables(&mut built(), target.path(), b.path(), Side::Exercises);
+        assert!(!a_dir.exists());
+        assert!(b_exe.exists());
+        assert!(!a_record.exists() && !old_record.exists());
+        assert!(b_record.exists());
     }
 }

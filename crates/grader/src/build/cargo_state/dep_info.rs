@@ -1,21 +1,7 @@
-//! Cargo's records of the files a build read (its dep-info, `debug/.fingerprint/<unit>/dep-*`),
-//! pointed from another copy of the course at this one.
-//!
-//! Cargo records a source file inside the crate's folder relative to that folder, and any other by
-//! its absolute path. A lesson's two crates compile files of each other (the solutions' crate the
-//! exercises' given code and visible checks through `#[path]`, the exercises' crate the hidden
-//! checks in `solutions/`), so once a copy of the course sharing the target folder has built a
-//! lesson, these records name that copy's files. When the copy is gone (the grader's tests delete
-//! theirs), cargo finds them missing and rebuilds the lesson, although the grader has found its
-//! sources unchanged by content (`build.rs`, `decide_by_content`). [`repoint`] makes such a record
-//! name the same files in this copy and keeps the record's modification time, which cargo compares
-//! the files' times with, so cargo then decides by this copy's files as it would have for its own
-//! build.
-//!
-//! The format is cargo's own (`EncodedDepInfo`, `src/cargo/core/compiler/fingerprint/dep_info.rs`
-//! in cargo): a marker, a version, the files (a kind, the path, an optional checksum), then the
-//! environment variables the build read, kept here as they are. A file this module cannot read as
-//! version 1 of it is left alone, and cargo rebuilds as it did before.
+//! Cargo's dep-info records (`debug/.fingerprint/<unit>/dep-*`) pointed from a deleted copy of the
+//! course at this one: a lesson's two crates compile each other's files, recorded by absolute
+//! path, so without this cargo rebuilds a lesson whose sources are unchanged by content.
+//! The format is cargo's `EncodedDepInfo`; a file not readable as version 1 is left alone.
 
 use std::path::Path;
 

@@ -1,28 +1,15 @@
-//! Skips `cargo build` (and listing the checks) in local grading when nothing it reads changed.
-//!
-//! Cargo's own no-op build is a large part of a warm grade. Before building, the
-//! grader hashes the contents of every file a lesson build reads (the workspace manifests and
-//! lockfile, the toolchain file, `.cargo/`, and everything under `crates/`, `exercises/` and
-//! `solutions/` except `target` folders; cargo's configuration in the folders above the course
-//! and in `$CARGO_HOME`, and a toolchain file above it), together with the build's arguments and
-//! the environment that changes cargo's output. After a build, it keeps that hash (when every
-//! lesson compiled) with the check executables (their sizes and modification times right after
-//! the build, under the build lock) and their test lists, and the test lists of the files each
-//! executable was in the last builds, in `<target>/xtask/fresh-<course>-<key>.json` (the course
-//! hash of [`crate::course::layout::course_hash`], then a hash of the course's path and the build's
-//! arguments; a course copy that is gone loses its records with its checks' links, see
-//! `build.rs`). The next grade with the same hash and untouched executables
-//! reuses them without running cargo. Any other outcome runs cargo as usual. Submissions never
-//! use this: their builds are decided by content in the sandbox (see [`crate::build`]).
+//! Skips `cargo build` (and listing the checks) in local grading when nothing it reads changed:
+//! cargo's own no-op build is a large part of a warm grade. The record (`<target>/xtask/fresh-*.json`)
+//! keeps the inputs' hash (see [`crate::build::content`]), the executables' identities and tests.
 
-use crate::build::{BuildOutput, Built, CheckBinary};
-use crate::course::Lesson;
+use crate::build::content::{hash_tree, hash_workspace};
+use crate::build::output::{BuildOutput, Built, CheckBinary, identity};
 use crate::course::manifest::hex;
+use crate::course::{Lesson, Side};
 use hmac_sha256::Hash as Sha256;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 /// The inputs of one build, hashed, and where their record is kept.
 #[derive(Debug)]
@@ -42,7 +29,7 @@ struct Record {
     executables: BTreeMap<PathBuf, Listing>,
     /// Per executable: the files it was before, most recent first (at most
     /// [`EARLIER_LISTINGS`]), with their tests. An edit undone takes back a kept build (see
-    /// `kept_builds`), whose executables are the files listed two grades ago.
+    /// [`super::kept`]), whose executables are the files listed two grades ago.
     #[serde(default)]
     earlier: BTreeMap<PathBuf, Vec<Listing>>,
 }
@@ -52,7 +39,7 @@ type Listing = (u64, u128, Vec<String>);
 
 /// How many earlier files of each executable a record remembers the tests of: as many as the
 /// other builds kept of each lesson.
-const EARLIER_LISTINGS: usize = crate::build::kept_builds::KEEP - 1;
+const EARLIER_LISTINGS: usize = super::kept::KEEP - 1;
 
 /// What a fresh build gives back: the build's output and each executable's tests.
 pub type Fresh = (BuildOutput, HashMap<PathBuf, Vec<String>>);
@@ -102,126 +89,20 @@ impl Listed {
     }
 }
 
-/// A file's size and modification time (ns).
-pub fn identity(path: &Path) -> Option<(u64, u128)> {
-    let meta = std::fs::metadata(path).ok()?;
-    let mtime = meta.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
-    Some((meta.len(), mtime.as_nanos()))
-}
-
-/// The environment that changes what cargo builds, or where, sorted.
-fn build_env() -> Vec<(String, String)> {
-    let mut env: Vec<(String, String)> = std::env::vars()
-        .filter(|(k, _)| {
-            k == "CARGO"
-                || k == "CARGO_TARGET_DIR"
-                || k == "RUSTUP_TOOLCHAIN"
-                || k.starts_with("CARGO_PROFILE_")
-                || k.starts_with("CARGO_BUILD_")
-                || k.starts_with("RUSTC")
-                || k == "CARGO_ENCODED_RUSTFLAGS"
-        })
-        .collect();
-    env.sort();
-    env
-}
-
-/// The files that choose rustup's toolchain, in a course or a folder above it.
-/// The grader's library crate, which no lesson depends on.
-const GRADER_CRATE: &str = "crates/grader";
-
-const TOOLCHAIN_FILES: [&str; 2] = ["rust-toolchain.toml", "rust-toolchain"];
-
-/// Adds to `hasher` what every build of the course at `root` reads besides the lessons' crates:
-/// the environment of [`build_env`], the workspace's manifest and lockfile, the toolchain file,
-/// `.cargo/`, everything under `crates/` but the grader's crate, and the configuration cargo and rustup read outside the
-/// course (see [`hash_outside_config`]).
-pub fn hash_workspace(root: &Path, hasher: &mut Sha256) {
-    hasher.update(format!("{:?}", build_env()).as_bytes());
-    for file in ["Cargo.toml", "Cargo.lock"].iter().chain(&TOOLCHAIN_FILES) {
-        hash_file(root, &root.join(file), hasher);
-    }
-    hash_tree(root, &root.join(".cargo"), hasher);
-    hash_tree(root, &root.join("crates"), hasher);
-    hash_outside_config(root, hasher);
-}
-
-/// Adds the files outside the course at `root` that change what cargo builds: the
-/// `.cargo/config.toml` (or `.cargo/config`) of every folder above it and of `$CARGO_HOME`
-/// (profiles, `rustflags`), and a toolchain file above it (rustup's choice of compiler). Each
-/// under its absolute path; the files that do not exist add nothing.
-fn hash_outside_config(root: &Path, hasher: &mut Sha256) {
-    let absolute = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    for dir in absolute.ancestors().skip(1) {
-        let config = [".cargo/config.toml", ".cargo/config"];
-        for file in config.iter().chain(&TOOLCHAIN_FILES) {
-            hash_file(root, &dir.join(file), hasher);
-        }
-    }
-    let (cargo_home, _) = crate::build::toolchain_homes();
-    for file in ["config.toml", "config"] {
-        hash_file(root, &cargo_home.join(file), hasher);
-    }
-}
-
-/// Adds every file under `dir` (not following symbolic links, skipping `target` and dot folders)
-/// to `hasher`, in a stable order.
-fn hash_tree(root: &Path, dir: &Path, hasher: &mut Sha256) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().collect();
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for entry in entries {
-        let name = entry.file_name();
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        let path = entry.path();
-        if kind.is_dir() {
-            // The grader's own crate: no lesson builds it (and its sources would be hashed on
-            // every grade for nothing).
-            let grader = path == root.join(GRADER_CRATE);
-            if name != "target" && !name.to_string_lossy().starts_with('.') && !grader {
-                hash_tree(root, &path, hasher);
-            }
-        } else if kind.is_file() {
-            hash_file(root, &path, hasher);
-        }
-    }
-}
-
-/// Adds one file to `hasher`: its path relative to `root`, its length and its bytes (nothing when
-/// it cannot be read).
-pub fn hash_file(root: &Path, path: &Path, hasher: &mut Sha256) {
-    if let Ok(bytes) = std::fs::read(path) {
-        let rel = path.strip_prefix(root).unwrap_or(path);
-        hasher.update(rel.to_string_lossy().as_bytes());
-        hasher.update([0]);
-        hasher.update((bytes.len() as u64).to_le_bytes());
-        hasher.update(&bytes);
-    }
-}
-
 impl Stamp {
-    /// Hashes the inputs of building `lessons` (`solutions` or exercises) into `target_dir`, and
+    /// Hashes the inputs of building `lessons` (their `side`) into `target_dir`, and
     /// names the record's file.
-    pub fn new(
-        root: &Path,
-        lessons: &[&Lesson],
-        solutions: bool,
-        target_dir: Option<&Path>,
-    ) -> Self {
+    pub fn new(root: &Path, lessons: &[&Lesson], side: Side, target_dir: Option<&Path>) -> Self {
         let mut key = Sha256::new();
         key.update(root.to_string_lossy().as_bytes());
-        key.update(format!("{target_dir:?} {solutions}").as_bytes());
+        key.update(format!("{target_dir:?} {}", side.is_solutions()).as_bytes());
         for lesson in lessons {
             key.update(lesson.id.as_bytes());
             key.update([0]);
         }
         let key = hex(&key.finalize()[..8]);
         let mut inputs = Sha256::new();
-        inputs.update(crate::build::DECISIONS.to_le_bytes());
+        inputs.update(crate::build::content::DECISIONS.to_le_bytes());
         hash_workspace(root, &mut inputs);
         for dir in ["exercises", "solutions"] {
             hash_tree(root, &root.join(dir), &mut inputs);
@@ -403,7 +284,7 @@ mod tests {
         let exe = root.join("check-bin");
         std::fs::write(&exe, "binary").unwrap();
         let lessons: Vec<&Lesson> = course.lessons.iter().collect();
-        let stamp = || Stamp::new(root, &lessons, false, None);
+        let stamp = || Stamp::new(root, &lessons, Side::Exercises, None);
         // The executable as built now.
         let built = || {
             Built::Ok(vec![CheckBinary {
@@ -474,7 +355,7 @@ mod tests {
         let root = root.path();
         let course = one_lesson_course(root);
         let lessons: Vec<&Lesson> = course.lessons.iter().collect();
-        let stamp = || Stamp::new(root, &lessons, false, None);
+        let stamp = || Stamp::new(root, &lessons, Side::Exercises, None);
         let (exe, kept) = (root.join("check-bin"), root.join("kept"));
         std::fs::create_dir_all(&kept).unwrap();
         // Builds the executable anew with `bytes` (keeping a link to it as `kept/<bytes>`) and

@@ -1,0 +1,73 @@
+//! One `cargo build --keep-going --message-format=json` of the check targets of some lessons.
+
+use crate::build::messages::Reader;
+use crate::build::output::Compiled;
+use crate::course::{Lesson, Side};
+use anyhow::{Context as _, Result};
+use std::path::Path;
+use std::process::Stdio;
+
+/// The `cargo build` of `lessons` in the course at `root` (the grading copy's fixed copy for a
+/// sandboxed build) into `target`; `sandbox`: in the sandbox, stopped after this long.
+pub(crate) fn cargo_build(
+    root: &Path,
+    target: &Path,
+    lessons: &[&Lesson],
+    side: Side,
+    target_dir: Option<&Path>,
+    sandbox: Option<std::time::Duration>,
+) -> Result<Compiled> {
+    let mut args: Vec<String> = ["build", "--keep-going", "--message-format=json"]
+        .map(str::to_owned)
+        .to_vec();
+    for lesson in lessons {
+        args.extend(["-p".to_owned(), lesson.package(side.is_solutions())]);
+    }
+    // Only the check binaries (a solution crate has other test targets, e.g. `reproduces_text`).
+    for lesson in lessons {
+        args.extend(["--test".to_owned(), lesson.check_target().to_owned()]);
+        if lesson.has_hidden() {
+            args.extend(["--test".to_owned(), lesson.hidden_target()]);
+        }
+    }
+    // The sandboxed build's scratch folder (its HOME, and the supervisor's status file), kept
+    // until the build's outcome is read.
+    let mut build_home = None;
+    let mut cmd = if let Some(limit) = sandbox {
+        let (cmd, scratch) = crate::build::cargo::sandboxed(root, target, &args, limit)?;
+        build_home = Some(scratch);
+        cmd
+    } else {
+        let mut cmd = crate::build::cargo::command();
+        cmd.args(&args).env_remove("RUSTFLAGS");
+        if let Some(dir) = target_dir {
+            cmd.env("CARGO_TARGET_DIR", dir);
+        }
+        cmd
+    };
+    cmd.current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let out = cmd.output().context("could not run cargo")?;
+    // The supervisor's word on how the sandboxed build ended (the build can write that folder,
+    // but the supervisor writes the file last; it only chooses a message for unbuilt lessons).
+    let timed_out = sandbox.filter(|_| {
+        build_home
+            .as_ref()
+            .is_some_and(|dir: &crate::fsutil::TempDir| {
+                std::fs::read_to_string(dir.path().join("status"))
+                    .ok()
+                    .and_then(|line| crate::run::sandbox::Ended::parse(&line))
+                    == Some(crate::run::sandbox::Ended::TimedOut)
+            })
+    });
+    let reader = Reader {
+        root,
+        lessons,
+        side,
+        sandboxed: sandbox.is_some(),
+        timed_out,
+    };
+    Ok(reader.read(&String::from_utf8_lossy(&out.stdout), &out.stderr))
+}

@@ -1,0 +1,404 @@
+//! Reading `cargo build --message-format=json`: each lesson's check executables, its first error
+//! (only what a submission may see) and its warnings.
+
+use crate::build::output::{Built, CheckBinary, Compiled, identity};
+use crate::build::outside_sources::{in_copy, lexical};
+use crate::course::{Lesson, Side};
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+// Kept by hand, not `cargo_metadata::Message`: its `CompilerMessage` has no `manifest_path` (how
+// diagnostics are matched to a lesson), it rejects a whole message when any unused field changes
+// (cargo 1.71's `debuginfo`, oli-obk/cargo_metadata#240), and it adds 4 crates to every cold build.
+#[derive(Deserialize)]
+struct Message {
+    reason: String,
+    #[serde(default)]
+    manifest_path: Option<PathBuf>,
+    #[serde(default)]
+    target: Option<Target>,
+    #[serde(default)]
+    executable: Option<PathBuf>,
+    #[serde(default)]
+    filenames: Vec<PathBuf>,
+    #[serde(default)]
+    message: Option<Diagnostic>,
+}
+
+#[derive(Deserialize)]
+struct Target {
+    kind: Vec<String>,
+    #[serde(default)]
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct Diagnostic {
+    level: String,
+    #[serde(default)]
+    message: String,
+    #[serde(default)]
+    spans: Vec<serde_json::Value>,
+    #[serde(default)]
+    rendered: Option<String>,
+    /// Its notes and help, each with spans of its own.
+    #[serde(default)]
+    children: Vec<Diagnostic>,
+}
+
+impl Diagnostic {
+    /// The file names of every span the rendered text can quote: this diagnostic's, its
+    /// children's, and those of the macro expansions they come from.
+    fn quoted_files(&self, out: &mut Vec<String>) {
+        fn span_files(span: &serde_json::Value, out: &mut Vec<String>) {
+            if let Some(name) = span["file_name"].as_str() {
+                out.push(name.to_owned());
+            }
+            for key in ["span", "def_site_span"] {
+                let next = &span["expansion"][key];
+                if next.is_object() {
+                    span_files(next, out);
+                }
+            }
+        }
+        for span in &self.spans {
+            span_files(span, out);
+        }
+        for child in &self.children {
+            child.quoted_files(out);
+        }
+    }
+}
+
+/// Keeps the first `max_lines` lines of a rendered compiler error.
+pub fn trim_error(rendered: &str, max_lines: usize) -> String {
+    let lines: Vec<&str> = rendered.trim_end().lines().collect();
+    let mut out = lines[..lines.len().min(max_lines)].join("\n");
+    if lines.len() > max_lines {
+        out.push_str("\n   ...");
+    }
+    out
+}
+
+/// Why a lesson of a sandboxed build that was stopped at its time `limit` has no checks.
+fn timed_out_note(limit: std::time::Duration) -> String {
+    format!(
+        "the build did not finish within {} s (the time limit of a submission's build; \
+         `--build-timeout` sets it), so this lesson's checks were not built: is there a constant \
+         or a macro that makes the compiler work without end?",
+        limit.as_secs_f64()
+    )
+}
+
+/// True when a submission may see the diagnostic as rustc rendered it: its primary span is in
+/// the lesson's student sources (`exercises/<dir>/src/`), and every file it quotes (its spans,
+/// its notes' and the macro expansions' included) is public: a source of the handout in the build
+/// copy `root`, or the registry's, or the standard library's. The hidden checks (`solutions/`,
+/// which the build reads to build them) and the instructors' other files are not: a student's
+/// `#[path = "../../../solutions/…/hidden/checks.rs"] mod m;` would otherwise show their lines in
+/// the compiler's errors (`exercises/…/src/../../../solutions/…` looked like the student's own).
+fn in_student_files(diag: &Diagnostic, lesson: &Lesson, root: &Path) -> bool {
+    let own = Path::new("exercises").join(&lesson.dir).join("src");
+    let primary_is_own = diag.spans.iter().any(|span| {
+        span["is_primary"].as_bool() == Some(true)
+            && span["file_name"]
+                .as_str()
+                .and_then(|name| in_copy(name, root))
+                .is_some_and(|rel| rel.starts_with(&own))
+    });
+    let mut files = Vec::new();
+    diag.quoted_files(&mut files);
+    let (cargo_home, rustup_home) = crate::build::cargo::toolchain_homes();
+    let outside = [
+        cargo_home.join("registry"),
+        rustup_home,
+        PathBuf::from("/rustc"),
+    ];
+    primary_is_own && files.iter().all(|name| is_public(name, root, &outside))
+}
+
+/// Whether a file a submission's diagnostic quotes may be shown (see [`in_student_files`]): a
+/// Rust source of the build copy outside `solutions/`, a file under one of the public folders
+/// `outside` the copy (the registry, the toolchain, the standard library's `/rustc/<hash>/`), or
+/// a name that is no file (`<built-in>`). Anything else (`/proc/self/cwd/solutions/…` reaches
+/// the copy too) is not.
+fn is_public(name: &str, root: &Path, outside: &[PathBuf]) -> bool {
+    if name.starts_with('<') {
+        return true;
+    }
+    let path = Path::new(name);
+    let inside = path.is_relative() || path.starts_with(root);
+    if inside {
+        return in_copy(name, root).is_some_and(|rel| {
+            !rel.starts_with("solutions") && rel.extension() == Some("rs".as_ref())
+        });
+    }
+    lexical(path).is_some_and(|path| outside.iter().any(|public| path.starts_with(public)))
+}
+
+/// `"3 warnings emitted"`-style summaries, which are not warnings of their own.
+fn is_summary(message: &str) -> bool {
+    let words: Vec<&str> = message.split_whitespace().collect();
+    matches!(words.as_slice(), [n, w, "emitted"] if n.parse::<u32>().is_ok() && w.starts_with("warning"))
+        || message.contains("warnings emitted")
+        || message.contains("warning emitted")
+}
+
+/// What the messages of one build said so far, per lesson.
+#[derive(Default)]
+struct Collected {
+    binaries: HashMap<String, Vec<CheckBinary>>,
+    errors: HashMap<String, String>,
+    warnings: HashMap<String, Vec<String>>,
+    first_dependency_error: Option<String>,
+    /// Per lesson id: why a submission's build of its crate would differ from this one (a build
+    /// script, files compiled from outside the students' sources; see
+    /// [`crate::build::outside_sources`]). A submission's build is checked the same way: the
+    /// container mode's build runs as the grader, which can read the instructors' tree, and a
+    /// library that compiled any file from outside its copy's students' sources is refused.
+    outside: HashMap<String, String>,
+}
+
+/// One build's lessons and how their messages are read.
+pub(crate) struct Reader<'a> {
+    /// The course the build compiled (the grading copy's fixed copy for a sandboxed build).
+    pub root: &'a Path,
+    /// The lessons built.
+    pub lessons: &'a [&'a Lesson],
+    /// Which of their crates.
+    pub side: Side,
+    /// A submission's build: errors are shown only when they quote public files.
+    pub sandboxed: bool,
+    /// The time limit the sandboxed build was stopped at, if it was.
+    pub timed_out: Option<std::time::Duration>,
+}
+
+impl Reader<'_> {
+    /// Each lesson's executables or first error, and its warnings, from cargo's `stdout` (and
+    /// the tail of its `stderr` when nothing else explains a missing executable).
+    pub fn read(&self, stdout: &str, stderr: &[u8]) -> Compiled {
+        let dir_of: HashMap<PathBuf, &Lesson> = self
+            .lessons
+            .iter()
+            .map(|l| (l.crate_dir(self.root, self.side.is_solutions()), *l))
+            .collect();
+        let lesson_for = |manifest: &Option<PathBuf>| -> Option<&Lesson> {
+            let dir = manifest.as_ref()?.parent()?;
+            dir_of.get(dir).copied().or_else(|| {
+                dir.canonicalize()
+                    .ok()
+                    .and_then(|d| dir_of.get(&d).copied())
+            })
+        };
+        let mut seen = Collected::default();
+        for line in stdout.lines() {
+            let Ok(msg) = serde_json::from_str::<Message>(line) else {
+                continue;
+            };
+            let lesson = lesson_for(&msg.manifest_path);
+            match msg.reason.as_str() {
+                "compiler-artifact" => self.artifact(&mut seen, msg, lesson),
+                "compiler-message" => self.diagnostic(&mut seen, msg, lesson),
+                _ => {}
+            }
+        }
+        let result = self
+            .lessons
+            .iter()
+            .map(|lesson| (lesson.id.clone(), self.outcome(&mut seen, lesson, stderr)))
+            .collect();
+        (result, seen.warnings)
+    }
+
+    fn artifact(&self, seen: &mut Collected, msg: Message, lesson: Option<&Lesson>) {
+        let Some(target) = msg.target.as_ref() else {
+            return;
+        };
+        // A lesson's build script comes before its library, so its word is kept.
+        if !self.side.is_solutions()
+            && let Some(lesson) = lesson
+            && let Some(why) = crate::build::outside_sources::differs(
+                self.root,
+                &lesson.dir,
+                &target.kind,
+                &msg.filenames,
+            )
+        {
+            seen.outside.entry(lesson.id.clone()).or_insert(why);
+        }
+        if !target.kind.iter().any(|k| k == "test") {
+            return;
+        }
+        if let (Some(exe), Some(lesson)) = (msg.executable, lesson) {
+            let hidden = target.name == lesson.hidden_target();
+            if hidden || target.name == lesson.check_target() {
+                seen.binaries
+                    .entry(lesson.id.clone())
+                    .or_default()
+                    .push(CheckBinary {
+                        identity: identity(&exe),
+                        exe,
+                        hidden,
+                    });
+            }
+        }
+    }
+
+    fn diagnostic(&self, seen: &mut Collected, msg: Message, lesson: Option<&Lesson>) {
+        let Some(diag) = msg.message else { return };
+        match diag.level.as_str() {
+            "error" => {
+                let mut text = trim_error(diag.rendered.as_deref().unwrap_or("error"), 12);
+                // A submission sees only diagnostics located in its own files: an error
+                // in a check (a hidden one, say) must not show the check's source.
+                if self.sandboxed
+                    && let Some(lesson) = lesson
+                    && !in_student_files(&diag, lesson, self.root)
+                {
+                    text = format!(
+                        "error: the checks do not compile against your code ({}): \
+                         a function's name, arguments or return type differ from the \
+                         handout's stub",
+                        diag.message.lines().next().unwrap_or("")
+                    );
+                }
+                match lesson {
+                    Some(lesson) => {
+                        seen.errors.entry(lesson.id.clone()).or_insert(text);
+                    }
+                    None => {
+                        seen.first_dependency_error.get_or_insert(text);
+                    }
+                }
+            }
+            "warning" if !diag.spans.is_empty() || !is_summary(&diag.message) => {
+                if let Some(lesson) = lesson {
+                    let text = trim_error(diag.rendered.as_deref().unwrap_or(&diag.message), 12);
+                    let list = seen.warnings.entry(lesson.id.clone()).or_default();
+                    if !list.contains(&text) {
+                        list.push(text);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// What the build made of `lesson`, once every message is read.
+    fn outcome(&self, seen: &mut Collected, lesson: &Lesson, stderr: &[u8]) -> Built {
+        let mut bins = seen.binaries.remove(&lesson.id).unwrap_or_default();
+        bins.sort_by_key(|b| b.hidden);
+        bins.dedup_by(|a, b| a.hidden == b.hidden);
+        let complete = bins.iter().any(|b| !b.hidden)
+            && (!lesson.has_hidden() || bins.iter().any(|b| b.hidden));
+        if let Some(why) = seen.outside.remove(&lesson.id) {
+            return Built::Failed(why);
+        } else if complete {
+            return Built::Ok(bins);
+        } else if let Some(err) = seen.errors.remove(&lesson.id) {
+            return Built::Failed(err);
+        } else if let Some(limit) = self.timed_out {
+            return Built::Failed(timed_out_note(limit));
+        }
+        let why = seen.first_dependency_error.clone().unwrap_or_else(|| {
+            let stderr = String::from_utf8_lossy(stderr);
+            let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        });
+        let missing = if bins.iter().any(|b| !b.hidden) {
+            format!(
+                "no hidden-check binary (test target `{}`) was built for {}",
+                lesson.hidden_target(),
+                lesson.id
+            )
+        } else {
+            format!("no check binary was built for {}", lesson.id)
+        };
+        Built::Failed(format!("{missing}:\n{why}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_errors_are_trimmed() {
+        let text = (1..=20)
+            .map(|i| format!("line {i}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let t = trim_error(&text, 3);
+        assert_eq!(t, "line 1\nline 2\nline 3\n   ...");
+        assert_eq!(trim_error("one\n", 3), "one");
+    }
+
+    #[test]
+    fn a_submission_sees_errors_that_quote_only_public_files() {
+        let lesson = crate::course::fixture().lessons.remove(0);
+        let root = Path::new("/tmp/xtask-build-copy");
+        let own = format!("exercises/{}/src/exercises.rs", lesson.dir);
+        let hidden = "solutions/x/tests/hidden/checks.rs";
+        let span = |file: &str, primary: bool| serde_json::json!({"file_name": file, "is_primary": primary});
+        // An error at `primary`, with a note at `note` (when given).
+        let diag = |primary: &str, note: Option<serde_json::Value>| -> Diagnostic {
+            serde_json::from_value(serde_json::json!({
+                "level": "error",
+                "message": "mismatched types",
+                "spans": [span(primary, true)],
+                "children": note.map(|n| vec![serde_json::json!({"level": "note", "spans": [n]})]).unwrap_or_default(),
+            }))
+            .unwrap()
+        };
+        let shown = |d: &Diagnostic| in_student_files(d, &lesson, root);
+        let note = |file: &str| Some(span(file, true));
+        assert!(shown(&diag(&own, None)));
+        assert!(shown(&diag(&format!("{}/{own}", root.display()), None)));
+        // The student's own files, reached through `..`, are still theirs; a hidden check is not.
+        assert!(shown(&diag(
+            &format!("exercises/{0}/src/../src/exercises.rs", lesson.dir),
+            None
+        )));
+        let through = format!("exercises/{}/src/../../../{hidden}", lesson.dir);
+        assert!(!shown(&diag(&through, None)));
+        assert!(!shown(&diag(hidden, None)));
+        // Notes: the handout's sources, the registry's and the standard library's are public.
+        assert!(shown(&diag(&own, note("crates/attention/src/softmax.rs"))));
+        let (cargo_home, _) = crate::build::cargo::toolchain_homes();
+        let registry = cargo_home.join("registry/src/index/ndarray-0.17.2/src/lib.rs");
+        assert!(shown(&diag(&own, note(&registry.to_string_lossy()))));
+        assert!(shown(&diag(
+            &own,
+            note("/rustc/0123abc/library/core/src/cmp.rs")
+        )));
+        assert!(shown(&diag(&own, note("<built-in>"))));
+        // ... the hidden checks, the course file and other ways into the copy are not.
+        assert!(!shown(&diag(&own, note(&through))));
+        assert!(!shown(&diag(&own, note(hidden))));
+        assert!(!shown(&diag(&own, note("course.toml"))));
+        assert!(!shown(&diag(
+            &own,
+            note(&format!("/proc/self/cwd/{hidden}"))
+        )));
+        assert!(!shown(&diag(
+            &own,
+            note(&format!("{}/{hidden}", root.display()))
+        )));
+        let escape = format!("{}/../../{}", cargo_home.join("registry").display(), hidden);
+        assert!(!shown(&diag(&own, note(&escape))));
+        // ... nor a macro's definition there.
+        let expanded = serde_json::json!({
+            "file_name": own, "is_primary": true,
+            "expansion": {"span": span(&own, false), "def_site_span": span(&through, false)},
+        });
+        assert!(!shown(&diag(&own, Some(expanded))));
+    }
+
+    #[test]
+    fn warning_summaries_are_not_warnings() {
+        assert!(super::is_summary("2 warnings emitted"));
+        assert!(super::is_summary("1 warning emitted"));
+        assert!(!super::is_summary("unused variable: `x`"));
+    }
+}
