@@ -132,7 +132,7 @@ pub enum Cmd {
     /// Autograder set-ups for Gradescope and GitHub Classroom (instructors).
     Autograder {
         #[command(subcommand)]
-        platform: crate::commands::autograder::Platform,
+        platform: Platform,
     },
     /// Show the next hint for an exercise (one level per call).
     Hint {
@@ -389,4 +389,99 @@ pub fn usage_error(e: &clap::Error) -> String {
         Some(help) => format!("{error}\n  help: {help}"),
         None => error,
     }
+}
+
+/// The platform commands.
+#[derive(clap::Subcommand)]
+pub enum Platform {
+    /// Write the Gradescope autograder bundle (setup.sh, run_autograder and the instructors'
+    /// course) to OUT.zip.
+    Gradescope {
+        /// The zip file to write.
+        out: PathBuf,
+    },
+    /// Print the student id of a Gradescope submission from its `submission_metadata.json`: the
+    /// submitters' Gradescope ids (else e-mails), sorted and joined with `+` (`run_autograder`
+    /// grades with it as `--student`, from which the variant checks' inputs are drawn).
+    #[command(hide = true)]
+    GradescopeStudent {
+        /// The submission's metadata file.
+        metadata: PathBuf,
+    },
+    /// Write the GitHub Classroom workflows: OUT_DIR/template/ for the students' template
+    /// repository (feedback points from the visible checks, nothing secret) and OUT_DIR/grading/
+    /// for the instructors' repository (official grading of every student repository).
+    Github {
+        /// The folder to write `template/` and `grading/` into.
+        out_dir: PathBuf,
+        /// The assignment's deadline, ISO 8601 (e.g. 2026-12-20T23:59:00+01:00): the default of
+        /// the grading workflow's `deadline` input.
+        #[arg(long, value_name = "DATE", value_parser = parse_deadline)]
+        deadline: Option<String>,
+    },
+    /// Print a JSON report (or, when it is missing or unreadable, a zero-point error) as GitHub
+    /// Classroom's runner result: `result=<base64 JSON>`, for `$GITHUB_OUTPUT`.
+    ClassroomResult {
+        /// The report `grade --format json --output` wrote.
+        report: PathBuf,
+        /// Text to show when the report is missing (e.g. the grader's error output).
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
+    },
+    /// Print a student's feedback from their JSON report as Markdown (for an issue in their
+    /// repository): points per lesson and every check that did not pass, hidden checks without
+    /// their message.
+    ClassroomFeedback {
+        /// The student's report (`grade --submissions --reports DIR` wrote DIR/<id>.json).
+        report: PathBuf,
+    },
+}
+
+/// A `--deadline`: an ISO 8601 date, `YYYY-MM-DD`, with an optional time `THH:MM` or
+/// `THH:MM:SS` and then an optional `Z` or `±HH:MM`. Only these characters reach the YAML, so the
+/// value cannot break out of its quotes.
+pub fn parse_deadline(text: &str) -> Result<String, String> {
+    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+    let hh_mm = |s: &str| {
+        s.split_once(':')
+            .is_some_and(|(h, m)| digits(h, 2) && digits(m, 2))
+    };
+    let ok = (|| {
+        let (date, time) = text.split_once('T').unwrap_or((text, ""));
+        let mut parts = date.split('-');
+        let date_ok = parts.next().is_some_and(|y| digits(y, 4))
+            && parts.next().is_some_and(|m| digits(m, 2))
+            && parts.next().is_some_and(|d| digits(d, 2))
+            && parts.next().is_none();
+        if !date_ok || (text.contains('T') && time.is_empty()) {
+            return false;
+        }
+        if time.is_empty() {
+            return true;
+        }
+        let (clock, zone) = match time.find(['Z', '+', '-']) {
+            Some(i) => time.split_at(i),
+            None => (time, ""),
+        };
+        let clock_ok = hh_mm(clock)
+            || clock
+                .rsplit_once(':')
+                .is_some_and(|(hm, s)| hh_mm(hm) && digits(s, 2));
+        let zone_ok =
+            zone.is_empty() || zone == "Z" || zone.strip_prefix(['+', '-']).is_some_and(&hh_mm);
+        clock_ok && zone_ok
+    })();
+    if ok {
+        Ok(text.to_owned())
+    } else {
+        Err(format!(
+            "`{text}` is not an ISO 8601 date such as 2026-12-20T23:59:00+01:00"
+        ))
+    }
+}
+
+/// `--jobs`, else the number of cores.
+pub fn jobs_or_cores(jobs: Option<u16>) -> usize {
+    jobs.map(usize::from)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
 }

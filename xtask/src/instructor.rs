@@ -1,7 +1,7 @@
 //! The student build of the grader (without the `instructor` feature) hands the instructors'
 //! commands to the full grader.
 
-use crate::cli::{Cmd, Format};
+use crate::cli::{Cmd, Format, Platform};
 use anyhow::{Context as _, Result};
 use std::process::ExitCode;
 
@@ -20,7 +20,7 @@ pub fn needs_instructor(command: &Cmd) -> bool {
         | Cmd::ClassPage { .. }
         | Cmd::Secret
         | Cmd::Similarity { .. } => true,
-        Cmd::Autograder { platform } => crate::commands::autograder::needs_instructor(platform),
+        Cmd::Autograder { platform } => needs_autograder(platform),
         _ => false,
     }
 }
@@ -59,4 +59,14 @@ pub fn relaunch(root: &std::path::Path) -> Result<ExitCode> {
             status.code().unwrap_or(2).clamp(0, 255) as u8
         ))
     }
+}
+
+/// True for the commands that need the full grader (the `instructor` feature): the Gradescope
+/// bundle. The GitHub workflow and `classroom-result` (run in students' CI) need no more than the
+/// student build.
+fn needs_autograder(platform: &Platform) -> bool {
+    matches!(
+        platform,
+        Platform::Gradescope { .. } | Platform::GradescopeStudent { .. }
+    )
 }

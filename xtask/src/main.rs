@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod exit_status;
 #[cfg(not(feature = "instructor"))]
 mod instructor;
 

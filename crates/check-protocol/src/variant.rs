@@ -1,5 +1,5 @@
 //! Variant checks: official-only checks whose inputs are drawn from a seed the grader derives
-//! per student (`xtask/src/variants/`). The grader hands the seeds to the check process at run
+//! per student (`crates/grader/src/variants/`). The grader hands the seeds to the check process at run
 //! time, never at build time, in [`VARIANT_ENV`]: `exercise=seed` pairs separated by commas.
 
 /// The environment variable holding the seeds of the variant checks (`split_heads=123,…`).

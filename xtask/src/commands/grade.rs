@@ -2,7 +2,7 @@
 //! class's.
 
 use crate::cli::{Format, GradeArgs};
-use crate::commands::exit;
+use crate::exit_status::exit;
 use anyhow::{Context as _, Result, bail};
 use grader::course::{Course, Side};
 use grader::plan::Selection;
@@ -112,7 +112,7 @@ fn request(args: &GradeArgs) -> Request<Local> {
     Request {
         selection: args.lesson.clone(),
         timeout: args.timeout,
-        jobs: super::jobs_or_cores(args.jobs),
+        jobs: crate::cli::jobs_or_cores(args.jobs),
         progress: std::io::stderr().is_terminal(),
         mode: Local {
             side: Side::from_solutions(args.solutions),

@@ -46,7 +46,7 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
             lesson,
             check,
             dry_run,
-        } => Ok(exit(bless::run(
+        } => Ok(crate::exit_status::exit(bless::run(
             &root,
             &course,
             lesson.as_deref(),
@@ -54,11 +54,11 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
             dry_run,
         )?)),
         #[cfg(feature = "instructor")]
-        Cmd::Check { lesson, jobs } => Ok(exit(check::run(
+        Cmd::Check { lesson, jobs } => Ok(crate::exit_status::exit(check::run(
             &root,
             &course,
             lesson.as_deref(),
-            jobs_or_cores(jobs),
+            crate::cli::jobs_or_cores(jobs),
         )?)),
         #[cfg(feature = "instructor")]
         Cmd::New { slug, title } => {
@@ -130,19 +130,4 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
             unreachable!("relaunched with the instructor feature")
         }
     }
-}
-
-/// Exit status 0 when `ok`, else 1.
-pub fn exit(ok: bool) -> ExitCode {
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
-}
-
-/// `--jobs`, else the number of cores.
-pub fn jobs_or_cores(jobs: Option<u16>) -> usize {
-    jobs.map(usize::from)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
 }

@@ -42,7 +42,7 @@ pub fn shared_target() -> PathBuf {
 /// file system each new file can cost a scan past the ones deleted shortly before
 /// (`docs/bench-grade.md`, "Why it is built this way"). And coverage: with the courses beneath
 /// `/dev`, every official grade in the suite checks that the sandbox keeps them closed
-/// (`xtask/src/sandbox_paths.rs`).
+/// (`crates/grader/src/run/sandbox_paths.rs`).
 pub fn temp_root() -> PathBuf {
     static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     ROOT.get_or_init(|| {

@@ -17,6 +17,8 @@ pub const INSTRUCTOR_ONLY: &[&str] = &[
     "solutions",
     ".ci",
     "xtask/tests",
+    // The grader library's own tests (its architecture rules read the instructors' docs).
+    "crates/grader/tests",
     // The instructors' guides and design notes (how grading works, grading a class, how the
     // grader words a failure): the README is the students' page.
     "docs/instructors.md",

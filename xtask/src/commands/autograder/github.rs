@@ -35,7 +35,7 @@ pub struct Written {
 /// student's repository (a handout, `cargo xtask dist`), so it names no secret or variable.
 pub fn workflow(root: &Path) -> String {
     TEMPLATE_YAML
-        .replace("@TOOLCHAIN@", &super::toolchain(root))
+        .replace("@TOOLCHAIN@", &super::toolchain::toolchain(root))
         .replace("@RUNNER@", RUNNER)
         .replace("@ENV@", &RUNNER.to_uppercase())
 }
@@ -104,14 +104,14 @@ jobs:
 "#;
 
 /// The official grading workflow of the instructors' course repository for the course at `root`;
-/// `deadline` (checked by [`parse_deadline`]) becomes the default of its `deadline` input.
+/// `deadline` (checked by [`crate::cli::parse_deadline`]) becomes the default of its `deadline` input.
 pub fn grading_workflow(root: &Path, deadline: Option<&str>) -> String {
     let default = match deadline {
         Some(d) => format!("\n        default: \"{d}\""),
         None => String::new(),
     };
     GRADING_YAML
-        .replace("@TOOLCHAIN@", &super::toolchain(root))
+        .replace("@TOOLCHAIN@", &super::toolchain::toolchain(root))
         .replace("@DEADLINE_DEFAULT@", &default)
 }
 
@@ -249,49 +249,6 @@ jobs:
               || echo "::warning::no issue opened in $ORGANISATION/$name (are its issues turned off?)"
           done
 "#;
-
-/// A `--deadline`: an ISO 8601 date, `YYYY-MM-DD`, with an optional time `THH:MM` or
-/// `THH:MM:SS` and then an optional `Z` or `±HH:MM`. Only these characters reach the YAML, so the
-/// value cannot break out of its quotes.
-pub fn parse_deadline(text: &str) -> Result<String, String> {
-    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
-    let hh_mm = |s: &str| {
-        s.split_once(':')
-            .is_some_and(|(h, m)| digits(h, 2) && digits(m, 2))
-    };
-    let ok = (|| {
-        let (date, time) = text.split_once('T').unwrap_or((text, ""));
-        let mut parts = date.split('-');
-        let date_ok = parts.next().is_some_and(|y| digits(y, 4))
-            && parts.next().is_some_and(|m| digits(m, 2))
-            && parts.next().is_some_and(|d| digits(d, 2))
-            && parts.next().is_none();
-        if !date_ok || (text.contains('T') && time.is_empty()) {
-            return false;
-        }
-        if time.is_empty() {
-            return true;
-        }
-        let (clock, zone) = match time.find(['Z', '+', '-']) {
-            Some(i) => time.split_at(i),
-            None => (time, ""),
-        };
-        let clock_ok = hh_mm(clock)
-            || clock
-                .rsplit_once(':')
-                .is_some_and(|(hm, s)| hh_mm(hm) && digits(s, 2));
-        let zone_ok =
-            zone.is_empty() || zone == "Z" || zone.strip_prefix(['+', '-']).is_some_and(&hh_mm);
-        clock_ok && zone_ok
-    })();
-    if ok {
-        Ok(text.to_owned())
-    } else {
-        Err(format!(
-            "`{text}` is not an ISO 8601 date such as 2026-12-20T23:59:00+01:00"
-        ))
-    }
-}
 
 /// Writes the template's workflow under `OUT_DIR/template` and the grading workflow under
 /// `OUT_DIR/grading`.
@@ -531,7 +488,7 @@ mod tests {
             "2026-12-20T23:59:00+01:00",
             "2026-12-20T23:59-05:00",
         ] {
-            assert_eq!(super::parse_deadline(good).as_deref(), Ok(good));
+            assert_eq!(crate::cli::parse_deadline(good).as_deref(), Ok(good));
         }
         for bad in [
             "",
@@ -544,7 +501,10 @@ mod tests {
             "2026-12-20\"\n  x: y",
             "2026-12-20-01",
         ] {
-            assert!(super::parse_deadline(bad).is_err(), "{bad:?} was taken");
+            assert!(
+                crate::cli::parse_deadline(bad).is_err(),
+                "{bad:?} was taken"
+            );
         }
     }
 

@@ -176,7 +176,7 @@ pub fn bundle(root: &Path, out: &Path) -> Result<usize> {
     let plain = zip::write::SimpleFileOptions::default().unix_permissions(0o644);
     let cannot_write = || format!("cannot write {}", out.display());
     zip.start_file("setup.sh", exe).with_context(cannot_write)?;
-    zip.write_all(setup_script(&super::toolchain(root)).as_bytes())
+    zip.write_all(setup_script(&super::toolchain::toolchain(root)).as_bytes())
         .with_context(cannot_write)?;
     zip.start_file("run_autograder", exe)
         .with_context(cannot_write)?;

@@ -3,7 +3,7 @@
 //! points per lesson, named by its id. On import the teacher maps the identifier column to the
 //! matching user field and each lesson column to its grade item.
 
-use super::{enrolled, points, roster_cell, text, to_csv};
+use super::cells::{enrolled, points, roster_cell, text, to_csv};
 use crate::official::class_run::Batch;
 use crate::official::roster::Roster;
 use anyhow::{Result, bail};

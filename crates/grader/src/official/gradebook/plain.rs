@@ -1,7 +1,7 @@
 //! The course's own gradebook (`--gradebook-format csv`): every column the run knows (see
 //! [`render`]).
 
-use super::{points, text, to_csv};
+use super::cells::{points, text, to_csv};
 use crate::official::class_run::{Batch, Row};
 use crate::official::roster::Enrolment;
 use anyhow::Result;

@@ -6,7 +6,7 @@ use super::class_stats::{BINS, Stats, stats};
 use super::escape::{href, html};
 use super::feedback::percent;
 use super::layout::document;
-use super::{ClassRow, SimilarPair, Standing, page_stem};
+use super::rows::{ClassRow, SimilarPair, Standing, page_stem};
 use anyhow::Result;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;

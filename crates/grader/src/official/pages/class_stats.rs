@@ -1,7 +1,7 @@
 //! What the class page counts: the score distribution, each exercise's pass rate, the most
 //! frequent misconceptions, compile errors, rows not graded and students missing.
 
-use super::{ClassRow, Standing};
+use super::rows::{ClassRow, Standing};
 use crate::judge::verdict::Status;
 use crate::report::Build;
 use std::collections::BTreeMap;

@@ -10,8 +10,11 @@ mod escape;
 mod feedback;
 mod layout;
 mod plots;
+mod rows;
 mod student_html;
 mod student_md;
+
+pub use rows::{ClassRow, SimilarPair, Standing, page_stem};
 
 use crate::report::Report;
 use anyhow::{Context as _, Result, bail};
@@ -19,35 +22,6 @@ use std::path::Path;
 
 /// The class page's file name.
 pub const CLASS_PAGE: &str = "index.html";
-
-/// One student of the class page.
-#[derive(Debug, Clone)]
-pub struct ClassRow {
-    /// The student's id (their submission's name, or the roster's).
-    pub id: String,
-    /// Their submission's fate.
-    pub standing: Standing,
-}
-
-/// What became of a student's submission.
-#[derive(Debug, Clone)]
-pub enum Standing {
-    /// Graded: the report.
-    Graded(Box<Report>),
-    /// Handed in but not graded: why.
-    NotGraded(String),
-    /// On the roster, with no submission.
-    Missing,
-}
-
-/// Two submissions found alike: the similarity pass's finding.
-pub use crate::official::similarity::Pair as SimilarPair;
-
-/// The file stem of `id`'s pages (`<stem>.html`, `<stem>.md`); none for the id `index`, whose
-/// page would be the class page.
-pub fn page_stem(id: &str) -> Option<&str> {
-    (!id.eq_ignore_ascii_case("index")).then_some(id)
-}
 
 /// Writes the pages of every graded student and the class page into `dir`; returns how many
 /// students got pages.

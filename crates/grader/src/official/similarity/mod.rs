@@ -9,23 +9,12 @@ mod normalize;
 mod pairs;
 mod winnow;
 
+pub use pairs::Pair;
+
 use crate::course::Course;
 use crate::course::suggest::{Kind, unknown};
 use anyhow::{Context as _, Result, anyhow, bail};
 use std::path::Path;
-
-/// Two submissions that look alike.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Pair {
-    /// The first student's id (the smaller).
-    pub a: String,
-    /// The second student's id.
-    pub b: String,
-    /// From 0 to 1: the share of fingerprints they have in common, over the units both wrote.
-    pub score: f64,
-    /// The units (exercise names, or `<lesson id>:other`) whose own share reaches the threshold.
-    pub exercises: Vec<String>,
-}
 
 /// The score from which a pair is reported by default. Copies disguised by renaming and
 /// reformatting score near 1, independent correct answers to the course's lessons below 0.2.

@@ -1,8 +1,20 @@
 //! From every submission's fingerprints to the pairs that look alike: what never counts is removed
 //! first, then each pair that shares a fingerprint is scored.
 
-use super::Pair;
 use std::collections::HashMap;
+
+/// Two submissions that look alike.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pair {
+    /// The first student's id (the smaller).
+    pub a: String,
+    /// The second student's id.
+    pub b: String,
+    /// From 0 to 1: the share of fingerprints they have in common, over the units both wrote.
+    pub score: f64,
+    /// The units (exercise names, or `<lesson id>:other`) whose own share reaches the threshold.
+    pub exercises: Vec<String>,
+}
 
 /// A share of the class: a fingerprint found in more submissions than this (and more than two)
 /// is code every answer shares (a signature, a common idiom), like MOSS's `-m`.

@@ -1,0 +1,54 @@
+//! The cells every gradebook layout writes: points, text made inert, the roster's columns.
+
+use crate::official::class_run::{Batch, Row};
+use crate::official::roster::Enrolment;
+use crate::report::student_text;
+use anyhow::Result;
+
+/// The rows a learning platform gets: every row but a submission the roster does not list (the
+/// platform would not know the student; the `csv` gradebook and the run's messages name it).
+pub fn enrolled(batch: &Batch) -> impl Iterator<Item = &Row> {
+    batch
+        .rows
+        .iter()
+        .filter(|r| r.enrolment != Enrolment::NotListed)
+}
+
+/// The roster's cell of `row` in the first of the columns `keys` it fills, if any.
+pub fn roster_cell<'a>(batch: &'a Batch, row: &Row, keys: &[&str]) -> Option<&'a str> {
+    match (&batch.roster, row.enrolment) {
+        (Some(roster), Enrolment::Listed(s)) => roster.cell(s, keys),
+        _ => None,
+    }
+}
+
+/// Points of `row` in the lesson `id` (0 when not graded).
+pub fn points(row: &Row, id: &str) -> String {
+    row.lessons.get(id).copied().unwrap_or(0).to_string()
+}
+
+/// A text cell: escaped and cut ([`student_text::message`]), then made [`inert_cell`].
+pub fn text(cell: &str) -> String {
+    inert_cell(&student_text::message(cell))
+}
+
+/// The CSV text of `records`.
+pub fn to_csv(records: impl IntoIterator<Item = Vec<String>>) -> Result<String> {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    for record in records {
+        w.write_record(&record)?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// A text cell that a spreadsheet shows as text: one that starts like a formula (`=`, `+`, `-`,
+/// `@`, a tab or a carriage return; a submission's file name is the student's choice) gets a
+/// leading `'`, which spreadsheets hide and read as "this is text" (OWASP's advice against CSV
+/// injection). Other text is kept as it is.
+pub fn inert_cell(text: &str) -> String {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_owned()
+    }
+}

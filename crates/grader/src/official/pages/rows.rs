@@ -1,0 +1,32 @@
+//! A class page's rows: each student and what became of their submission.
+
+use crate::report::Report;
+
+/// One student of the class page.
+#[derive(Debug, Clone)]
+pub struct ClassRow {
+    /// The student's id (their submission's name, or the roster's).
+    pub id: String,
+    /// Their submission's fate.
+    pub standing: Standing,
+}
+
+/// What became of a student's submission.
+#[derive(Debug, Clone)]
+pub enum Standing {
+    /// Graded: the report.
+    Graded(Box<Report>),
+    /// Handed in but not graded: why.
+    NotGraded(String),
+    /// On the roster, with no submission.
+    Missing,
+}
+
+/// Two submissions found alike: the similarity pass's finding.
+pub use crate::official::similarity::Pair as SimilarPair;
+
+/// The file stem of `id`'s pages (`<stem>.html`, `<stem>.md`); none for the id `index`, whose
+/// page would be the class page.
+pub fn page_stem(id: &str) -> Option<&str> {
+    (!id.eq_ignore_ascii_case("index")).then_some(id)
+}
