@@ -3,9 +3,9 @@
 //! the instructors' files before anything is built or run.
 
 use crate::course::expected::Expected;
-use crate::course::layout::relative;
 use crate::course::suggest::{Kind, unknown};
 use crate::course::{Course, Exercise, Lesson, Side};
+use crate::fsutil::relative;
 use crate::judge::misconception::{self, Record};
 use anyhow::{Result, anyhow};
 use std::borrow::Cow;

@@ -60,7 +60,7 @@ pub struct Official {
     pub target_dir: PathBuf,
     /// How long the sandboxed build may take (default [`crate::build::SUBMISSION_BUILD_TIMEOUT`]).
     pub build_timeout: Option<Duration>,
-    /// Lesson builds shared by the submissions of one class run (see [`crate::build::class_cache`]).
+    /// Lesson builds shared by the submissions of one class run (see [`crate::build::reuse`]).
     pub build_cache: Option<Arc<BuildCache>>,
 }
 

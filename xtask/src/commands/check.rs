@@ -442,7 +442,7 @@ fn fmt(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>> {
                     .map_or(rest, |(file, _)| file),
             };
             let file = crate::commands::bless::normalise_path(file);
-            files.insert(grader::course::layout::relative(root, Path::new(&file)));
+            files.insert(grader::fsutil::relative(root, Path::new(&file)));
         }
     }
     if files.is_empty() {

@@ -194,11 +194,11 @@ fn submission(
     local: &Request<Local>,
     args: &GradeArgs,
 ) -> Result<Report> {
-    use grader::official::{class, preflight, submission};
+    use grader::official::{preflight, submission};
     preflight::check(root, course)?;
     // As a class run reads its entries: an archive, a handout or its `exercises/` folder, one
     // folder down or not.
-    let (_unpacked, dir) = class::open(path, course)?;
+    let (_unpacked, dir) = grader::official::entry::open(path, course)?;
     let student = args
         .student
         .clone()

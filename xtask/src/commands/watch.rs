@@ -87,7 +87,7 @@ fn is_change(kind: &EventKind) -> bool {
 
 /// This binary, to run `grade` and `demo` as children.
 fn this_exe() -> Result<PathBuf> {
-    let exe = grader::run::sandbox::own_exe().context("cannot find the xtask binary")?;
+    let exe = grader::run::relaunch::own_exe().context("cannot find the xtask binary")?;
     // Rebuilt while we run: Linux names the old inode "… (deleted)"; the new binary is at the path.
     let text = exe.to_string_lossy();
     Ok(match text.strip_suffix(" (deleted)") {
@@ -249,7 +249,7 @@ pub fn run(root: &Path, course: &Course, opts: &Options) -> Result<u8> {
         Some(l) => l.crate_dir(root, false),
         None => exercises.clone(),
     };
-    let watched = grader::course::layout::relative(root, &watched_dir);
+    let watched = grader::fsutil::relative(root, &watched_dir);
     let exe = this_exe()?;
     let screen = Screen {
         terminal: std::io::stdout().is_terminal(),
@@ -324,7 +324,7 @@ pub fn run(root: &Path, course: &Course, opts: &Options) -> Result<u8> {
         }
         let mut names: Vec<String> = batch
             .iter()
-            .map(|(p, _)| grader::course::layout::relative(root, p))
+            .map(|(p, _)| grader::fsutil::relative(root, p))
             .collect();
         names.sort();
         names.dedup();

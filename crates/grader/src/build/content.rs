@@ -49,7 +49,7 @@ fn lesson_inputs(root: &Path, lesson: &Lesson, side: Side) -> Vec<(String, Vec<u
         .snapshot_dirs(root)
         .iter()
         .chain([&stubs])
-        .map(|dir| crate::course::layout::relative(root, dir))
+        .map(|dir| crate::fsutil::relative(root, dir))
         .collect();
     let skip = |rel: &str, is_dir: bool| {
         crate::fsutil::is_scratch_file(rel) || (is_dir && left_out.iter().any(|d| d == rel))

@@ -117,7 +117,7 @@ fn outside(root: &Path, text: &str) -> Vec<String> {
         .into_iter()
         .filter_map(|file| match in_copy(&file, root) {
             Some(rel) if graded_officially(&rel) => None,
-            Some(rel) => Some(crate::course::layout::relative(root, &root.join(rel))),
+            Some(rel) => Some(crate::fsutil::relative(root, &root.join(rel))),
             None => Some(file),
         })
         .collect()

@@ -24,8 +24,6 @@ pub fn root() -> Result<PathBuf> {
         )
 }
 
-pub use crate::fsutil::relative;
-
 /// The folder cargo builds in for the course at `root`: `given`, else `$CARGO_TARGET_DIR`, else
 /// `root/target`; a relative folder is taken from `root`, where the grader runs cargo. The
 /// grader's own state (build lock, freshness records, hints) lives there too (see

@@ -2,8 +2,8 @@
 //! `check`): what each one fails, the records it leaves, and what the report would name.
 
 use crate::course::expected::Expected;
-use crate::course::layout::relative;
 use crate::course::{Lesson, Misconception};
+use crate::fsutil::relative;
 use crate::judge::misconception::{Record, candidates, choose};
 use crate::judge::verdict::Status;
 use crate::judge::{Context, judge, up_to_first_wrong};

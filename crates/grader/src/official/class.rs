@@ -6,9 +6,9 @@
 use crate::course::Course;
 use crate::judge::verdict::Status;
 use crate::official::archive;
-pub use crate::official::class_run::{Batch, Row};
+use crate::official::class_run::{Batch, Row};
+use crate::official::entry::open;
 use crate::official::entry::{Entry, entries};
-pub use crate::official::entry::{open, open_only, resolve};
 use crate::official::roster::{Enrolment, Roster};
 use crate::report::Report;
 use crate::report::student_text;

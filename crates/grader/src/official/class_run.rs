@@ -50,7 +50,7 @@ pub struct Batch {
     /// Submissions graded at once.
     pub parallel: usize,
     /// Lesson builds run, and lesson builds reused from a submission with the same sources
-    /// (see [`crate::build::class_cache`]).
+    /// (see [`crate::build::reuse`]).
     pub builds: (usize, usize),
 }
 

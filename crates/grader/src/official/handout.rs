@@ -24,6 +24,7 @@ pub const INSTRUCTOR_ONLY: &[&str] = &[
     "docs/instructors.md",
     "docs/class-grading.md",
     "docs/feedback.md",
+    "docs/architecture.md",
     // The benchmarks' logs and scripts: they measure the course and race builds of it from a
     // clone of its repository (`bench-class.sh` grades `solutions/`), nothing a student runs.
     "docs/bench-core.md",

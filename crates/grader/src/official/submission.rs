@@ -102,7 +102,7 @@ pub fn grading_workspace(root: &Path, course: &Course, dest: &Path) -> Result<()
     let hidden: Vec<String> = course
         .lessons
         .iter()
-        .map(|l| crate::course::layout::relative(root, &l.hidden_dir(root)))
+        .map(|l| crate::fsutil::relative(root, &l.hidden_dir(root)))
         .collect();
     let in_hidden = |rel: &str| {
         hidden.iter().any(|h| {

@@ -3,11 +3,10 @@
 //! it ended. Nothing here decides a verdict. Without Landlock (another OS, an old kernel, the
 //! student build) checks still run, and the report says `"isolation": "none"`.
 
+use crate::run::relaunch::own_exe;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-
-pub use crate::run::relaunch::own_exe;
 
 /// Exit code of the inner stage when the sandbox cannot be set up.
 pub const SETUP_FAILED: i32 = 97;

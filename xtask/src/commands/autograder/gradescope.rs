@@ -66,7 +66,7 @@ trap 'rm -rf "$SCRATCH"' EXIT
 }
 
 /// `run_autograder`: grades `/autograder/submission` (read as `grade --submission` reads any
-/// submission: `grader::official::class::open`) and always leaves a valid `results.json`.
+/// submission: `grader::official::entry::open`) and always leaves a valid `results.json`.
 ///
 /// Environment: `AUTOGRADER_ROOT`, the root instead of `/autograder`; `AUTOGRADER_SKIP_SETUP=1`,
 /// `setup.sh` does nothing (the toolchain is installed, the grader is built on the first run);

@@ -4,8 +4,9 @@
 //!   build (`grade_cli::copies_whose_checks_differ_each_run_their_own` and class_cli fail);
 //! - removing other submissions' artifacts (`deps`, `.fingerprint`, `incremental`, ...) before a
 //!   submission's build: else it can read them (`hostile_cli::a_submissions_build_finds_no_other_students_code`).
-//! - for speed only (tests pass without; cargo then rebuilds what it could reuse): back-dating a
-//!   submission's unchanged files, and pointing a local build's dep-info at this copy ([`dep_info`]).
+//! - for speed only (tests pass without; cargo then rebuilds what it could reuse, see
+//!   docs/bench-grade.md): back-dating a submission's unchanged files, and pointing a local
+//!   build's dep-info at this copy ([`dep_info`]).
 
 pub mod dep_info;
 
@@ -119,9 +120,8 @@ pub(crate) fn decide_by_content(
             // the files it recorded by absolute path in a copy of the course since deleted are
             // this copy's (see `dep_info`).
             if let Some(here) = &here {
-                let dirs = [false, true].map(|side| {
-                    crate::course::layout::relative(here, &lesson.crate_dir(here, side))
-                });
+                let dirs = [false, true]
+                    .map(|side| crate::fsutil::relative(here, &lesson.crate_dir(here, side)));
                 for (_, dir) in own {
                     for record in std::fs::read_dir(dir).into_iter().flatten().flatten() {
                         if record.file_name().to_string_lossy().starts_with("dep-") {
