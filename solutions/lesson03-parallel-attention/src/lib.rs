@@ -27,6 +27,7 @@ pub mod exercises {
         }
         pub fn attention_scores(q: ArrayView4<f64>, k: ArrayView4<f64>) -> Result<Array4<f64>> {
             "keys-not-validated" => crate::misconceptions::keys_not_validated::attention_scores,
+            "keys-not-transposed" => crate::misconceptions::keys_not_transposed::attention_scores,
             "scores-queries-transposed" => crate::misconceptions::scores_queries_transposed::attention_scores,
             "scaled-by-model-width" => crate::misconceptions::scaled_by_model_width::attention_scores,
             "unfold-by-batch" => crate::misconceptions::unfold_by_batch::attention_scores,

@@ -222,3 +222,18 @@ pub mod scores_queries_transposed {
         unfold_heads(scores.view(), h)
     }
 }
+
+/// `keys-not-transposed`: `q k` instead of `q kᵀ`.
+pub mod keys_not_transposed {
+    use super::*;
+
+    /// `(B, h, T, hs), (B, h, S, hs) -> ?`: the folded keys multiplied as they are, which fails
+    /// unless `S = hs`.
+    pub fn attention_scores(q: ArrayView4<f64>, k: ArrayView4<f64>) -> Result<Array4<f64>> {
+        check_keys(q, k)?;
+        let (_, h, _, hs) = q.dim();
+        let mut scores = batched_matmul(fold_heads(q).view(), fold_heads(k).view())?;
+        scores *= 1.0 / (hs as f64).sqrt();
+        unfold_heads(scores.view(), h)
+    }
+}

@@ -31,6 +31,7 @@ pub mod exercises {
         ) -> Result<(Array4<f64>, Array4<f64>)> {
             "grouped-softmax-without-max-shift" => crate::misconceptions::grouped_softmax_without_max_shift::grouped_attention,
             "grouped-softmax-wrong-axis" => crate::misconceptions::grouped_softmax_wrong_axis::grouped_attention,
+            "grouped-keys-not-transposed" => crate::misconceptions::grouped_keys_not_transposed::grouped_attention,
         }
         pub fn gqa_forward(
             x: ArrayView3<f64>,

@@ -217,3 +217,53 @@ pub mod gqa_split_without_transpose {
         Ok((merge_and_project(heads.view(), w.wo.view())?, weights))
     }
 }
+
+/// `grouped-keys-not-transposed`: attention written by hand with each head's scores `q k`
+/// instead of `q kᵀ`: ndarray refuses the product unless `S = hs`.
+pub mod grouped_keys_not_transposed {
+    use super::*;
+
+    /// GQA on split heads, `((B, H, T, hs), (B, H, T, S))`, with the keys multiplied untransposed.
+    pub fn grouped_attention(
+        q: ArrayView4<f64>,
+        k: ArrayView4<f64>,
+        v: ArrayView4<f64>,
+        causal: bool,
+    ) -> Result<(Array4<f64>, Array4<f64>)> {
+        let (b, h, t, hs) = q.dim();
+        let (kb, h_kv, s_len, khs) = k.dim();
+        if kb != b || khs != hs || v.dim() != k.dim() {
+            return Err(ShapeError::new(
+                "grouped_attention",
+                "matching k, v",
+                k.shape(),
+            ));
+        }
+        let n = n_rep(h, h_kv)?;
+        let (k, v) = (repeat_kv(k, n)?, repeat_kv(v, n)?);
+        let mask = causal_mask(t, s_len);
+        let mut out = Array4::zeros((b, h, t, hs));
+        let mut weights = Array4::zeros((b, h, t, s_len));
+        for bi in 0..b {
+            for i in 0..h {
+                let (qh, kh, vh) = (
+                    q.slice(s![bi, i, .., ..]),
+                    k.slice(s![bi, i, .., ..]),
+                    v.slice(s![bi, i, .., ..]),
+                );
+                let mut w = qh.dot(&kh) / (hs as f64).sqrt();
+                if causal {
+                    apply_mask(&mut w, &mask.view())?;
+                }
+                for mut row in w.rows_mut() {
+                    let mut shifted = row.to_vec();
+                    softmax_row(&mut shifted);
+                    row.assign(&ArrayView1::from(&shifted));
+                }
+                out.slice_mut(s![bi, i, .., ..]).assign(&w.dot(&vh));
+                weights.slice_mut(s![bi, i, .., ..]).assign(&w);
+            }
+        }
+        Ok((out, weights))
+    }
+}

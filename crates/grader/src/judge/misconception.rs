@@ -14,6 +14,7 @@
 use crate::course::expected::same_label;
 use crate::course::{Lesson, Misconception};
 use crate::judge::observed::{body, tolerance};
+use crate::judge::panicked::{Panic, Panicked};
 use anyhow::Result;
 use check_protocol::Observation;
 use serde::{Deserialize, Serialize};
@@ -30,8 +31,12 @@ pub struct Record {
     pub misconception: String,
     /// The check (test function) that catches it.
     pub check: String,
-    /// Its observations from the first after `begin` to the first wrong one, included.
+    /// Its observations from the first after `begin` to the first wrong one, included; or, when
+    /// it panics before a wrong one, all of them.
     pub observations: Vec<Observation>,
+    /// The panic that stopped the check, when no observation was wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub panic: Option<Panic>,
 }
 
 /// Reads the records in `dir` (none when the file is missing).
@@ -70,7 +75,8 @@ pub fn render(records: &[Record]) -> String {
 
 /// The records of `check` whose observations `body` (a run's observations after `begin`)
 /// repeats: the same assertions with the same outcome, the same snapshots with values within
-/// their tolerance, up to the record's wrong one.
+/// their tolerance, up to the record's wrong one; for a record of a panic, exactly its
+/// observations and then the same panic (`panicked`: how the run stopped, if it panicked).
 ///
 /// When some of them also fail with the same messages (numbers within a relative 1e-6), only
 /// those are kept: two wrong answers can fail the same assertion with different values.
@@ -78,10 +84,20 @@ pub fn candidates<'r>(
     records: &'r [Record],
     check: &'r str,
     body: &'r [Observation],
+    panicked: Option<&Panicked>,
 ) -> impl Iterator<Item = &'r Record> {
     let found: Vec<&Record> = records
         .iter()
-        .filter(move |r| r.check == check && repeats(&r.observations, body))
+        .filter(move |r| {
+            r.check == check
+                && match (&r.panic, panicked) {
+                    (None, _) => repeats(&r.observations, body),
+                    (Some(want), Some(got)) => {
+                        ends_with_panic(&r.observations, body) && got.is(want)
+                    }
+                    (Some(_), None) => false,
+                }
+        })
         .collect();
     let said_the_same: Vec<&Record> = found
         .iter()
@@ -116,7 +132,10 @@ pub fn ruled_out<'r>(
         .filter(|r| {
             bodies
                 .get(r.check.as_str())
-                .is_some_and(|body| !repeats(&r.observations, body))
+                .is_some_and(|body| match r.panic {
+                    None => !repeats(&r.observations, body),
+                    Some(_) => !ends_with_panic(&r.observations, body),
+                })
         })
         .map(|r| r.misconception.as_str())
         .collect()
@@ -135,6 +154,12 @@ pub fn same_records(old: &str, new: &str) -> bool {
         && old.iter().zip(&new).all(|(a, b)| {
             a.misconception == b.misconception
                 && a.check == b.check
+                && match (&a.panic, &b.panic) {
+                    (Some(x), Some(y)) => {
+                        x.exercise == y.exercise && same_words_and_numbers(&x.message, &y.message)
+                    }
+                    (x, y) => x == y,
+                }
                 && a.observations.len() == b.observations.len()
                 && a.observations
                     .iter()
@@ -294,6 +319,11 @@ pub fn choose<'c>(
     }
 }
 
+/// True when `got` is exactly `want`'s observations, all right, as before a recorded panic.
+fn ends_with_panic(want: &[Observation], got: &[Observation]) -> bool {
+    got.len() == want.len() && (want.is_empty() || repeats(want, got))
+}
+
 fn repeats(want: &[Observation], got: &[Observation]) -> bool {
     !want.is_empty()
         && got.len() >= want.len()
@@ -429,6 +459,7 @@ mod tests {
                         message: message.into(),
                     },
                 ],
+                panic: None,
             }])
         };
         let recorded = file("head 0 differs by 0.20880644901501857", "d < 1e-12");
@@ -464,6 +495,7 @@ mod tests {
                 passed: false,
                 message: "no".into(),
             }],
+            panic: None,
         };
         let text = render(&[r("b", "c1"), r("a", "c2"), r("a", "c1")]);
         let first: Vec<&str> = text.lines().map(|l| &l[..30]).collect();
@@ -491,6 +523,7 @@ mod tests {
             misconception: m.into(),
             check: c.into(),
             observations: obs,
+            panic: None,
         };
         let records = [
             // `order` fails `split` at its second assertion and `close` at its first.

@@ -9,6 +9,7 @@
 
 pub mod misconception;
 pub mod observed;
+pub mod panicked;
 pub mod planting;
 #[cfg(feature = "instructor")]
 pub mod points_kept;
@@ -17,6 +18,7 @@ pub mod verdict;
 use crate::course::expected::{Expect, same_label};
 use crate::judge::misconception::Record;
 use crate::judge::observed::{body, tolerance};
+use crate::judge::panicked::Panicked;
 use crate::judge::verdict::{
     Origin, Status, Verdict, check_frame, first_lines, origin, panic_of, strip_col, student_frame,
 };
@@ -162,10 +164,23 @@ pub fn up_to_first_wrong(ctx: &Context, observations: &[Observation]) -> Option<
     }
 }
 
-/// The misconceptions whose blessed observations this check's observations repeat.
-fn diagnose(ctx: &Context, observations: &[Observation]) -> Vec<String> {
-    let (body, _, _) = body(observations);
-    crate::judge::misconception::candidates(ctx.misconceptions, ctx.check, &body)
+/// The observations of a run that panicked after only right ones, and its panic: what a
+/// misconception that panics is recognised by.
+pub fn up_to_a_panic(ctx: &Context, run: &RunOutput) -> Option<(Vec<Observation>, Panicked)> {
+    let (body, _, _) = body(&run.observations);
+    match compare(ctx, ctx.expected?, &body) {
+        Comparison::StoppedEarly if run.ended != Ended::TimedOut => {
+            Some((body, Panicked::of(&run.output)?))
+        }
+        _ => None,
+    }
+}
+
+/// The misconceptions whose blessed observations (and panic) this check's run repeats.
+fn diagnose(ctx: &Context, run: &RunOutput) -> Vec<String> {
+    let (body, _, _) = body(&run.observations);
+    let panicked = Panicked::of(&run.output);
+    crate::judge::misconception::candidates(ctx.misconceptions, ctx.check, &body, panicked.as_ref())
         .map(|r| r.misconception.clone())
         .collect()
 }
@@ -190,7 +205,7 @@ fn describe_seen(o: &Observation) -> String {
 pub fn judge(ctx: &Context, run: &RunOutput) -> Verdict {
     let mut v = decide(ctx, run);
     if v.status != Status::Passed {
-        v.misconceptions = diagnose(ctx, &run.observations);
+        v.misconceptions = diagnose(ctx, run);
     }
     v
 }
@@ -510,6 +525,7 @@ mod tests {
             misconception: "m".into(),
             check: "c".into(),
             observations: vec![assert_obs("x == 1", true), wrong_snap.clone()],
+            panic: None,
         };
         with(|ctx| {
             assert_eq!(

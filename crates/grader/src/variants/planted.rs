@@ -91,6 +91,7 @@ pub fn records(
                             misconception: (*id).to_owned(),
                             check: check.name.clone(),
                             observations,
+                            panic: None,
                         });
                     }
                 }
