@@ -10,9 +10,10 @@ use ndarray::{Array3, Array4, ArrayView3, ArrayView4, Axis, s};
 /// positions are filled.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KvCache {
-    keys: Array4<f64>,
-    values: Array4<f64>,
-    len: usize,
+    // Crate-visible so that a planted misconception can fill them the wrong way.
+    pub(crate) keys: Array4<f64>,
+    pub(crate) values: Array4<f64>,
+    pub(crate) len: usize,
 }
 
 impl KvCache {
@@ -74,6 +75,10 @@ impl KvCache {
         k: ArrayView3<f64>,
         v: ArrayView3<f64>,
     ) -> std::result::Result<usize, CacheError> {
+        // A method cannot be `plantable!`: its misconceptions are planted here.
+        if course_check::planted() == Some("append-wrong-axis") {
+            return crate::misconceptions::append_wrong_axis::append(self, k, v);
+        }
         let expected = [self.batch(), self.kv_heads(), self.head_size()];
         expect_shape(
             "KvCache::append",

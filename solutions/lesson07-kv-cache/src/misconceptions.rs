@@ -3,6 +3,7 @@
 //! student could write; `course.toml` names the checks that catch it and explains it.
 
 use crate::exercises::KvCache;
+use crate::setup::{CacheError, expect_shape};
 use attention::Result;
 use attention::error::ShapeError;
 use ndarray::{Array3, ArrayView3, Axis, s};
@@ -172,5 +173,34 @@ pub mod decode_softmax_without_max_shift {
             }
         }
         Ok((out, weights))
+    }
+}
+
+/// `append-wrong-axis`: the new position written along the heads axis (1) of the
+/// `(B, H_kv, capacity, hs)` buffers instead of the positions axis (2).
+pub mod append_wrong_axis {
+    use super::*;
+
+    /// [`KvCache::append`] writing key and value `p` at head `p`.
+    pub fn append(
+        cache: &mut KvCache,
+        k: ArrayView3<f64>,
+        v: ArrayView3<f64>,
+    ) -> std::result::Result<usize, CacheError> {
+        let expected = [cache.batch(), cache.kv_heads(), cache.head_size()];
+        expect_shape("KvCache::append", "keys (B, H_kv, hs)", k.shape(), &expected)?;
+        expect_shape("KvCache::append", "values (B, H_kv, hs)", v.shape(), &expected)?;
+        if cache.len == cache.capacity() {
+            return Err(CacheError::Full {
+                capacity: cache.capacity(),
+                len: cache.len,
+                requested: 1,
+            });
+        }
+        let p = cache.len;
+        cache.keys.slice_mut(s![.., p, .., ..]).assign(&k);
+        cache.values.slice_mut(s![.., p, .., ..]).assign(&v);
+        cache.len += 1;
+        Ok(cache.len)
     }
 }
