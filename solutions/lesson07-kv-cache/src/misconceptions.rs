@@ -188,8 +188,18 @@ pub mod append_wrong_axis {
         v: ArrayView3<f64>,
     ) -> std::result::Result<usize, CacheError> {
         let expected = [cache.batch(), cache.kv_heads(), cache.head_size()];
-        expect_shape("KvCache::append", "keys (B, H_kv, hs)", k.shape(), &expected)?;
-        expect_shape("KvCache::append", "values (B, H_kv, hs)", v.shape(), &expected)?;
+        expect_shape(
+            "KvCache::append",
+            "keys (B, H_kv, hs)",
+            k.shape(),
+            &expected,
+        )?;
+        expect_shape(
+            "KvCache::append",
+            "values (B, H_kv, hs)",
+            v.shape(),
+            &expected,
+        )?;
         if cache.len == cache.capacity() {
             return Err(CacheError::Full {
                 capacity: cache.capacity(),
