@@ -280,3 +280,108 @@ fn a_gqa_split_without_the_transpose_is_named() {
     }
     assert_eq!(all["gqa_forward_returns_model_width"]["status"], "passed");
 }
+
+/// Lesson 3's `attention_scores` multiplying the keys untransposed: the batched product refuses
+/// the shapes, the check stops on that error, and the report names the misconception by the
+/// panic it blessed; `parallel_attention`, which calls it, is blocked by it.
+#[test]
+fn keys_not_transposed_are_named_by_their_panic() {
+    let s = Scratch::new("misconception-keys-not-transposed");
+    s.write(
+        L3,
+        &planted(
+            "lesson03-parallel-attention",
+            "kf.view().permuted_axes([0, 2, 1])",
+            "kf.view()",
+        ),
+    );
+    let out = s
+        .xtask(&["grade", "lesson03", "--format", "json"])
+        .assert()
+        .code(1);
+    let all = checks(&json_of(out.get_output()));
+    for name in [
+        "attention_scores_worked_example",
+        "attention_scores_shape_for_t_ne_s",
+        "parallel_attention_worked_example",
+    ] {
+        assert_eq!(
+            all[name]["diagnosis"]["id"], "keys-not-transposed",
+            "{name}: {}",
+            all[name]
+        );
+    }
+    assert_eq!(
+        all["parallel_attention_worked_example"]["blocked_by"],
+        "attention_scores"
+    );
+}
+
+/// A panic in the same exercise with another message is another mistake: nothing is named.
+#[test]
+fn another_panic_in_the_same_exercise_is_not_named() {
+    let s = Scratch::new("misconception-other-panic");
+    s.write(
+        L3,
+        &planted(
+            "lesson03-parallel-attention",
+            "    scores *= 1.0 / (hs as f64).sqrt();\n",
+            "    scores *= 1.0 / (hs as f64).sqrt();\n    let _ = scores[[0, 0, 99]];\n",
+        ),
+    );
+    let out = s
+        .xtask(&["grade", "lesson03", "--format", "json"])
+        .assert()
+        .code(1);
+    let all = checks(&json_of(out.get_output()));
+    let worked = &all["attention_scores_worked_example"];
+    assert_eq!(worked["status"], "panicked", "{worked}");
+    for (name, check) in &all {
+        assert_eq!(
+            check["diagnosis"],
+            serde_json::Value::Null,
+            "{name}: {check}"
+        );
+    }
+}
+
+/// Lesson 7's `KvCache::append` writing the new position along the heads axis: ndarray panics
+/// inside `append`, and the report names the misconception on the checks that use the cache.
+#[test]
+fn an_append_along_the_wrong_axis_is_named_by_its_panic() {
+    let s = Scratch::new("misconception-append-axis");
+    let solution = s.read("solutions/lesson07-kv-cache/src/exercises.rs");
+    let hook = "        // A method cannot be `plantable!`: its misconceptions are planted here.\n        if course_check::planted() == Some(\"append-wrong-axis\") {\n            return crate::misconceptions::append_wrong_axis::append(self, k, v);\n        }\n";
+    assert!(
+        solution.contains(hook),
+        "lesson 7's plant changed: update this test"
+    );
+    let right = "slice_mut(s![.., .., p, ..])";
+    assert_eq!(
+        solution.matches(right).count(),
+        2,
+        "lesson 7's append changed"
+    );
+    s.write(
+        "exercises/lesson07-kv-cache/src/exercises.rs",
+        &solution
+            .replacen(hook, "", 1)
+            .replace(right, "slice_mut(s![.., p, .., ..])"),
+    );
+    let out = s
+        .xtask(&["grade", "lesson07", "--format", "json"])
+        .assert()
+        .code(1);
+    let all = checks(&json_of(out.get_output()));
+    for name in [
+        "append_writes_one_position_per_step",
+        "decode_step_worked_example_weights",
+        "generate_worked_example",
+    ] {
+        assert_eq!(
+            all[name]["diagnosis"]["id"], "append-wrong-axis",
+            "{name}: {}",
+            all[name]
+        );
+    }
+}
