@@ -24,6 +24,6 @@ pub mod variant;
 
 pub use difference::{Encoding, TOLERANCE, explain_difference, explain_labelled};
 pub use observe::{OBSERVE_ENV, Observation};
-pub use plant::{PLANT_ENV, planted};
+pub use plant::{FITTED_ENV, FITTED_TO_VISIBLE, PLANT_ENV, planted};
 pub use stub::{TODO_PREFIX, todo_function};
 pub use variant::VARIANT_ENV;

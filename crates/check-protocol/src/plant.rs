@@ -19,3 +19,12 @@ pub fn planted() -> Option<&'static str> {
         .get_or_init(|| std::env::var(PLANT_ENV).ok())
         .as_deref()
 }
+
+/// The built-in plant of every `plantable!` exercise, never a catalogued misconception: an answer
+/// fitted to the inputs it has seen (see [`FITTED_ENV`]).
+pub const FITTED_TO_VISIBLE: &str = "fitted-to-visible";
+
+/// With [`FITTED_TO_VISIBLE`] planted: `record:PATH` answers with the reference and appends each
+/// call's fingerprint to `PATH`; `replay:PATH` answers only inputs recorded in `PATH` and panics on
+/// any other. The grader passes it through to planted runs of the reference solutions only.
+pub const FITTED_ENV: &str = "COURSE_FITTED";

@@ -22,6 +22,7 @@
 //! reported as an [`Observation`] and the grader judges them (see [`observe`]).
 
 mod compare;
+pub mod fitted;
 mod proof;
 pub mod property;
 mod render;
@@ -40,11 +41,14 @@ pub use render::{Rendering, render, render_exact, render_exact_encoded};
 pub use variant::Variant;
 
 #[doc(hidden)]
+pub use check_protocol::FITTED_TO_VISIBLE as __FITTED_TO_VISIBLE;
+#[doc(hidden)]
 pub use insta as __insta;
 
 /// An exercise function of a reference solution into which misconceptions can be planted: the
 /// reference `crate::reference::NAME`, or, when the grader planted one of the listed
-/// misconceptions (see [`planted`]), that wrong answer with the same signature.
+/// misconceptions (see [`planted`]), that wrong answer with the same signature. Every such
+/// function also takes the built-in plant `fitted-to-visible` (see [`fitted`]).
 ///
 /// ```ignore
 /// course_check::plantable! {
@@ -64,6 +68,13 @@ macro_rules! plantable {
         #[doc = concat!("The reference `", stringify!($name), "`, or a misconception planted in its place.")]
         pub fn $name($($arg: $ty),*) -> $ret {
             let chosen: fn($($ty),*) -> $ret = match $crate::planted() {
+                Some($crate::__FITTED_TO_VISIBLE) => {
+                    $crate::fitted::answer(
+                        ::core::stringify!($name),
+                        &[$(&$arg as &dyn ::core::fmt::Debug),*],
+                    );
+                    crate::reference::$name
+                }
                 $(Some($id) => $wrong,)+
                 _ => crate::reference::$name,
             };

@@ -94,6 +94,8 @@ impl<'a> Pipeline<'a> {
         };
         let side = request.mode.side();
         let planted = match plant {
+            // The built-in plant fits every plantable exercise: no lesson of its own.
+            Some(check_protocol::FITTED_TO_VISIBLE) if request.mode.side().is_solutions() => None,
             Some(id) => Some(planted_lesson(
                 course,
                 id,

@@ -67,6 +67,10 @@ impl CheckEnv {
             .env(protocol::OBSERVE_ENV, &self.observations);
         if let Some(id) = &self.plant {
             cmd.env(check_protocol::PLANT_ENV, id);
+            // Only planted runs of the reference solutions see the fitted plant's file.
+            if let Some(fitted) = std::env::var_os(check_protocol::FITTED_ENV) {
+                cmd.env(check_protocol::FITTED_ENV, fitted);
+            }
         }
         if let Some(seeds) = &self.variant_seeds {
             cmd.env(check_protocol::VARIANT_ENV, seeds);
