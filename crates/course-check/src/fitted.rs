@@ -54,7 +54,10 @@ fn mode() -> &'static Mode {
             return Mode::Record(path.into());
         }
         let path = value.strip_prefix("replay:").unwrap_or_else(|| {
-            panic!("fitted: {} must be record:PATH or replay:PATH", check_protocol::FITTED_ENV)
+            panic!(
+                "fitted: {} must be record:PATH or replay:PATH",
+                check_protocol::FITTED_ENV
+            )
         });
         let text = std::fs::read_to_string(path)
             .unwrap_or_else(|e| panic!("fitted: cannot read {path}: {e}"));
@@ -108,7 +111,11 @@ mod tests {
         let f = fingerprint("a", &[&x.view(), &2usize]);
         assert_eq!(f, fingerprint("a", &[&x.view(), &2usize]));
         assert_ne!(f, fingerprint("b", &[&x.view(), &2usize]));
-        assert_ne!(f, fingerprint("a", &[&y.view(), &2usize]), "large arrays are written in full");
+        assert_ne!(
+            f,
+            fingerprint("a", &[&y.view(), &2usize]),
+            "large arrays are written in full"
+        );
         assert_ne!(f, fingerprint("a", &[&x.view(), &3usize]));
     }
 
