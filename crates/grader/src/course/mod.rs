@@ -471,6 +471,16 @@ fn validate_misconceptions<'a>(
                 format!("course.toml: misconception `{}` appears twice", m.id),
             ));
         }
+        if m.id == check_protocol::FITTED_TO_VISIBLE {
+            return Err(Problem::at(
+                here.clone(),
+                &format!("id = \"{}\"", m.id),
+                format!(
+                    "course.toml: misconception `{}` is the built-in plant of every exercise: choose another id",
+                    m.id
+                ),
+            ));
+        }
         if !lesson.exercises.iter().any(|e| e.name == m.exercise) {
             return Err(Problem::at(
                 here.clone(),
@@ -735,6 +745,20 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("not a check")
+        );
+        let fitted: Course = toml::from_str(
+            &text
+                .replace("EXERCISE", "split_heads")
+                .replace("CHECK", "split_moves")
+                .replace("split-without-transpose", check_protocol::FITTED_TO_VISIBLE),
+        )
+        .unwrap();
+        assert!(
+            fitted
+                .validate()
+                .unwrap_err()
+                .to_string()
+                .contains("the built-in plant")
         );
     }
 
