@@ -63,7 +63,7 @@ pub use insta as __insta;
 #[macro_export]
 macro_rules! plantable {
     ($(pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty {
-        $($id:literal => $wrong:path),+ $(,)?
+        $($id:literal => $wrong:path),* $(,)?
     })*) => {$(
         #[doc = concat!("The reference `", stringify!($name), "`, or a misconception planted in its place.")]
         pub fn $name($($arg: $ty),*) -> $ret {
@@ -75,7 +75,7 @@ macro_rules! plantable {
                     );
                     crate::reference::$name
                 }
-                $(Some($id) => $wrong,)+
+                $(Some($id) => $wrong,)*
                 _ => crate::reference::$name,
             };
             chosen($($arg),*)

@@ -1,12 +1,11 @@
 //! Reference solution for lesson 1. Same public API as the exercise crate `lesson01`; the lesson's
 //! given code ([`setup`]) is the exercise crate's own file, included here unchanged.
 //!
-//! [`exercises`] re-exports the reference implementations with a glob, except the functions into
-//! which a classic wrong answer from [`misconceptions`] can be planted: those are defined there
-//! with [`course_check::plantable!`] and run the wrong answer instead when the grader plants it
-//! (`grade --solutions --plant ID` names it in the check process's environment), so the checks
-//! and the given code (which calls `crate::exercises::...`) both get it. One build serves every
-//! misconception of the lesson.
+//! [`exercises`] defines every exercise of the reference with [`course_check::plantable!`], so a
+//! classic wrong answer from [`misconceptions`] (or the built-in `fitted-to-visible`) runs instead
+//! when the grader plants it (`grade --solutions --plant ID` names it in the check process's
+//! environment): the checks and the given code (which calls `crate::exercises::...`) both get it.
+//! One build serves every misconception of the lesson.
 
 pub mod misconceptions;
 #[path = "exercises.rs"]
@@ -18,12 +17,10 @@ pub mod worked;
 
 /// The exercises: the reference implementations, or a planted misconception (see the crate docs).
 pub mod exercises {
-    pub use crate::reference::*;
-
     use crate::setup::Head;
     use attention::Result;
     use attention::rng::RandomState;
-    use ndarray::{Array3, ArrayView2, ArrayView3};
+    use ndarray::{Array2, Array3, ArrayView, ArrayView2, ArrayView3, Dimension};
 
     course_check::plantable! {
         pub fn draw_head(rng: &mut RandomState, c: usize, hs: usize, scale: f64) -> Head {
@@ -39,6 +36,21 @@ pub mod exercises {
             "softmax-wrong-axis" => crate::misconceptions::softmax_wrong_axis::attention_weights,
             "wv-not-validated" => crate::misconceptions::wv_not_validated::attention_weights,
         }
+        pub fn top_focus(weights: ArrayView2<f64>, words: &[&str]) -> Result<Vec<String>> {}
+        pub fn disagreements(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<usize> {}
+        pub fn row_sums(weights: ArrayView3<f64>) -> Array2<f64> {}
+        pub fn head_output(
+            weights: ArrayView3<f64>,
+            x: ArrayView3<f64>,
+            wv: ArrayView2<f64>,
+        ) -> Result<Array3<f64>> {}
+    }
+
+    /// The reference `max_abs_diff`, behind the fitted plant's gate (`plantable!` takes no
+    /// generic function).
+    pub fn max_abs_diff<D: Dimension>(a: ArrayView<f64, D>, b: ArrayView<f64, D>) -> Result<f64> {
+        course_check::fitted::gate("max_abs_diff", &[&a, &b]);
+        crate::reference::max_abs_diff(a, b)
     }
 }
 

@@ -1,12 +1,11 @@
 //! Reference solution for lesson 2. Same public API as the exercise crate `lesson02`; the lesson's
 //! given code ([`setup`]) is the exercise crate's own file, included here unchanged.
 //!
-//! [`exercises`] re-exports the reference implementations with a glob, except the functions into
-//! which a classic wrong answer from [`misconceptions`] can be planted: those are defined there
-//! with [`course_check::plantable!`] and run the wrong answer instead when the grader plants it
-//! (`grade --solutions --plant ID` names it in the check process's environment), so the checks
-//! and the given code (which calls `crate::exercises::...`) both get it. One build serves every
-//! misconception of the lesson.
+//! [`exercises`] defines every exercise of the reference with [`course_check::plantable!`], so a
+//! classic wrong answer from [`misconceptions`] (or the built-in `fitted-to-visible`) runs instead
+//! when the grader plants it (`grade --solutions --plant ID` names it in the check process's
+//! environment): the checks and the given code (which calls `crate::exercises::...`) both get it.
+//! One build serves every misconception of the lesson.
 
 pub mod misconceptions;
 #[path = "exercises.rs"]
@@ -16,8 +15,6 @@ pub mod setup;
 
 /// The exercises: the reference implementations, or a planted misconception (see the crate docs).
 pub mod exercises {
-    pub use crate::reference::*;
-
     use attention::Result;
     use ndarray::{Array3, Array4, ArrayView2, ArrayView3, ArrayView4};
 
@@ -36,6 +33,7 @@ pub mod exercises {
         pub fn split_heads(x: ArrayView3<f64>, h: usize) -> Result<Array4<f64>> {
             "split-without-transpose" => crate::misconceptions::split_without_transpose::split_heads,
         }
+        pub fn head_size(c: usize, h: usize) -> Result<usize> {}
     }
 }
 

@@ -1,12 +1,11 @@
 //! Reference solution for lesson 4. Same public API as the exercise crate `lesson04`; the lesson's
 //! given code ([`setup`]) is the exercise crate's own file, included here unchanged.
 //!
-//! [`exercises`] re-exports the reference implementations with a glob, except the functions into
-//! which a classic wrong answer from [`misconceptions`] can be planted: those are defined there
-//! with [`course_check::plantable!`] and run the wrong answer instead when the grader plants it
-//! (`grade --solutions --plant ID` names it in the check process's environment), so the checks
-//! and the given code (which calls `crate::exercises::...`) both get it. One build serves every
-//! misconception of the lesson.
+//! [`exercises`] defines every exercise of the reference with [`course_check::plantable!`], so a
+//! classic wrong answer from [`misconceptions`] (or the built-in `fitted-to-visible`) runs instead
+//! when the grader plants it (`grade --solutions --plant ID` names it in the check process's
+//! environment): the checks and the given code (which calls `crate::exercises::...`) both get it.
+//! One build serves every misconception of the lesson.
 
 pub mod misconceptions;
 #[path = "exercises.rs"]
@@ -18,11 +17,9 @@ pub mod worked;
 
 /// The exercises: the reference implementations, or a planted misconception (see the crate docs).
 pub mod exercises {
-    pub use crate::reference::*;
-
     use crate::setup::MultiHead;
     use attention::Result;
-    use ndarray::{Array3, Array4, ArrayView3, ArrayView4};
+    use ndarray::{Array1, Array3, Array4, ArrayView2, ArrayView3, ArrayView4};
 
     course_check::plantable! {
         pub fn average_over_heads(weights: ArrayView4<f64>) -> Result<Array3<f64>> {
@@ -45,6 +42,7 @@ pub mod exercises {
         ) -> Result<(Array3<f64>, Array4<f64>)> {
             "missing-output-projection" => crate::misconceptions::missing_output_projection::multi_head_forward,
         }
+        pub fn concat_and_project(heads: ArrayView2<f64>, wo: ArrayView2<f64>) -> Result<Array1<f64>> {}
     }
 }
 

@@ -20,6 +20,7 @@ pub mod worked;
 pub mod exercises {
     pub use crate::reference::*;
 
+    use crate::setup::Head;
     use attention::Result;
     use ndarray::{Array2, ArrayView2};
 
@@ -30,6 +31,10 @@ pub mod exercises {
             "causal-softmax-wrong-axis" => crate::misconceptions::causal_softmax_wrong_axis::causal_weights,
             "mask-with-zero-scores" => crate::misconceptions::mask_with_zero_scores::causal_weights,
         }
+        pub fn token_features(category: &[usize], n_categories: usize) -> Result<Array2<f64>> {}
+        pub fn previous_token_head(t: usize, n_categories: usize, gain: f64) -> Head {}
+        pub fn same_category_head(t: usize, n_categories: usize, gain: f64) -> Head {}
+        pub fn same_category(category: &[usize], i: usize) -> Result<Vec<usize>> {}
     }
 }
 

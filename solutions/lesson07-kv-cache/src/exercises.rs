@@ -79,6 +79,7 @@ impl KvCache {
         if course_check::planted() == Some("append-wrong-axis") {
             return crate::misconceptions::append_wrong_axis::append(self, k, v);
         }
+        course_check::fitted::gate("append", &[&*self, &k, &v]);
         let expected = [self.batch(), self.kv_heads(), self.head_size()];
         expect_shape(
             "KvCache::append",
@@ -109,6 +110,8 @@ impl KvCache {
     /// Bytes the filled positions take at `bytes_per_value` bytes a number:
     /// `B · 2 · H_kv · hs · len · bytes_per_value`.
     pub fn memory_bytes(&self, bytes_per_value: usize) -> usize {
+        // A method cannot be `plantable!`: the fitted plant's gate is here.
+        course_check::fitted::gate("memory_bytes", &[self, &bytes_per_value]);
         2 * self.batch() * self.kv_heads() * self.head_size() * self.len * bytes_per_value
     }
 }

@@ -12,34 +12,6 @@ const SECRETS: [&str; 3] = [
     "a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5",
 ];
 
-/// Exercises with a variant check that the fitted plant cannot reach: not `plantable!` (their
-/// functions are not planted) and calling no plantable function.
-const UNREACHED: &[&str] = &[
-    "max_abs_diff",
-    "top_focus",
-    "disagreements",
-    "row_sums",
-    "head_output",
-    "head_size",
-    "concat_and_project",
-    "token_features",
-    "previous_token_head",
-    "same_category_head",
-    "same_category",
-    "n_rep",
-    "append",
-    "memory_bytes",
-];
-
-/// Plantable exercises whose variant never leaves the inputs the fixed checks already use
-/// (`causal_mask(t, s)`: the property checks meet every small `t, s`).
-const NEVER_LEAVES_THE_VISIBLE: &[&str] = &["causal_mask"];
-
-/// Plantable exercises whose variant input is fixed by its drawn shape (values that name their
-/// positions): a small shape repeats a property check's case, so fitted code sometimes passes
-/// (one secret of [`SECRETS`] each here).
-const SHAPE_ONLY: &[&str] = &["split_heads", "fold_heads"];
-
 /// `exercise -> (visible checks, variant checks)` of course.toml.
 fn course_checks() -> BTreeMap<String, (Vec<String>, Vec<String>)> {
     let text = std::fs::read_to_string(course_root().join("course.toml")).unwrap();
@@ -115,23 +87,19 @@ fn variants_catch_every_exercise_fitted_to_its_fixed_checks() {
         .filter(|(_, n)| **n == 0)
         .map(|(e, _)| *e)
         .collect();
-    let expected: BTreeSet<&str> = UNREACHED
-        .iter()
-        .chain(NEVER_LEAVES_THE_VISIBLE)
-        .copied()
-        .collect();
-    assert_eq!(
-        never, expected,
-        "exercises whose variant passes fitted code"
+    // Every exercise's variant leaves the inputs the visible checks use, under every secret (its
+    // drawn values, not only its shapes: a small shape may repeat a visible case).
+    assert!(
+        never.is_empty(),
+        "exercises whose variant passes fitted code: {never:?}"
     );
     let sometimes: BTreeSet<&str> = caught
         .iter()
         .filter(|(_, n)| (1..SECRETS.len()).contains(*n))
         .map(|(e, _)| *e)
         .collect();
-    assert_eq!(
-        sometimes,
-        SHAPE_ONLY.iter().copied().collect(),
-        "caught under some secrets only"
+    assert!(
+        sometimes.is_empty(),
+        "caught under some secrets only: {sometimes:?}"
     );
 }
