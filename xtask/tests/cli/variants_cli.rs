@@ -321,13 +321,22 @@ fn a_variant_failure_names_the_misconception_planted_with_the_same_inputs() {
 
 #[test]
 fn a_variant_failure_no_misconception_explains_names_none_even_from_a_tampering_submission() {
-    let course = Scratch::new("variants-unexplained");
+    unexplained_variant_failure(Mode::Landlock);
+}
+
+#[test]
+fn a_tampering_submission_cannot_reach_the_planted_reference_runs_in_a_container() {
+    unexplained_variant_failure(Mode::Container);
+}
+
+fn unexplained_variant_failure(mode: Mode) {
+    let course = Scratch::new(&format!("variants-unexplained-{mode:?}"));
     course.write("course-secret", SECRET);
-    if !Mode::Landlock.available() {
+    if !mode.available() {
         return;
     }
-    // The catalogue's merge-without-transpose on the visible checks' shapes, but zeros on the shapes erin's variant draws (B=3, h=2, T=4, hs=4), which no
-    // catalogued mistake gives. It also tries to put itself in place of the reference
+    // The catalogue's merge-without-transpose on the visible checks' shapes, but zeros on the
+    // shapes erin's variant draws (B=3, h=2, T=4, hs=4), which no catalogued mistake gives. It also tries to put itself in place of the reference
     // executables the misconceptions are planted into: had it succeeded, the planted run would
     // observe its zeros and name the misconception.
     let deps = support::shared_target().join("debug").join("deps");
@@ -349,7 +358,7 @@ fn a_variant_failure_no_misconception_explains_names_none_even_from_a_tampering_
         deps = deps.display().to_string()
     );
     let sub = submission(&course, "merge-fitted", &with_merge_heads(&course, &body));
-    let report = graded(Mode::Landlock, &course, &sub, "erin");
+    let report = graded(mode, &course, &sub, "erin");
     let variant = check(&report, "merge_heads_variant");
     assert_eq!(variant["status"], "wrong", "{report:#}");
     assert!(variant["diagnosis"].is_null(), "{variant:#}");

@@ -235,7 +235,7 @@ impl<'a> Pipeline<'a> {
         let Some(official) = self.official() else {
             return Ok(Isolation::None);
         };
-        let isolation = Isolation::probe();
+        let isolation = crate::run::sandbox::isolation();
         if official.sandbox == Sandbox::Required && !isolation.is_enforced() {
             bail!(
                 "official grading needs a sandbox, and this machine has none (Linux with Landlock, or \

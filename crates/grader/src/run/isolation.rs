@@ -20,12 +20,6 @@ pub enum Isolation {
 }
 
 impl Isolation {
-    /// What this machine gives, probed once per process ([`crate::run::sandbox::isolation`]).
-    /// An answer the probe should never give counts as no isolation.
-    pub fn probe() -> Self {
-        Self::parse(&crate::run::sandbox::isolation()).unwrap_or(Self::None)
-    }
-
     /// The isolation named `text` (`none`, `container-uid`, `landlock-abi-N`).
     pub fn parse(text: &str) -> Option<Self> {
         match text {

@@ -183,7 +183,7 @@ pub struct Runner {
 impl Runner {
     /// A runner with a fresh scratch directory under the system's temporary directory.
     pub fn new(sandboxed: bool, require_sandbox: bool) -> Result<Self> {
-        let container = sandboxed && Isolation::probe() == Isolation::ContainerUid;
+        let container = sandboxed && crate::run::sandbox::isolation() == Isolation::ContainerUid;
         Ok(Self {
             scratch: crate::fsutil::scratch_dir("run")?,
             count: AtomicUsize::new(0),

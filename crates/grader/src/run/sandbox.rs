@@ -3,6 +3,7 @@
 //! it ended. Nothing here decides a verdict. Without Landlock (another OS, an old kernel, the
 //! student build) checks still run, and the report says `"isolation": "none"`.
 
+use crate::run::isolation::Isolation;
 use crate::run::relaunch::own_exe;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -55,7 +56,7 @@ impl Policy {
             &crate::run::sandbox_paths::private_paths(&self.hide),
             [self.require, self.network, self.check_limits],
         ));
-        if isolation() == CONTAINER_MODE {
+        if isolation() == Isolation::ContainerUid {
             cmd.arg("--container");
             if let Some(uid) = self.run_as {
                 cmd.arg("--uid").arg(uid.to_string());
@@ -204,16 +205,17 @@ pub fn main(args: SandboxArgs) -> i32 {
     }
 }
 
-/// The isolation this machine gives check processes: `landlock-abi-N`, `container-uid` (see
-/// [`crate::run::container`]) or `none`. Probed once per process, by starting the sandbox for real.
-pub fn isolation() -> String {
-    static PROBED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    PROBED.get_or_init(probe_isolation).clone()
+/// The isolation this machine gives check processes (see [`crate::run::container`] for
+/// `container-uid`). Probed once per process, by starting the sandbox for real; an answer the
+/// probe should never give counts as no isolation.
+pub fn isolation() -> Isolation {
+    static PROBED: std::sync::OnceLock<Isolation> = std::sync::OnceLock::new();
+    *PROBED.get_or_init(probe_isolation)
 }
 
-fn probe_isolation() -> String {
+fn probe_isolation() -> Isolation {
     let Ok(exe) = own_exe() else {
-        return "none".into();
+        return Isolation::None;
     };
     Command::new(exe)
         .args(["__sandbox", "--probe"])
@@ -223,9 +225,8 @@ fn probe_isolation() -> String {
         .output()
         .ok()
         .and_then(|o| String::from_utf8(o.stdout).ok())
-        .map(|s| s.trim().to_owned())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "none".into())
+        .and_then(|s| Isolation::parse(s.trim()))
+        .unwrap_or(Isolation::None)
 }
 
 #[cfg(all(target_os = "linux", feature = "instructor"))]
