@@ -2,6 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The report's name for the container mode (`crate::run::container`).
+pub const CONTAINER_MODE: &str = "container-uid";
+
 /// The isolation the sandbox gives check processes, written as the report's `isolation` string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
@@ -24,7 +27,7 @@ impl Isolation {
     pub fn parse(text: &str) -> Option<Self> {
         match text {
             "none" => Some(Self::None),
-            crate::run::sandbox::CONTAINER_MODE => Some(Self::ContainerUid),
+            CONTAINER_MODE => Some(Self::ContainerUid),
             _ => {
                 let abi = text.strip_prefix("landlock-abi-")?;
                 // `u32::from_str` takes a leading `+`; the report's schema does not.
@@ -47,7 +50,7 @@ impl std::fmt::Display for Isolation {
         match self {
             Self::None => f.write_str("none"),
             Self::Landlock { abi } => write!(f, "landlock-abi-{abi}"),
-            Self::ContainerUid => f.write_str(crate::run::sandbox::CONTAINER_MODE),
+            Self::ContainerUid => f.write_str(CONTAINER_MODE),
         }
     }
 }

@@ -12,9 +12,6 @@ use std::time::Duration;
 /// Exit code of the inner stage when the sandbox cannot be set up.
 pub const SETUP_FAILED: i32 = 97;
 
-/// The report's name for the container mode (`crate::run::container`).
-pub const CONTAINER_MODE: &str = "container-uid";
-
 /// What a sandboxed process may touch, and for how long it may run.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
@@ -231,7 +228,8 @@ fn probe_isolation() -> Isolation {
 
 #[cfg(all(target_os = "linux", feature = "instructor"))]
 mod imp {
-    use crate::run::sandbox::{CONTAINER_MODE, Ended, SETUP_FAILED, SandboxArgs};
+    use crate::run::isolation::CONTAINER_MODE;
+    use crate::run::sandbox::{Ended, SETUP_FAILED, SandboxArgs};
     use crate::run::sandbox_paths::{SYSTEM, open_system};
     use landlock::{
         ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, RulesetAttr,
