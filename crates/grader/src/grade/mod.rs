@@ -211,9 +211,9 @@ impl<'a> Pipeline<'a> {
             variants: variants.as_ref(),
             references: &references,
         };
-        let (reports, candidates) = judging.lessons(&plans, listing.slots);
+        let (reports, evidence) = judging.lessons(&plans, listing.slots);
         let mut report = self.report(reports, modified_files, isolation);
-        crate::report::blame::blame(&mut report, self.course, &candidates);
+        crate::report::blame::blame(&mut report, self.course, &evidence);
         Ok(GradeRun {
             report,
             warnings: output.warnings,

@@ -6,7 +6,8 @@ use crate::course::{Check, Exercise};
 use crate::judge::verdict::{Status, Verdict};
 use crate::judge::{Context, judge};
 use crate::plan::LessonPlan;
-use crate::report::blame::Candidates;
+use crate::judge::diagnosis::Seen;
+use crate::report::blame::Evidence;
 use crate::report::{Build, CheckReport, ExerciseReport, LessonReport};
 use crate::run::RunOutput;
 use crate::variants::Variants;
@@ -27,39 +28,41 @@ pub(super) struct Judging<'a> {
 }
 
 impl Judging<'_> {
-    /// The reports of the lessons of `plans` from their `slots`, and the misconceptions each
-    /// failing check matches (those another check's run contradicts left out).
+    /// The reports of the lessons of `plans` from their `slots`, and what each check's run said
+    /// of the misconceptions recorded for it (the blame decides which one a lesson shows).
     pub(super) fn lessons(
         &self,
         plans: &[LessonPlan],
         slots: Vec<Vec<Vec<Slot>>>,
-    ) -> (Vec<LessonReport>, Candidates) {
+    ) -> (Vec<LessonReport>, Evidence) {
         let mut reports = Vec::new();
-        // Per (lesson, check): the misconceptions its failure matches; one is named after the blame.
-        let mut candidates = HashMap::new();
+        let mut evidence = Evidence::new();
         for (plan, per_exercise) in plans.iter().zip(slots) {
             let lesson = plan.lesson;
             let mut exercises = Vec::new();
-            // What each check that ran observed, to rule out misconceptions it contradicts.
-            let mut runs: HashMap<&str, &[check_protocol::Observation]> = HashMap::new();
             for (ex, per_check) in lesson.exercises.iter().zip(per_exercise) {
                 let mut checks = Vec::new();
                 for (check, slot) in ex.checks.iter().zip(per_check) {
-                    let (verdict, duration) = match slot {
-                        Slot::Decided(v) => (v, Duration::ZERO),
+                    let (verdict, duration, contradicted) = match slot {
+                        Slot::Decided(v) => (v, Duration::ZERO, Vec::new()),
                         Slot::Job(i) => {
                             let run = &self.outputs[i];
-                            runs.insert(&check.name, &run.observations);
-                            (verdict(plan, ex, check, run), run.duration)
+                            let contradicted = crate::judge::misconception::contradicted(
+                                &plan.misconceptions,
+                                &check.name,
+                                &run.observations,
+                            );
+                            (verdict(plan, ex, check, run), run.duration, contradicted)
                         }
                     };
                     let report = self.check_report(plan, ex, check, &verdict, duration);
                     checks.push(report);
-                    if !verdict.misconceptions.is_empty() {
-                        candidates.insert(
-                            (lesson.id.clone(), check.name.clone()),
-                            verdict.misconceptions,
-                        );
+                    if !verdict.misconceptions.is_empty() || !contradicted.is_empty() {
+                        let seen = Seen {
+                            matched: verdict.misconceptions,
+                            contradicted,
+                        };
+                        evidence.insert((lesson.id.clone(), check.name.clone()), seen);
                     }
                 }
                 exercises.push(ExerciseReport {
@@ -69,13 +72,6 @@ impl Judging<'_> {
                     checks,
                 });
             }
-            let ruled_out = crate::judge::misconception::ruled_out(&plan.misconceptions, &runs);
-            candidates.retain(|(l, _), ids| {
-                if *l == lesson.id {
-                    ids.retain(|id| !ruled_out.contains(id.as_str()));
-                }
-                !ids.is_empty()
-            });
             let (build, compiler_output) = match &self.built[&lesson.id] {
                 Built::Ok(_) => (Build::Ok, None),
                 Built::Failed(err) => (Build::CompileError, Some(err.clone())),
@@ -90,7 +86,7 @@ impl Judging<'_> {
                 exercises,
             });
         }
-        (reports, candidates)
+        (reports, evidence)
     }
 
     /// The report line of `check` with `verdict`.

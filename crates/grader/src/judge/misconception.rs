@@ -18,7 +18,6 @@ use crate::judge::panicked::{Panic, Panicked};
 use anyhow::Result;
 use check_protocol::Observation;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The file, in a lesson's visible snapshot directory, that holds its misconceptions' records.
@@ -111,33 +110,25 @@ pub fn candidates<'r>(
     }
 }
 
-/// The misconceptions this run of a lesson rules out: one with a record for a check that ran here
-/// (`runs`: check name -> its observations) without repeating it, because it passed or failed in
-/// another way. A student with the misconception fails every check that caught it as it was
-/// blessed, so a failure elsewhere that happens to repeat one of its records is another mistake:
-/// a cut at the wrong columns fails `fused_qkv_matches_separate_projections` like blocks stacked
-/// in the wrong order, but not `fused_qkv_splits_in_order`.
-pub fn ruled_out<'r>(
-    records: &'r [Record],
-    runs: &std::collections::HashMap<&str, &[Observation]>,
-) -> BTreeSet<&'r str> {
-    // Each run's body once, for the checks that have records (runs can be megabytes).
-    let bodies: std::collections::HashMap<&str, Vec<Observation>> = runs
-        .iter()
-        .filter(|(check, _)| records.iter().any(|r| r.check == **check))
-        .map(|(check, run)| (*check, body(run).0))
-        .collect();
-    records
-        .iter()
-        .filter(|r| {
-            bodies
-                .get(r.check.as_str())
-                .is_some_and(|body| match r.panic {
-                    None => !repeats(&r.observations, body),
-                    Some(_) => !ends_with_panic(&r.observations, body),
-                })
+/// The misconceptions with a record for `check` that its `run` (all its observations) does not
+/// repeat: it passed, or failed in another way. A student with the misconception fails every
+/// check that caught it as it was blessed, so where this check decides (see
+/// [`crate::judge::diagnosis`]) a failure elsewhere that happens to repeat one of its records
+/// is another mistake: a cut at the wrong columns fails `fused_qkv_matches_separate_projections`
+/// like blocks stacked in the wrong order, but not `fused_qkv_splits_in_order`.
+pub fn contradicted(records: &[Record], check: &str, run: &[Observation]) -> Vec<String> {
+    let mine: Vec<&Record> = records.iter().filter(|r| r.check == check).collect();
+    if mine.is_empty() {
+        // The body is not copied for a check without records (runs can be megabytes).
+        return Vec::new();
+    }
+    let (body, _, _) = body(run);
+    mine.into_iter()
+        .filter(|r| match r.panic {
+            None => !repeats(&r.observations, &body),
+            Some(_) => !ends_with_panic(&r.observations, &body),
         })
-        .map(|r| r.misconception.as_str())
+        .map(|r| r.misconception.clone())
         .collect()
 }
 
@@ -282,10 +273,10 @@ fn same_words_and_numbers(a: &str, b: &str) -> bool {
         })
 }
 
-/// Which of the candidate misconceptions (ids) a failing check names. Several wrong answers can
-/// fail a check the same way (a wrong split and a wrong merge both break `merge(split(x)) == x`),
-/// so where the bug is decides:
-/// - a misconception of an exercise that passes is not the student's;
+/// Which of the candidate misconceptions (ids: those the lesson shows, see
+/// [`crate::judge::diagnosis`]) a failing check names. Several wrong answers can fail a check the
+/// same way (a wrong split and a wrong merge both break `merge(split(x)) == x`), so where the bug
+/// is decides:
 /// - a check blocked by an exercise names a misconception of that exercise;
 /// - otherwise one of the check's own exercise, else one of another exercise.
 ///
@@ -295,12 +286,10 @@ pub fn choose<'c>(
     candidates: &[String],
     own_exercise: &str,
     blocked_by: Option<&str>,
-    passing: &dyn Fn(&str) -> bool,
 ) -> Option<&'c Misconception> {
     let mut ms: Vec<&Misconception> = candidates
         .iter()
         .filter_map(|id| lesson.misconceptions.iter().find(|m| &m.id == id))
-        .filter(|m| !passing(&m.exercise))
         .collect();
     ms.dedup_by_key(|m| m.id.as_str());
     let only = |of: &dyn Fn(&Misconception) -> bool| -> Option<Option<&'c Misconception>> {
@@ -357,7 +346,6 @@ fn repeats(want: &[Observation], got: &[Observation]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
 
     fn lesson() -> Lesson {
         crate::course::fixture().lessons.remove(0)
@@ -367,48 +355,26 @@ mod tests {
     fn the_misconception_named_is_where_the_bug_is() {
         let l = lesson();
         let ids = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-        let nothing_passes = |_: &str| false;
-        let named =
-            |c: &[&str], own: &str, blocked: Option<&str>, passing: &dyn Fn(&str) -> bool| {
-                choose(&l, &ids(c), own, blocked, passing).map(|m| m.id.clone())
-            };
+        let named = |c: &[&str], own: &str, blocked: Option<&str>| {
+            choose(&l, &ids(c), own, blocked).map(|m| m.id.clone())
+        };
         // Blocked by split_heads: the split's misconception, not the merge's.
         assert_eq!(
-            named(
-                &["merge-a", "split-a"],
-                "merge_heads",
-                Some("split_heads"),
-                &nothing_passes
-            ),
+            named(&["merge-a", "split-a"], "merge_heads", Some("split_heads")),
             Some("split-a".into())
         );
-        // Not blocked: the check's own exercise first.
+        // Not blocked: the check's own exercise first, else another's.
         assert_eq!(
-            named(
-                &["split-a", "merge-a"],
-                "merge_heads",
-                None,
-                &nothing_passes
-            ),
+            named(&["split-a", "merge-a"], "merge_heads", None),
             Some("merge-a".into())
         );
-        // A misconception of a passing exercise is not the student's.
         assert_eq!(
-            named(&["merge-a", "split-a"], "merge_heads", None, &|e: &str| e
-                == "merge_heads"),
+            named(&["split-a"], "merge_heads", None),
             Some("split-a".into())
         );
         // Two of the same exercise that fail alike: none is named.
-        assert_eq!(
-            named(
-                &["split-a", "split-b"],
-                "split_heads",
-                None,
-                &nothing_passes
-            ),
-            None
-        );
-        assert_eq!(named(&[], "split_heads", None, &nothing_passes), None);
+        assert_eq!(named(&["split-a", "split-b"], "split_heads", None), None);
+        assert_eq!(named(&[], "split_heads", None), None);
     }
 
     #[test]
@@ -513,7 +479,7 @@ mod tests {
     }
 
     #[test]
-    fn a_check_that_ran_otherwise_rules_its_misconceptions_out() {
+    fn a_check_that_ran_otherwise_contradicts_its_records() {
         let assert = |label: &str, passed: bool| Observation::Assert {
             label: label.into(),
             passed,
@@ -547,12 +513,13 @@ mod tests {
             run(vec![assert("a", true), assert("b", true), Observation::End]),
             run(vec![assert("c", false)]),
         );
-        let ruled = |split: &Vec<Observation>| {
-            let runs = HashMap::from([("split", split.as_slice()), ("close", close.as_slice())]);
-            ruled_out(&records, &runs)
+        let contradicted = |check: &str, run: &Vec<Observation>| {
+            super::contradicted(&records, check, run)
         };
-        assert!(ruled(&same).is_empty());
-        assert_eq!(ruled(&first), BTreeSet::from(["order"]));
-        assert_eq!(ruled(&passed), BTreeSet::from(["order"]));
+        assert!(contradicted("split", &same).is_empty());
+        assert_eq!(contradicted("split", &first), ["order"]);
+        assert_eq!(contradicted("split", &passed), ["order"]);
+        assert!(contradicted("close", &close).is_empty());
+        assert!(contradicted("unrecorded", &first).is_empty());
     }
 }

@@ -4,13 +4,15 @@
 use crate::course::expected::Expected;
 use crate::course::{Lesson, Misconception};
 use crate::fsutil::relative;
-use crate::judge::misconception::{Record, candidates, choose};
+use crate::judge::diagnosis::{Graded, Seen, blame, passing};
+use crate::judge::misconception::{Record, candidates, contradicted};
 use crate::judge::panicked::{Panic, Panicked};
 use crate::judge::verdict::Status;
 use crate::judge::{Context, judge, up_to_a_panic, up_to_first_wrong};
 use crate::run::{CheckRun, Runner, list_tests};
 use anyhow::Result;
-use std::collections::BTreeSet;
+use check_protocol::Observation;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::time::Duration;
 
@@ -166,57 +168,150 @@ fn disagreements(
     out
 }
 
-/// Fills each outcome's `diagnosed`, with every record known (two misconceptions may look
-/// alike), and adds a problem for a misconception no check names.
+/// What the rest of a misconception's lesson is when it is planted alone in its exercise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rest {
+    /// Every other exercise solved.
+    Solved,
+    /// Every other exercise a `todo!()` stub, as during top-down work, but those that every
+    /// check of its exercise needs (it calls them: `attention_scores` folds with `fold_heads`).
+    Stubs,
+}
+
+/// The visible checks of `lesson` that name misconception `m` when it is planted alone in its
+/// exercise and the other exercises are `rest`, as the report would name it: `failed` are the
+/// checks it fails, `records` every misconception's records. With stubs, a check of a stubbed
+/// exercise, or one that needs one (course.toml `needs`), stops at a `todo!()`.
+pub fn named_alone(
+    lesson: &Lesson,
+    records: &[Record],
+    m: &Misconception,
+    failed: &BTreeSet<String>,
+    rest: Rest,
+) -> BTreeSet<String> {
+    let visible = || {
+        (lesson.exercises.iter())
+            .flat_map(|e| e.checks.iter().map(move |c| (e, c)))
+            .filter(|(_, c)| !c.hidden)
+    };
+    let mut own_checks = visible().filter(|(e, _)| e.name == m.exercise);
+    let first = own_checks.next().map(|(_, c)| c.needs.clone());
+    let needed: Vec<String> = (first.unwrap_or_default().into_iter())
+        .filter(|n| own_checks.clone().all(|(_, c)| c.needs.contains(n)))
+        .collect();
+    let stubbed = |e: &String| rest == Rest::Stubs && *e != m.exercise && !needed.contains(e);
+    let mut seen: HashMap<&str, Seen> = HashMap::new();
+    let mut statuses: HashMap<&str, Status> = HashMap::new();
+    for (ex, check) in visible() {
+        let stub = stubbed(&ex.name) || check.needs.iter().any(stubbed);
+        let name = check.name.as_str();
+        let status = match () {
+            _ if stub => Status::NotStarted,
+            _ if failed.contains(name) => Status::Wrong,
+            _ => Status::Passed,
+        };
+        statuses.insert(name, status);
+        let planted = (records.iter()).find(|r| r.misconception == m.id && r.check == name);
+        // The observations of a check that passed, or stopped at a `todo!()`, repeat no record.
+        let run = match (status, planted) {
+            (Status::Wrong, None) => continue,
+            (Status::Wrong, Some(r)) => {
+                let panicked = r.panic.as_ref().map(|p| Panicked {
+                    message: p.message.clone(),
+                    functions: Vec::new(),
+                });
+                let matched = candidates(records, name, &r.observations, panicked.as_ref());
+                let matched = matched.map(|c| c.misconception.clone()).collect();
+                (matched, [&[Observation::Begin], &r.observations[..]].concat())
+            }
+            _ => (Vec::new(), Vec::new()),
+        };
+        let contradicted = contradicted(records, name, &run.1);
+        seen.insert(
+            name,
+            Seen {
+                matched: run.0,
+                contradicted,
+            },
+        );
+    }
+    let graded: HashMap<&str, Graded> = (statuses.iter())
+        .map(|(c, status)| {
+            let status = *status;
+            (*c, Graded { status, seen: seen.get(c) })
+        })
+        .collect();
+    let passing = passing(lesson, &graded);
+    let blamed = blame(lesson, &graded, &|e| passing.get(e).copied());
+    (blamed.into_iter())
+        .filter(|(_, b)| b.diagnosis.is_some_and(|d| d.id == m.id))
+        .map(|(c, _)| c)
+        .collect()
+}
+
+/// Fills each outcome's `diagnosed` (the checks that name it with the rest of the lesson solved)
+/// and adds a problem for a misconception that no check names, with the rest of its lesson
+/// solved or not started.
 fn name_as_the_report_would(root: &Path, lesson: &Lesson, planted: &mut Planted) {
-    // With one misconception planted, its exercise fails on its own and a check that needs it is
-    // blocked by it.
     for outcome in &mut planted.outcomes {
         let Some(m) = lesson.misconceptions.iter().find(|m| m.id == outcome.id) else {
             continue;
         };
-        for r in planted
-            .records
-            .iter()
-            .filter(|r| r.misconception == outcome.id)
-        {
-            let Some((own, check)) = lesson
-                .exercises
-                .iter()
-                .find_map(|e| e.checks.iter().find(|c| c.name == r.check).map(|c| (e, c)))
-            else {
-                continue;
-            };
-            let blocked = (own.name != m.exercise && check.needs.contains(&m.exercise))
-                .then_some(m.exercise.as_str());
-            let panicked = r.panic.as_ref().map(|p| Panicked {
-                message: p.message.clone(),
-                functions: Vec::new(),
-            });
-            let ids: Vec<String> = candidates(
-                &planted.records,
-                &r.check,
-                &r.observations,
-                panicked.as_ref(),
-            )
-            .map(|c| c.misconception.clone())
-            .collect();
-            let passing = |e: &str| e != m.exercise && e != own.name;
-            if choose(lesson, &ids, &own.name, blocked, &passing).is_some_and(|c| c.id == m.id) {
-                outcome.diagnosed.insert(r.check.clone());
-            }
-        }
+        let named = |rest| named_alone(lesson, &planted.records, m, &outcome.failed, rest);
+        outcome.diagnosed = named(Rest::Solved);
+        let at = where_listed(root, &outcome.id);
         if outcome.diagnosed.is_empty() {
             planted.problems.push(format!(
                 "misconception `{}` is named by no check: none of the checks it fails sees a wrong \
                  value (an assertion or a snapshot) or a panic before it stops, or another misconception \
                  fails them the same way\n    help: give one of its checks an assertion or a \
                  snapshot that sees its wrong value (exercises/{}/tests/checks.rs), or remove it \
-                 from course.toml ({})",
-                outcome.id,
-                lesson.dir,
-                where_listed(root, &outcome.id)
+                 from course.toml ({at})",
+                outcome.id, lesson.dir,
+            ));
+        } else if named(Rest::Stubs).is_empty() {
+            planted.problems.push(format!(
+                "misconception `{}` is named by no check while the rest of its lesson is \
+                 `todo!()`: every check of `{}` that sees it needs another exercise\n    help: \
+                 add a check of `{}` alone that sees its wrong value \
+                 (exercises/{}/tests/checks.rs, course.toml without `needs`), or remove it from \
+                 course.toml ({at})",
+                outcome.id, m.exercise, m.exercise, lesson.dir,
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::misconception::load;
+
+    /// The course's own catalogue and blessed records.
+    fn course() -> (std::path::PathBuf, crate::course::Course) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let course = crate::course::Course::load(&root).expect("course.toml loads");
+        (root, course)
+    }
+
+    #[test]
+    fn every_catalogued_misconception_is_named_where_it_is_made() {
+        let (root, course) = course();
+        let (mut tried, mut missed) = (0, Vec::new());
+        for lesson in &course.lessons {
+            let [visible, _] = lesson.snapshot_dirs(&root);
+            let records = load(&visible).expect("the records load");
+            for m in &lesson.misconceptions {
+                let failed = m.checks.iter().cloned().collect();
+                for rest in [Rest::Solved, Rest::Stubs] {
+                    tried += 1;
+                    if named_alone(lesson, &records, m, &failed, rest).is_empty() {
+                        missed.push(format!("{} {} ({rest:?})", lesson.id, m.id));
+                    }
+                }
+            }
+        }
+        assert!(tried >= 40, "the catalogue was read: {tried}");
+        assert!(missed.is_empty(), "not named: {missed:#?}");
     }
 }

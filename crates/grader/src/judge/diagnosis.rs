@@ -1,0 +1,189 @@
+//! Which misconceptions a lesson's failures show, and whom each failure is blamed on, decided
+//! from values: each graded check's status and what its run said of the misconceptions recorded
+//! for it. The grade's report (`report::blame`) and planting (`bless`, `check`: see
+//! [`crate::judge::planting`]) decide through here alike.
+//!
+//! A misconception is shown when a check that decides about it repeats one of its records and no
+//! such check contradicts one. The checks that decide are those of its own exercise that no
+//! other failing exercise blocks (course.toml `needs`), and those of exercises that pass. A check
+//! that stopped at a `todo!()`, or of an exercise not started, blocked or failing for another
+//! reason, neither vetoes nor confirms: a mistake is named where it is made, whatever else of
+//! the lesson is unfinished.
+
+use crate::course::{Check, Lesson, Misconception};
+use crate::judge::misconception::choose;
+use crate::judge::verdict::Status;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// What one check's run said of the misconceptions recorded for that check.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Seen {
+    /// Those whose records the run repeats: the ones its failure may name.
+    pub matched: Vec<String>,
+    /// Those with a record for the check that the run does not repeat (it passed, or failed in
+    /// another way).
+    pub contradicted: Vec<String>,
+}
+
+/// One graded check of a lesson.
+#[derive(Debug, Clone, Copy)]
+pub struct Graded<'a> {
+    /// Its verdict.
+    pub status: Status,
+    /// What its run said of the recorded misconceptions (`None`: it did not run, or none has a
+    /// record for it).
+    pub seen: Option<&'a Seen>,
+}
+
+/// Whom a failing check is blamed on, and the misconception its failure names.
+#[derive(Debug, Clone, Default)]
+pub struct Blamed<'l> {
+    /// The exercise to fix first, when not the check's own.
+    pub blocked_by: Option<String>,
+    /// The misconception named.
+    pub diagnosis: Option<&'l Misconception>,
+}
+
+/// Whether each exercise of `lesson` with a graded check passes (every graded check passed).
+/// An exercise without one is not in the map: not graded, it blocks nothing.
+pub fn passing<'l>(lesson: &'l Lesson, graded: &HashMap<&str, Graded>) -> HashMap<&'l str, bool> {
+    lesson
+        .exercises
+        .iter()
+        .filter_map(|e| {
+            let statuses: Vec<Status> = (e.checks.iter())
+                .filter_map(|c| graded.get(c.name.as_str()).map(|g| g.status))
+                .collect();
+            (!statuses.is_empty())
+                .then(|| (e.name.as_str(), statuses.iter().all(|s| *s == Status::Passed)))
+        })
+        .collect()
+}
+
+/// The misconceptions of `lesson` its graded checks show (see the module's header); `passing`:
+/// whether an exercise (of this lesson or an earlier one) passes, `None` when not graded.
+pub fn shown<'l>(
+    lesson: &'l Lesson,
+    graded: &HashMap<&str, Graded>,
+    passing: &dyn Fn(&str) -> Option<bool>,
+) -> BTreeSet<&'l str> {
+    let mut confirmed = BTreeSet::new();
+    let mut vetoed = BTreeSet::new();
+    for ex in &lesson.exercises {
+        for check in &ex.checks {
+            let Some(Graded {
+                status,
+                seen: Some(seen),
+            }) = graded.get(check.name.as_str())
+            else {
+                continue;
+            };
+            if *status == Status::NotStarted {
+                continue;
+            }
+            let decides = |m: &Misconception| {
+                passing(&ex.name) == Some(true)
+                    || (m.exercise == ex.name && !blocked(check, &m.exercise, passing))
+            };
+            for m in lesson.misconceptions.iter().filter(|m| decides(m)) {
+                if seen.matched.contains(&m.id) {
+                    confirmed.insert(m.id.as_str());
+                }
+                if seen.contradicted.contains(&m.id) {
+                    vetoed.insert(m.id.as_str());
+                }
+            }
+        }
+    }
+    confirmed.difference(&vetoed).copied().collect()
+}
+
+/// True when `check` needs an exercise other than `own` that fails.
+fn blocked(check: &Check, own: &str, passing: &dyn Fn(&str) -> Option<bool>) -> bool {
+    check
+        .needs
+        .iter()
+        .any(|n| n != own && passing(n) == Some(false))
+}
+
+/// Whom each failing graded check of `lesson` is blamed on and what it names, by check name.
+///
+/// A failing check whose prerequisite (`needs`) is not passing is blocked by it, followed back
+/// to the first exercise that fails on its own (an exercise all of whose failures are blocked
+/// hands the blame on), unless its failure matches only misconceptions of its own exercise:
+/// then its own failure explains it, whatever the prerequisite fails. Its diagnosis is one of
+/// the shown misconceptions its run repeats, chosen by [`choose`].
+pub fn blame<'l>(
+    lesson: &'l Lesson,
+    graded: &HashMap<&str, Graded>,
+    passing: &dyn Fn(&str) -> Option<bool>,
+) -> HashMap<String, Blamed<'l>> {
+    let shown = shown(lesson, graded, passing);
+    let exercise_of = |id: &str| {
+        (lesson.misconceptions.iter())
+            .find(|m| m.id == id)
+            .map(|m| m.exercise.as_str())
+    };
+    let failing = (lesson.exercises.iter())
+        .flat_map(|e| e.checks.iter().map(move |c| (e, c)))
+        .filter_map(|(e, c)| match graded.get(c.name.as_str()) {
+            Some(g) if g.status != Status::Passed => Some((e, c, *g)),
+            _ => None,
+        });
+    let mut found = Vec::new();
+    // The first prerequisite of each failing check that is not passing.
+    let mut direct: HashMap<&str, &str> = HashMap::new();
+    for (ex, check, g) in failing {
+        let candidates: Vec<String> = (g.seen.iter())
+            .flat_map(|s| &s.matched)
+            .filter(|id| shown.contains(id.as_str()))
+            .cloned()
+            .collect();
+        let own = !candidates.is_empty()
+            && (candidates.iter()).all(|id| exercise_of(id) == Some(ex.name.as_str()));
+        if let Some(first) = check.needs.iter().find(|n| passing(n) == Some(false))
+            && !own
+        {
+            direct.insert(&check.name, first);
+        }
+        found.push((ex, check, candidates));
+    }
+    // An exercise all of whose failures are blocked hands the blame on to its own blocker.
+    let mut handed_on: HashMap<&str, &str> = HashMap::new();
+    for ex in &lesson.exercises {
+        let mut blockers = (found.iter())
+            .filter(|(e, _, _)| e.name == ex.name)
+            .map(|(_, c, _)| direct.get(c.name.as_str()));
+        if let Some(Some(first)) = blockers.next()
+            && blockers.all(|b| b.is_some())
+        {
+            handed_on.insert(&ex.name, first);
+        }
+    }
+    let root_of = |start: &str| -> String {
+        let (mut at, mut seen) = (start, HashSet::new());
+        while let Some(next) = handed_on.get(at) {
+            if !seen.insert(at) {
+                break;
+            }
+            at = next;
+        }
+        at.to_owned()
+    };
+    found
+        .into_iter()
+        .map(|(ex, check, candidates)| {
+            let blocked_by = (direct.get(check.name.as_str()))
+                .map(|b| root_of(b))
+                .filter(|b| *b != ex.name);
+            let diagnosis = choose(lesson, &candidates, &ex.name, blocked_by.as_deref());
+            (
+                check.name.clone(),
+                Blamed {
+                    blocked_by,
+                    diagnosis,
+                },
+            )
+        })
+        .collect()
+}
