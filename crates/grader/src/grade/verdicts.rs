@@ -3,10 +3,10 @@
 use super::list::Slot;
 use crate::build::Built;
 use crate::course::{Check, Exercise};
+use crate::judge::diagnosis::Seen;
 use crate::judge::verdict::{Status, Verdict};
 use crate::judge::{Context, judge};
 use crate::plan::LessonPlan;
-use crate::judge::diagnosis::Seen;
 use crate::report::blame::Evidence;
 use crate::report::{Build, CheckReport, ExerciseReport, LessonReport};
 use crate::run::RunOutput;

@@ -54,8 +54,12 @@ pub fn passing<'l>(lesson: &'l Lesson, graded: &HashMap<&str, Graded>) -> HashMa
             let statuses: Vec<Status> = (e.checks.iter())
                 .filter_map(|c| graded.get(c.name.as_str()).map(|g| g.status))
                 .collect();
-            (!statuses.is_empty())
-                .then(|| (e.name.as_str(), statuses.iter().all(|s| *s == Status::Passed)))
+            (!statuses.is_empty()).then(|| {
+                (
+                    e.name.as_str(),
+                    statuses.iter().all(|s| *s == Status::Passed),
+                )
+            })
         })
         .collect()
 }
@@ -186,4 +190,110 @@ pub fn blame<'l>(
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Exercise `a` and `b`; `a-wrong`, a mistake in `a`, is caught by `a1`, `a2` (which needs
+    /// `c`) and `b1`.
+    fn lesson() -> Lesson {
+        let course: crate::course::Course = toml::from_str(
+            r#"
+            [course]
+            title = "t"
+            [[lessons]]
+            id = "lesson01"
+            dir = "d"
+            title = "t"
+            [[lessons.exercises]]
+            name = "c"
+            checks = [{ name = "c1", points = 1 }]
+            [[lessons.exercises]]
+            name = "a"
+            checks = [{ name = "a1", points = 1 }, { name = "a2", points = 1, needs = ["c"] }]
+            [[lessons.exercises]]
+            name = "b"
+            checks = [{ name = "b1", points = 1 }, { name = "b2", points = 1 }]
+            [[lessons.misconceptions]]
+            id = "a-wrong"
+            exercise = "a"
+            title = "t"
+            explanation = "e"
+            checks = ["a1", "a2", "b1"]
+            "#,
+        )
+        .expect("the lesson parses");
+        course.lessons.into_iter().next().expect("one lesson")
+    }
+
+    fn matched() -> Seen {
+        Seen {
+            matched: vec!["a-wrong".into()],
+            ..Seen::default()
+        }
+    }
+
+    fn contradicted() -> Seen {
+        Seen {
+            contradicted: vec!["a-wrong".into()],
+            ..Seen::default()
+        }
+    }
+
+    /// The misconceptions shown when the checks are graded `(name, status, seen)`.
+    fn shown_by(checks: &[(&str, Status, Option<Seen>)]) -> Vec<String> {
+        let lesson = lesson();
+        let graded: HashMap<&str, Graded> = (checks.iter())
+            .map(|(c, status, seen)| {
+                let (status, seen) = (*status, seen.as_ref());
+                (*c, Graded { status, seen })
+            })
+            .collect();
+        let passing = passing(&lesson, &graded);
+        let shown = shown(&lesson, &graded, &|e| passing.get(e).copied());
+        shown.into_iter().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn a_misconception_is_decided_by_its_own_exercise_and_passing_ones() {
+        use Status::{NotStarted, Passed, Wrong};
+        let named = ["a-wrong".to_owned()];
+        let a = |a2: Status, a2_seen: Option<Seen>| {
+            [
+                ("c1", Passed, None),
+                ("a1", Wrong, Some(matched())),
+                ("a2", a2, a2_seen),
+            ]
+        };
+        let with = |a: [(&'static str, Status, Option<Seen>); 3], b: Vec<_>| {
+            shown_by(&a.into_iter().chain(b).collect::<Vec<_>>())
+        };
+        // `b` not started, or failing for another reason: its checks neither veto nor confirm.
+        let b_todo = vec![
+            ("b1", NotStarted, Some(contradicted())),
+            ("b2", NotStarted, None),
+        ];
+        assert_eq!(with(a(Wrong, Some(matched())), b_todo.clone()), named);
+        let b_other = vec![("b1", Wrong, Some(contradicted())), ("b2", Wrong, None)];
+        assert_eq!(with(a(Wrong, Some(matched())), b_other), named);
+        // `b` passes: its check that the mistake fails passed, so the mistake is not there.
+        let b_passes = vec![("b1", Passed, Some(contradicted())), ("b2", Passed, None)];
+        assert!(with(a(Wrong, Some(matched())), b_passes).is_empty());
+        // Its own exercise's check failing another way vetoes it...
+        assert!(with(a(Wrong, Some(contradicted())), b_todo.clone()).is_empty());
+        // ...unless that check is blocked by a failing exercise it needs, or stopped at a todo.
+        let mut blocked = a(Wrong, Some(contradicted()));
+        blocked[0].1 = Wrong;
+        assert_eq!(with(blocked, b_todo.clone()), named);
+        assert_eq!(with(a(NotStarted, Some(contradicted())), b_todo), named);
+        // Only another failing exercise's check repeats it: not confirmed.
+        let only_b = [
+            ("a1", Wrong, None),
+            ("b1", Wrong, Some(matched())),
+            ("b2", Wrong, None),
+        ];
+        assert!(shown_by(&only_b).is_empty());
+    }
 }

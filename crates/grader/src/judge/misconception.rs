@@ -513,9 +513,8 @@ mod tests {
             run(vec![assert("a", true), assert("b", true), Observation::End]),
             run(vec![assert("c", false)]),
         );
-        let contradicted = |check: &str, run: &Vec<Observation>| {
-            super::contradicted(&records, check, run)
-        };
+        let contradicted =
+            |check: &str, run: &Vec<Observation>| super::contradicted(&records, check, run);
         assert!(contradicted("split", &same).is_empty());
         assert_eq!(contradicted("split", &first), ["order"]);
         assert_eq!(contradicted("split", &passed), ["order"]);

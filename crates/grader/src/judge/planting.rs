@@ -180,8 +180,7 @@ pub enum Rest {
 
 /// The visible checks of `lesson` that name misconception `m` when it is planted alone in its
 /// exercise and the other exercises are `rest`, as the report would name it: `failed` are the
-/// checks it fails, `records` every misconception's records. With stubs, a check of a stubbed
-/// exercise, or one that needs one (course.toml `needs`), stops at a `todo!()`.
+/// checks it fails, `records` every misconception's records.
 pub fn named_alone(
     lesson: &Lesson,
     records: &[Record],
@@ -189,6 +188,23 @@ pub fn named_alone(
     failed: &BTreeSet<String>,
     rest: Rest,
 ) -> BTreeSet<String> {
+    named(
+        lesson,
+        &planted_alone(lesson, records, m, failed, rest),
+        &m.id,
+    )
+}
+
+/// Each visible check of `lesson` graded with `m` planted alone (see [`named_alone`]): its status
+/// and what it says of the recorded misconceptions. With stubs, a check of a stubbed exercise,
+/// or one that needs one (course.toml `needs`), stops at a `todo!()`.
+pub fn planted_alone<'l>(
+    lesson: &'l Lesson,
+    records: &[Record],
+    m: &Misconception,
+    failed: &BTreeSet<String>,
+    rest: Rest,
+) -> HashMap<&'l str, (Status, Option<Seen>)> {
     let visible = || {
         (lesson.exercises.iter())
             .flat_map(|e| e.checks.iter().map(move |c| (e, c)))
@@ -200,21 +216,21 @@ pub fn named_alone(
         .filter(|n| own_checks.clone().all(|(_, c)| c.needs.contains(n)))
         .collect();
     let stubbed = |e: &String| rest == Rest::Stubs && *e != m.exercise && !needed.contains(e);
-    let mut seen: HashMap<&str, Seen> = HashMap::new();
-    let mut statuses: HashMap<&str, Status> = HashMap::new();
+    let mut graded = HashMap::new();
     for (ex, check) in visible() {
-        let stub = stubbed(&ex.name) || check.needs.iter().any(stubbed);
         let name = check.name.as_str();
         let status = match () {
-            _ if stub => Status::NotStarted,
+            _ if stubbed(&ex.name) || check.needs.iter().any(stubbed) => Status::NotStarted,
             _ if failed.contains(name) => Status::Wrong,
             _ => Status::Passed,
         };
-        statuses.insert(name, status);
         let planted = (records.iter()).find(|r| r.misconception == m.id && r.check == name);
         // The observations of a check that passed, or stopped at a `todo!()`, repeat no record.
-        let run = match (status, planted) {
-            (Status::Wrong, None) => continue,
+        let (matched, run) = match (status, planted) {
+            (Status::Wrong, None) => {
+                graded.insert(name, (status, None));
+                continue;
+            }
             (Status::Wrong, Some(r)) => {
                 let panicked = r.panic.as_ref().map(|p| Panicked {
                     message: p.message.clone(),
@@ -222,29 +238,47 @@ pub fn named_alone(
                 });
                 let matched = candidates(records, name, &r.observations, panicked.as_ref());
                 let matched = matched.map(|c| c.misconception.clone()).collect();
-                (matched, [&[Observation::Begin], &r.observations[..]].concat())
+                (
+                    matched,
+                    [&[Observation::Begin], &r.observations[..]].concat(),
+                )
             }
             _ => (Vec::new(), Vec::new()),
         };
-        let contradicted = contradicted(records, name, &run.1);
-        seen.insert(
-            name,
-            Seen {
-                matched: run.0,
-                contradicted,
-            },
-        );
+        let contradicted = contradicted(records, name, &run);
+        let seen = Seen {
+            matched,
+            contradicted,
+        };
+        graded.insert(name, (status, Some(seen)));
     }
-    let graded: HashMap<&str, Graded> = (statuses.iter())
-        .map(|(c, status)| {
-            let status = *status;
-            (*c, Graded { status, seen: seen.get(c) })
+    graded
+}
+
+/// `checks` as the blame reads them.
+fn as_graded<'a>(
+    checks: &'a HashMap<&str, (Status, Option<Seen>)>,
+) -> HashMap<&'a str, Graded<'a>> {
+    (checks.iter())
+        .map(|(c, (status, seen))| {
+            let (status, seen) = (*status, seen.as_ref());
+            (*c, Graded { status, seen })
         })
-        .collect();
+        .collect()
+}
+
+/// The checks among `checks` (status and what each says of the records) whose failure names
+/// misconception `id`, as the report's blame decides.
+pub fn named(
+    lesson: &Lesson,
+    checks: &HashMap<&str, (Status, Option<Seen>)>,
+    id: &str,
+) -> BTreeSet<String> {
+    let graded = as_graded(checks);
     let passing = passing(lesson, &graded);
     let blamed = blame(lesson, &graded, &|e| passing.get(e).copied());
     (blamed.into_iter())
-        .filter(|(_, b)| b.diagnosis.is_some_and(|d| d.id == m.id))
+        .filter(|(_, b)| b.diagnosis.is_some_and(|d| d.id == id))
         .map(|(c, _)| c)
         .collect()
 }
@@ -313,5 +347,32 @@ mod tests {
         }
         assert!(tried >= 40, "the catalogue was read: {tried}");
         assert!(missed.is_empty(), "not named: {missed:#?}");
+    }
+
+    #[test]
+    fn a_failure_its_own_exercise_explains_is_not_blamed_on_a_prerequisite() {
+        let (root, course) = course();
+        let lesson = course.find_lesson("lesson02").expect("lesson 2");
+        let records = load(&lesson.snapshot_dirs(&root)[0]).expect("the records load");
+        let m = (lesson.misconceptions.iter())
+            .find(|m| m.id == "merge-without-transpose")
+            .expect("catalogued");
+        let failed = m.checks.iter().cloned().collect();
+        // merge_heads without its transpose, and split_heads failing only on views.
+        let mut checks = planted_alone(lesson, &records, m, &failed, Rest::Solved);
+        checks.insert("split_heads_accepts_views", (Status::Wrong, None));
+        let graded = as_graded(&checks);
+        let passing = passing(lesson, &graded);
+        let blamed = blame(lesson, &graded, &|e| passing.get(e).copied());
+        for check in ["merge_inverts_split_exactly", "merge_heads_property"] {
+            let b = &blamed[check];
+            assert_eq!(b.blocked_by, None, "{check}");
+            assert_eq!(b.diagnosis.map(|d| d.id.as_str()), Some(m.id.as_str()));
+        }
+        // A failure that matches nothing stays blamed on the failing prerequisite.
+        checks.insert("merge_heads_property", (Status::Wrong, None));
+        let blamed = blame(lesson, &as_graded(&checks), &|e| passing.get(e).copied());
+        let b = &blamed["merge_heads_property"];
+        assert_eq!(b.blocked_by.as_deref(), Some("split_heads"));
     }
 }

@@ -38,7 +38,13 @@ pub fn blame(report: &mut Report, course: &Course, evidence: &Evidence) {
             .zip(&keys)
             .map(|(c, key)| {
                 let seen = evidence.get(key);
-                (c.name.as_str(), Graded { status: c.status, seen })
+                (
+                    c.name.as_str(),
+                    Graded {
+                        status: c.status,
+                        seen,
+                    },
+                )
             })
             .collect();
         let mut blamed = crate::judge::diagnosis::blame(course_lesson, &graded, &passing);
