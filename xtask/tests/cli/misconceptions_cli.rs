@@ -4,6 +4,8 @@
 
 use crate::support::{Scratch, checks, course_root, json_of, planted, xtask_in};
 
+const L1: &str = "exercises/lesson01-why-heads/src/exercises.rs";
+const L2: &str = "exercises/lesson02-split-heads/src/exercises.rs";
 const L3: &str = "exercises/lesson03-parallel-attention/src/exercises.rs";
 const L5: &str = "exercises/lesson05-heads-with-jobs/src/exercises.rs";
 const L6: &str = "exercises/lesson06-grouped-query/src/exercises.rs";
@@ -205,6 +207,67 @@ fn a_masked_softmax_without_max_shift_is_named_with_what_overflowed() {
     ] {
         assert_eq!(all[name]["status"], "passed", "{name}");
         assert_eq!(all[name]["diagnosis"], serde_json::Value::Null, "{name}");
+    }
+}
+
+/// `text` (a lesson's source) with the bodies of the functions `names` put back to `todo!()`.
+fn stubbed(mut text: String, names: &[&str]) -> String {
+    for name in names {
+        let at = text.find(&format!("pub fn {name}")).expect(name);
+        let open = at + text[at..].find(" {\n").expect(name) + 2;
+        let close = open + text[open..].find("\n}\n").expect(name);
+        text.replace_range(
+            open..close,
+            &format!("\n    todo!(\"{name}: not written yet\")"),
+        );
+    }
+    text
+}
+
+/// Top-down work names a mistake while the rest of the lesson is still `todo!()`: lesson 1's
+/// softmax over the wrong axis under `grade 1`, and the README's split without the transpose
+/// while `merge_heads` is a stub under `grade 2`. The unwritten exercises' checks, which the
+/// mistake would also fail, neither rule it out nor take its points.
+#[test]
+fn a_mistake_is_named_while_the_rest_of_its_lesson_is_todo() {
+    let s = Scratch::new("misconception-top-down");
+    let wrong_axis = planted(
+        "lesson01-why-heads",
+        "    softmax_inplace(&mut scores);\n",
+        "    for mut col in scores.lanes_mut(Axis(1)) {\n        let max = col.fold(f64::NEG_INFINITY, |m, &v| m.max(v));\n        col.mapv_inplace(|v| (v - max).exp());\n        let sum = col.sum();\n        col /= sum;\n    }\n",
+    );
+    let later = [
+        "max_abs_diff",
+        "top_focus",
+        "disagreements",
+        "row_sums",
+        "head_output",
+    ];
+    s.write(L1, &stubbed(wrong_axis, &later));
+    let no_transpose = planted(
+        "lesson02-split-heads",
+        "        .into_shape_with_order((b, t, h, hs))\n        .expect(\"a standard-layout array reshapes\")\n        .permuted_axes([0, 2, 1, 3]);\n",
+        "        .into_shape_with_order((b, h, t, hs))\n        .expect(\"a standard-layout array reshapes\");\n",
+    );
+    s.write(
+        L2,
+        &stubbed(no_transpose, &["merge_heads", "head_projection"]),
+    );
+    for (lesson, id, named_on) in [
+        ("1", "softmax-wrong-axis", "attention_weights_property"),
+        ("2", "split-without-transpose", "split_heads_moves_data"),
+    ] {
+        let out = s
+            .xtask(&["grade", lesson, "--format", "json"])
+            .assert()
+            .code(1);
+        let all = checks(&json_of(out.get_output()));
+        assert_eq!(all[named_on]["diagnosis"]["id"], id, "{}", all[named_on]);
+        let todo = all
+            .values()
+            .filter(|c| c["status"] == "not_started")
+            .count();
+        assert!(todo >= 3, "lesson {lesson}: the later exercises are stubs");
     }
 }
 
