@@ -141,7 +141,8 @@ pub struct CheckReport {
     /// A hidden check (instructors' official grading only).
     pub hidden: bool,
     /// When it failed while an exercise it needs (course.toml `needs`) is not passing: that
-    /// exercise, followed back to the first one that fails on its own. Fix it first.
+    /// exercise, followed back to the first one that fails on its own. Fix it first. Not set when
+    /// the failure matches only misconceptions of the check's own exercise.
     pub blocked_by: Option<String>,
     /// When it failed the way a known misconception does: which one.
     pub diagnosis: Option<Diagnosis>,
