@@ -113,8 +113,8 @@ fn blocked(check: &Check, own: &str, passing: &dyn Fn(&str) -> Option<bool>) -> 
 /// Whom each failing graded check of `lesson` is blamed on and what it names, by check name.
 ///
 /// A failing check whose prerequisite (`needs`) is not passing is blocked by it, followed back
-/// to the first exercise that fails on its own (an exercise all of whose failures are blocked
-/// hands the blame on), unless its failure matches only misconceptions of its own exercise:
+/// within the lesson to the first exercise that fails on its own (an exercise all of whose
+/// failures are blocked hands the blame on), unless its failure matches only misconceptions of its own exercise:
 /// then its own failure explains it, whatever the prerequisite fails. Its diagnosis is one of
 /// the shown misconceptions its run repeats, chosen by [`choose`].
 pub fn blame<'l>(
