@@ -94,6 +94,7 @@ mod tests {
             title: "t".into(),
             build,
             compiler_output: None,
+            stubbed: vec![],
             score: 0,
             max_score: 2,
             exercises: vec![],

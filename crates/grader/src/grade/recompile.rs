@@ -1,0 +1,137 @@
+//! A compile error costs its function, not its lesson: each lesson that did not compile only
+//! because of errors inside some of its exercises (decided by [`crate::build::stub_out`]) is
+//! built again, once, in a scratch copy of the graded course where those exercises are their
+//! handed-out stubs. The lesson's other exercises are then graded as written, and the stubbed
+//! ones are `compile_error` with the compiler's first error in them. Neither the student's tree
+//! nor the course's is written: locally the copy builds into the course's target folder, as
+//! another copy of the course would; officially it is a copy of the grading copy, built the way
+//! the grading copy is.
+
+use super::Pipeline;
+use crate::build::stub_out::{Broken, broken_exercises, stub_out};
+use crate::build::{BuildOutput, Built};
+use crate::course::stubs::exercise_path;
+use crate::course::{Lesson, Side};
+use crate::run::Isolation;
+use anyhow::Result;
+use std::collections::HashMap;
+
+/// A lesson graded with some of its exercises stubbed out.
+#[derive(Debug, Clone)]
+pub(super) struct Stubbed {
+    /// The exercises put back to their stubs, each with the compiler's first error in it.
+    pub broken: Vec<Broken>,
+    /// The lesson's first error, as it was handed in.
+    pub first_error: String,
+}
+
+impl Stubbed {
+    /// What the checks of `exercise` say when it was stubbed out: why it earns nothing, why the
+    /// others are still graded, and the compiler's first error in it.
+    pub fn message(&self, exercise: &str) -> Option<String> {
+        let broken = self.broken.iter().find(|b| b.name == exercise)?;
+        Some(format!(
+            "`{exercise}` does not compile, so it was graded as its handed-out stub (`todo!()`); \
+             the lesson's other exercises compiled without it and were graded as written. Fix \
+             this error to earn its points:\n{}",
+            broken.error
+        ))
+    }
+}
+
+/// What building again gave.
+#[derive(Default)]
+pub(super) struct Recompiled {
+    /// Per lesson id graded with exercises stubbed out.
+    pub lessons: HashMap<String, Stubbed>,
+    /// The copy and its build, kept while the checks run: a submission's executables are in the
+    /// build's private folder, and a local build's are linked in a folder named by the copy.
+    _kept: Option<(crate::fsutil::TempDir, BuildOutput)>,
+}
+
+/// Files of the graded course the copy leaves out: build output and git.
+fn left_out(rel: &str, is_dir: bool) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    (is_dir && (name == "target" || name == ".git")) || crate::fsutil::is_scratch_file(rel)
+}
+
+impl Pipeline<'_> {
+    /// Builds again, with the exercises their errors are in stubbed out, every lesson of
+    /// `output` that failed on errors inside its exercises only, and puts the check executables
+    /// of those that compile so into `output`. Exercises only: a reference solution has no stub.
+    pub(super) fn recompile(
+        &self,
+        output: &mut BuildOutput,
+        isolation: Isolation,
+    ) -> Result<Recompiled> {
+        if self.side() != Side::Exercises {
+            return Ok(Recompiled::default());
+        }
+        let mut lessons = HashMap::new();
+        let mut texts: Vec<(&Lesson, String)> = Vec::new();
+        for lesson in self.selected.iter().map(|l| &**l) {
+            let (Some(errors), Some(Built::Failed(first_error))) = (
+                output.errors.get(&lesson.id),
+                output.lessons.get(&lesson.id),
+            ) else {
+                continue;
+            };
+            // Every exercise of the lesson, when one alone is graded.
+            let whole = self.course.find_lesson(&lesson.id).unwrap_or(lesson);
+            let Ok(text) = std::fs::read_to_string(exercise_path(self.root, lesson)) else {
+                continue;
+            };
+            let Some(broken) = broken_exercises(whole, errors, &text) else {
+                continue;
+            };
+            let Some(stubbed) = self
+                .handed_out(lesson)
+                .and_then(|stub| stub_out(&text, &stub, &broken))
+            else {
+                continue;
+            };
+            texts.push((lesson, stubbed));
+            let first_error = first_error.clone();
+            lessons.insert(
+                lesson.id.clone(),
+                Stubbed {
+                    broken,
+                    first_error,
+                },
+            );
+        }
+        if texts.is_empty() {
+            return Ok(Recompiled::default());
+        }
+        let copy = crate::fsutil::scratch_dir("stubbed")?;
+        let files = crate::fsutil::files_under(self.root, self.root, &left_out);
+        crate::fsutil::copy_files(self.root, copy.path(), &files)?;
+        for (lesson, text) in &texts {
+            crate::fsutil::write(&exercise_path(copy.path(), lesson), text)?;
+        }
+        let building: Vec<&Lesson> = texts.iter().map(|(lesson, _)| *lesson).collect();
+        let built = self.build_in(copy.path(), &building, isolation)?;
+        // A lesson whose stubbed copy does not compile either stays a compile error.
+        lessons.retain(|id, _| match built.lessons.get(id) {
+            Some(Built::Ok(bins)) => {
+                output.lessons.insert(id.clone(), Built::Ok(bins.clone()));
+                true
+            }
+            _ => false,
+        });
+        Ok(Recompiled {
+            lessons,
+            _kept: Some((copy, built)),
+        })
+    }
+
+    /// The handed-out stub of `lesson`'s exercise file: officially the instructors' own file (the
+    /// handout's stub is a copy of it), locally the one `reset` puts back. `None` when there is
+    /// none to read.
+    fn handed_out(&self, lesson: &Lesson) -> Option<String> {
+        match self.official() {
+            Some(_) => std::fs::read_to_string(exercise_path(self.expected_root, lesson)).ok(),
+            None => crate::course::stubs::handed_out(self.root, lesson).ok(),
+        }
+    }
+}
