@@ -294,7 +294,7 @@ impl<'a> Pipeline<'a> {
         };
         // The record keeps the build as it was: a lesson that did not compile is never fresh.
         let as_built = (!output.errors.is_empty()).then(|| output.clone());
-        let recompiled = self.recompile(&mut output, isolation)?;
+        let recompiled = self.recompile(lessons, &mut output, isolation)?;
         let sandboxed = isolation.is_enforced();
         let require = official.is_some_and(|o| o.sandbox == Sandbox::Required);
         let mut runner = Runner::new(sandboxed, require)?;
@@ -308,6 +308,26 @@ impl<'a> Pipeline<'a> {
             stamp.keep(as_built.as_ref().unwrap_or(&output), &listed);
         }
         Ok((output, listing, runner, recompiled))
+    }
+
+    /// Builds again the lessons of `output` that failed on errors inside their exercises only,
+    /// with those exercises stubbed out ([`recompile`]); exercises only: a reference solution has
+    /// no stub.
+    fn recompile(
+        &self,
+        lessons: &[&Lesson],
+        output: &mut BuildOutput,
+        isolation: Isolation,
+    ) -> Result<recompile::Recompiled> {
+        if self.side() != Side::Exercises {
+            return Ok(recompile::Recompiled::default());
+        }
+        let stubs = match self.official() {
+            Some(_) => recompile::Stubs::Instructors(self.expected_root),
+            None => recompile::Stubs::Course,
+        };
+        let build = |root: &Path, lessons: &[&Lesson]| self.build_in(root, lessons, isolation);
+        recompile::recompile(self.root, self.course, lessons, stubs, output, &build)
     }
 
     /// Builds `lessons`: sandboxed in official grading (through the class's cache when there is

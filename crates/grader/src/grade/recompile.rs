@@ -7,14 +7,13 @@
 //! another copy of the course would; officially it is a copy of the grading copy, built the way
 //! the grading copy is.
 
-use super::Pipeline;
 use crate::build::stub_out::{Broken, broken_exercises, stub_out};
 use crate::build::{BuildOutput, Built};
 use crate::course::stubs::exercise_path;
-use crate::course::{Lesson, Side};
-use crate::run::Isolation;
+use crate::course::{Course, Lesson};
 use anyhow::Result;
 use std::collections::HashMap;
+use std::path::Path;
 
 /// A lesson graded with some of its exercises stubbed out.
 #[derive(Debug, Clone)]
@@ -55,83 +54,86 @@ fn left_out(rel: &str, is_dir: bool) -> bool {
     (is_dir && (name == "target" || name == ".git")) || crate::fsutil::is_scratch_file(rel)
 }
 
-impl Pipeline<'_> {
-    /// Builds again, with the exercises their errors are in stubbed out, every lesson of
-    /// `output` that failed on errors inside its exercises only, and puts the check executables
-    /// of those that compile so into `output`. Exercises only: a reference solution has no stub.
-    pub(super) fn recompile(
-        &self,
-        output: &mut BuildOutput,
-        isolation: Isolation,
-    ) -> Result<Recompiled> {
-        if self.side() != Side::Exercises {
-            return Ok(Recompiled::default());
-        }
-        let mut lessons = HashMap::new();
-        let mut texts: Vec<(&Lesson, String)> = Vec::new();
-        for lesson in self.selected.iter().map(|l| &**l) {
-            let (Some(errors), Some(Built::Failed(first_error))) = (
-                output.errors.get(&lesson.id),
-                output.lessons.get(&lesson.id),
-            ) else {
-                continue;
-            };
-            // Every exercise of the lesson, when one alone is graded.
-            let whole = self.course.find_lesson(&lesson.id).unwrap_or(lesson);
-            let Ok(text) = std::fs::read_to_string(exercise_path(self.root, lesson)) else {
-                continue;
-            };
-            let Some(broken) = broken_exercises(whole, errors, &text) else {
-                continue;
-            };
-            let Some(stubbed) = self
-                .handed_out(lesson)
-                .and_then(|stub| stub_out(&text, &stub, &broken))
-            else {
-                continue;
-            };
-            texts.push((lesson, stubbed));
-            let first_error = first_error.clone();
-            lessons.insert(
-                lesson.id.clone(),
-                Stubbed {
-                    broken,
-                    first_error,
-                },
-            );
-        }
-        if texts.is_empty() {
-            return Ok(Recompiled::default());
-        }
-        let copy = crate::fsutil::scratch_dir("stubbed")?;
-        let files = crate::fsutil::files_under(self.root, self.root, &left_out);
-        crate::fsutil::copy_files(self.root, copy.path(), &files)?;
-        for (lesson, text) in &texts {
-            crate::fsutil::write(&exercise_path(copy.path(), lesson), text)?;
-        }
-        let building: Vec<&Lesson> = texts.iter().map(|(lesson, _)| *lesson).collect();
-        let built = self.build_in(copy.path(), &building, isolation)?;
-        // A lesson whose stubbed copy does not compile either stays a compile error.
-        lessons.retain(|id, _| match built.lessons.get(id) {
-            Some(Built::Ok(bins)) => {
-                output.lessons.insert(id.clone(), Built::Ok(bins.clone()));
-                true
-            }
-            _ => false,
-        });
-        Ok(Recompiled {
-            lessons,
-            _kept: Some((copy, built)),
-        })
-    }
+/// Where the handed-out stubs are read.
+pub(super) enum Stubs<'a> {
+    /// Official grading: the instructors' tree at this root, whose exercise files are the stubs
+    /// (a handout's are copies of them).
+    Instructors(&'a Path),
+    /// Local grading: the graded course, where `reset` finds them.
+    Course,
+}
 
-    /// The handed-out stub of `lesson`'s exercise file: officially the instructors' own file (the
-    /// handout's stub is a copy of it), locally the one `reset` puts back. `None` when there is
-    /// none to read.
-    fn handed_out(&self, lesson: &Lesson) -> Option<String> {
-        match self.official() {
-            Some(_) => std::fs::read_to_string(exercise_path(self.expected_root, lesson)).ok(),
-            None => crate::course::stubs::handed_out(self.root, lesson).ok(),
-        }
+/// The build of some lessons of a copy of the graded course at its root, as the graded course's
+/// own build would make it.
+pub(super) type BuildCopy<'b> = dyn Fn(&Path, &[&Lesson]) -> Result<BuildOutput> + 'b;
+
+/// Builds again, with the exercises their errors are in stubbed out, every lesson of `lessons`
+/// (of `course`, graded at `root`) that `output` says failed on errors inside its exercises only,
+/// in one copy with `build`, and puts the check executables of those that compile so into
+/// `output`.
+pub(super) fn recompile(
+    root: &Path,
+    course: &Course,
+    lessons: &[&Lesson],
+    stubs: Stubs,
+    output: &mut BuildOutput,
+    build: &BuildCopy,
+) -> Result<Recompiled> {
+    let mut stubbed = HashMap::new();
+    let mut texts: Vec<(&Lesson, String)> = Vec::new();
+    for &lesson in lessons {
+        let (Some(errors), Some(Built::Failed(first_error))) = (
+            output.errors.get(&lesson.id),
+            output.lessons.get(&lesson.id),
+        ) else {
+            continue;
+        };
+        // Every exercise of the lesson, when one alone is graded.
+        let whole = course.find_lesson(&lesson.id).unwrap_or(lesson);
+        let Ok(text) = std::fs::read_to_string(exercise_path(root, lesson)) else {
+            continue;
+        };
+        let Some(broken) = broken_exercises(whole, errors, &text) else {
+            continue;
+        };
+        let stub = match stubs {
+            Stubs::Instructors(dir) => std::fs::read_to_string(exercise_path(dir, lesson)).ok(),
+            Stubs::Course => crate::course::stubs::handed_out(root, lesson).ok(),
+        };
+        let Some(text) = stub.and_then(|stub| stub_out(&text, &stub, &broken)) else {
+            continue;
+        };
+        texts.push((lesson, text));
+        let first_error = first_error.clone();
+        stubbed.insert(
+            lesson.id.clone(),
+            Stubbed {
+                broken,
+                first_error,
+            },
+        );
     }
+    if texts.is_empty() {
+        return Ok(Recompiled::default());
+    }
+    let copy = crate::fsutil::scratch_dir("stubbed")?;
+    let files = crate::fsutil::files_under(root, root, &left_out);
+    crate::fsutil::copy_files(root, copy.path(), &files)?;
+    for (lesson, text) in &texts {
+        crate::fsutil::write(&exercise_path(copy.path(), lesson), text)?;
+    }
+    let building: Vec<&Lesson> = texts.iter().map(|(lesson, _)| *lesson).collect();
+    let built = build(copy.path(), &building)?;
+    // A lesson whose stubbed copy does not compile either stays a compile error.
+    stubbed.retain(|id, _| match built.lessons.get(id) {
+        Some(Built::Ok(bins)) => {
+            output.lessons.insert(id.clone(), Built::Ok(bins.clone()));
+            true
+        }
+        _ => false,
+    });
+    Ok(Recompiled {
+        lessons: stubbed,
+        _kept: Some((copy, built)),
+    })
 }

@@ -228,6 +228,34 @@ fn lesson_name(id: &str) -> String {
     }
 }
 
+/// The line under a lesson's title saying what its build left out, with the compiler's error
+/// when the whole lesson does not compile.
+fn lesson_build(out: &mut String, lesson: &super::LessonReport, style: &Style) {
+    if lesson.build == super::Build::Stubbed {
+        let names: Vec<String> = lesson.stubbed.iter().map(|n| format!("`{n}`")).collect();
+        let (does, its, stub, error) = match names.len() {
+            1 => ("does", "its", "stub", "error is"),
+            _ => ("do", "their", "stubs", "errors are"),
+        };
+        let _ = writeln!(
+            out,
+            "  {} {} {does} not compile: graded as {its} handed-out {stub} ({its} {error} \
+             below), the lesson's other exercises as written",
+            style.red("✗"),
+            names.join(", ")
+        );
+    } else if let Some(err) = &lesson.compiler_output {
+        let _ = writeln!(
+            out,
+            "  {} the crate does not compile, so none of its checks ran:",
+            style.red("✗")
+        );
+        for line in printable(err).lines() {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
+}
+
 /// The human-readable report.
 pub fn render(report: &Report, style: &Style, detail: Detail) -> String {
     let mut out = String::new();
@@ -253,29 +281,7 @@ pub fn render(report: &Report, style: &Style, detail: Detail) -> String {
             lesson.score,
             lesson.max_score
         );
-        if lesson.build == super::Build::Stubbed {
-            let names: Vec<String> = lesson.stubbed.iter().map(|n| format!("`{n}`")).collect();
-            let (does, its, stub) = match names.len() {
-                1 => ("does", "its", "stub"),
-                _ => ("do", "their", "stubs"),
-            };
-            let _ = writeln!(
-                out,
-                "  {} {} {does} not compile: graded as {its} handed-out {stub} (the error is \
-                 below), the lesson's other exercises as written",
-                style.red("✗"),
-                names.join(", ")
-            );
-        } else if let Some(err) = &lesson.compiler_output {
-            let _ = writeln!(
-                out,
-                "  {} the crate does not compile, so none of its checks ran:",
-                style.red("✗")
-            );
-            for line in printable(err).lines() {
-                let _ = writeln!(out, "    {line}");
-            }
-        }
+        lesson_build(&mut out, lesson, style);
         let width = lesson
             .exercises
             .iter()
@@ -412,7 +418,7 @@ mod tests {
         let table = render(&report, &Style::plain(), Detail::Full);
         assert!(
             table.contains(
-                "✗ `merge_heads` does not compile: graded as its handed-out stub (the error is \
+                "✗ `merge_heads` does not compile: graded as its handed-out stub (its error is \
                  below), the lesson's other exercises as written"
             ),
             "{table}"
