@@ -445,6 +445,22 @@ mod tests {
             json.contains("\"stubbed\": [\n        \"merge_heads\"\n      ]"),
             "{json}"
         );
+        // Gradescope and JUnit carry the function's own error in its checks, and no lesson-wide
+        // "none of its checks ran".
+        let gradescope = crate::report::gradescope::render(&report);
+        assert!(
+            !gradescope.contains("none of its checks ran"),
+            "{gradescope}"
+        );
+        assert!(
+            gradescope.contains("compile_error: `merge_heads` does not compile"),
+            "{gradescope}"
+        );
+        #[cfg(feature = "instructor")]
+        {
+            let junit = crate::report::junit::render(&report, &crate::course::fixture());
+            assert!(junit.contains("exercises.rs:40:22"), "{junit}");
+        }
         // A lesson that does not compile at all still points at the lesson.
         let whole = stubbed(Build::CompileError);
         assert_eq!(
