@@ -48,10 +48,12 @@ pub(super) struct Recompiled {
     _kept: Option<(crate::fsutil::TempDir, BuildOutput)>,
 }
 
-/// Files of the graded course the copy leaves out: build output and git.
+/// Files of the graded course the copy leaves out: build output, and folders whose name starts
+/// with a dot (git's, an editor's) but cargo's own configuration.
 fn left_out(rel: &str, is_dir: bool) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
-    (is_dir && (name == "target" || name == ".git")) || crate::fsutil::is_scratch_file(rel)
+    let hidden = name.starts_with('.') && name != ".cargo";
+    (is_dir && (name == "target" || hidden)) || crate::fsutil::is_scratch_file(rel)
 }
 
 /// Where the handed-out stubs are read.
@@ -136,4 +138,55 @@ pub(super) fn recompile(
         lessons: stubbed,
         _kept: Some((copy, built)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_copy_leaves_out_build_output_and_dot_folders_but_cargos() {
+        for (rel, is_dir) in [
+            ("target", true),
+            ("exercises/lesson02-split-heads/target", true),
+            (".git", true),
+            (".idea", true),
+            ("exercises/x.snap.new", false),
+        ] {
+            assert!(left_out(rel, is_dir), "{rel}");
+        }
+        for (rel, is_dir) in [
+            (".cargo", true),
+            ("exercises/lesson02-split-heads/src", true),
+            ("exercises/lesson02-split-heads/src/target", false),
+            ("Cargo.lock", false),
+        ] {
+            assert!(!left_out(rel, is_dir), "{rel}");
+        }
+    }
+
+    #[test]
+    fn a_stubbed_exercises_checks_say_why_and_show_its_error() {
+        let stubbed = Stubbed {
+            broken: vec![Broken {
+                name: "merge_heads".into(),
+                error: "error[E0308]: mismatched types".into(),
+            }],
+            first_error: "error[E0308]: mismatched types".into(),
+        };
+        let message = stubbed.message("merge_heads").unwrap();
+        assert!(
+            message.starts_with("`merge_heads` does not compile"),
+            "{message}"
+        );
+        assert!(
+            message.contains("other exercises compiled without it"),
+            "{message}"
+        );
+        assert!(
+            message.ends_with(":\nerror[E0308]: mismatched types"),
+            "{message}"
+        );
+        assert_eq!(stubbed.message("split_heads"), None);
+    }
 }
