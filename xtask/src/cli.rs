@@ -27,7 +27,7 @@ pub struct Cli {
 pub enum Format {
     /// A table per lesson, for people.
     Human,
-    /// The course's JSON report (schema_version 2).
+    /// The course's JSON report (schema_version 3).
     Json,
     /// Gradescope's results.json.
     Gradescope,

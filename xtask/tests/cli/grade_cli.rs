@@ -96,7 +96,7 @@ fn untouched_stubs_score_zero_and_every_exercise_is_not_started() {
     let before = s.snapshot_tree();
     let args = ["grade", "--format", "json"];
     let report = json_of(s.xtask(&args).assert().code(1).get_output());
-    assert_eq!(report["schema_version"], 2);
+    assert_eq!(report["schema_version"], 3);
     assert_eq!(report["graded"], "exercises");
     assert_eq!(report["official"], true, "{}", report["modified_files"]);
     assert_eq!(report["score"], 0);

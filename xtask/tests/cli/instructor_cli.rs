@@ -529,6 +529,68 @@ fn a_submission_is_graded_against_the_pristine_checks_and_left_untouched() {
             "the submission's sources (exercises/*/src) hold more than 1000 files",
         ));
     std::fs::remove_dir_all(many).unwrap();
+
+    // A type error inside one exercise costs that exercise only, officially and locally, with
+    // the compiler's first error; the stubs are put back in scratch copies, never in the handout.
+    std::fs::write(h.join(SPLIT_SNAP), &snap).unwrap();
+    let file = h.join(L2).join("src/exercises.rs");
+    let solved = std::fs::read_to_string(&file).unwrap();
+    let broken = solved.replacen(
+        "pub fn merge_heads(x: ArrayView4<f64>) -> Array3<f64> {\n",
+        "pub fn merge_heads(x: ArrayView4<f64>) -> Array3<f64> {\n    let heads: u32 = \"two\";\n",
+        1,
+    );
+    assert_ne!(
+        broken, solved,
+        "the lesson 2 solution changed: update this test"
+    );
+    std::fs::write(&file, &broken).unwrap();
+    let before = tree_of(h);
+    let official = s.xtask(&[
+        "grade",
+        "2",
+        "--submission",
+        handout.arg(),
+        "--format",
+        "json",
+    ]);
+    let local = xtask_in(h, &["grade", "2", "--format", "json"]);
+    for (what, mut grade) in [("official", official), ("local", local)] {
+        let report = json_of(grade.assert().code(1).get_output());
+        let lesson = &report["lessons"][0];
+        assert_eq!(lesson["build"], "stubbed", "{what}: {report:#}");
+        assert_eq!(
+            lesson["stubbed"],
+            serde_json::json!(["merge_heads"]),
+            "{what}"
+        );
+        for ex in lesson["exercises"].as_array().unwrap() {
+            if ex["name"] != "merge_heads" {
+                assert_eq!(ex["score"], ex["max_score"], "{what}: {ex:#}");
+                continue;
+            }
+            assert_eq!(ex["score"], 0, "{what}");
+            for check in ex["checks"].as_array().unwrap() {
+                assert_eq!(check["status"], "compile_error", "{what}: {check:#}");
+                let message = check["message"].as_str().unwrap();
+                assert!(
+                    message.contains("error[E0308]: mismatched types")
+                        && message.contains("let heads: u32 = \"two\";"),
+                    "{what}: {message}"
+                );
+            }
+        }
+    }
+    xtask_in(h, &["grade", "2"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "`merge_heads` does not compile: graded as its handed-out stub",
+        ))
+        .stdout(predicate::str::contains(
+            "Next: fix the compile error in `merge_heads` (shown above), then grade again",
+        ));
+    assert!(before == tree_of(h), "grading changed the submission");
 }
 
 /// `bless` shows what it would write, old and new lines together even when a long block changed,

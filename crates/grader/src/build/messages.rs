@@ -3,6 +3,7 @@
 
 use crate::build::output::{Built, CheckBinary, Compiled, identity};
 use crate::build::outside_sources::{in_copy, lexical};
+use crate::build::stub_out::{At, CompileError};
 use crate::course::{Lesson, Side};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -137,6 +138,34 @@ fn is_public(name: &str, root: &Path, outside: &[PathBuf]) -> bool {
     lexical(path).is_some_and(|path| outside.iter().any(|public| path.starts_with(public)))
 }
 
+/// Where `diag` is in `lesson`'s sources (`exercises/<dir>/src/`) of the course built at `root`:
+/// its primary span, or the call site of the macro expansion that span comes from; `None` when
+/// neither is there.
+fn error_at(diag: &Diagnostic, lesson: &Lesson, root: &Path) -> Option<At> {
+    let own = Path::new("exercises").join(&lesson.dir).join("src");
+    let mut span = diag
+        .spans
+        .iter()
+        .find(|span| span["is_primary"].as_bool() == Some(true))?;
+    loop {
+        let file = span["file_name"]
+            .as_str()
+            .and_then(|name| in_copy(name, root));
+        if let Some(file) = file.filter(|file| file.starts_with(&own)) {
+            let number = |key: &str| span[key].as_u64().map(|n| n as usize);
+            return Some(At {
+                file: crate::fsutil::relative(Path::new(""), &file),
+                start: (number("line_start")?, number("column_start")?),
+                end: (number("line_end")?, number("column_end")?),
+            });
+        }
+        span = &span["expansion"]["span"];
+        if !span.is_object() {
+            return None;
+        }
+    }
+}
+
 /// `"3 warnings emitted"`-style summaries, which are not warnings of their own.
 fn is_summary(message: &str) -> bool {
     let words: Vec<&str> = message.split_whitespace().collect();
@@ -150,6 +179,8 @@ fn is_summary(message: &str) -> bool {
 struct Collected {
     binaries: HashMap<String, Vec<CheckBinary>>,
     errors: HashMap<String, String>,
+    /// Per lesson id: every error, with its place.
+    located: HashMap<String, Vec<CompileError>>,
     warnings: HashMap<String, Vec<String>>,
     first_dependency_error: Option<String>,
     /// Per lesson id: why a submission's build of its crate would differ from this one (a build
@@ -203,12 +234,19 @@ impl Reader<'_> {
                 _ => {}
             }
         }
-        let result = self
-            .lessons
-            .iter()
-            .map(|lesson| (lesson.id.clone(), self.outcome(&mut seen, lesson, stderr)))
-            .collect();
-        (result, seen.warnings)
+        let mut errors = HashMap::new();
+        let mut result = HashMap::new();
+        for lesson in self.lessons {
+            let built = self.outcome(&mut seen, lesson, stderr);
+            // Only a lesson that failed on its own errors may be built again without them.
+            if let (Built::Failed(err), Some(located)) = (&built, seen.located.remove(&lesson.id))
+                && located.first().is_some_and(|first| first.text == *err)
+            {
+                errors.insert(lesson.id.clone(), located);
+            }
+            result.insert(lesson.id.clone(), built);
+        }
+        (result, seen.warnings, errors)
     }
 
     fn artifact(&self, seen: &mut Collected, msg: Message, lesson: Option<&Lesson>) {
@@ -264,7 +302,15 @@ impl Reader<'_> {
                     );
                 }
                 match lesson {
+                    // "aborting due to 2 previous errors" is no error of its own.
+                    Some(_) if diag.spans.is_empty() && diag.message.starts_with("aborting") => {}
                     Some(lesson) => {
+                        let at = error_at(&diag, lesson, self.root);
+                        let located = seen.located.entry(lesson.id.clone()).or_default();
+                        located.push(CompileError {
+                            at,
+                            text: text.clone(),
+                        });
                         seen.errors.entry(lesson.id.clone()).or_insert(text);
                     }
                     None => {
@@ -393,6 +439,65 @@ mod tests {
             "expansion": {"span": span(&own, false), "def_site_span": span(&through, false)},
         });
         assert!(!shown(&diag(&own, Some(expanded))));
+    }
+
+    /// Cargo's messages for lesson 2's reference solution with a type error in `split_heads`
+    /// (inside `vec!`), one in `merge_heads` and one in a helper of the student's own (the
+    /// workspace's path replaced by `/course`), and that source.
+    const MESSAGES: &str = include_str!("../../tests/fixtures/compile_errors/messages.jsonl");
+    const SOURCE: &str = include_str!("../../tests/fixtures/compile_errors/exercises.rs");
+
+    #[test]
+    fn the_compilers_errors_are_placed_in_the_exercises_they_are_in() {
+        let course =
+            crate::course::Course::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+                .unwrap();
+        let lesson = course.find_lesson("lesson02").unwrap();
+        let read = |stdout: &str| {
+            let reader = Reader {
+                root: Path::new("/course"),
+                lessons: &[lesson],
+                side: Side::Exercises,
+                sandboxed: false,
+                timed_out: None,
+            };
+            reader.read(stdout, b"")
+        };
+        let (built, _, errors) = read(MESSAGES);
+        let Built::Failed(first) = &built["lesson02"] else {
+            panic!("the lesson failed")
+        };
+        let errors = &errors["lesson02"];
+        assert_eq!(errors.len(), 3, "{errors:#?}");
+        assert_eq!(&errors[0].text, first);
+        // The helper's error leaves the lesson a compile error as a whole.
+        let broken = crate::build::stub_out::broken_exercises;
+        assert_eq!(broken(lesson, errors, SOURCE), None);
+        // Without it, each exercise has its own first error.
+        let in_exercises: String = MESSAGES
+            .lines()
+            .filter(|line| !line.contains("\\\"three\\\""))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let (_, _, errors) = read(&in_exercises);
+        let broken = broken(lesson, &errors["lesson02"], SOURCE).unwrap();
+        let names: Vec<&str> = broken.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["split_heads", "merge_heads"]);
+        assert!(
+            broken[0].error.contains("vec![\"one\", \"two\"]"),
+            "{}",
+            broken[0].error
+        );
+        assert!(
+            broken[1].error.contains("let count: u32 = \"two\""),
+            "{}",
+            broken[1].error
+        );
+        assert!(
+            broken
+                .iter()
+                .all(|b| b.error.starts_with("error[E0308]: mismatched types"))
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod messages;
 pub mod output;
 pub mod outside_sources;
 pub mod reuse;
+pub mod stub_out;
 
 pub use cargo::toolchain_homes;
 pub use messages::trim_error;
@@ -157,7 +158,7 @@ fn build_reusing(
     }
     cargo_state::decide_by_content(root, &target, &decided, side, sandboxed)?;
     let building: Vec<&Lesson> = decided.iter().map(|lesson| lesson.lesson).collect();
-    let (lessons, warnings) = if building.is_empty() {
+    let (lessons, warnings, errors) = if building.is_empty() {
         Default::default()
     } else {
         compile::cargo_build(root, &target, &building, side, target_dir, sandbox)?
@@ -165,6 +166,7 @@ fn build_reusing(
     let mut output = BuildOutput {
         lessons,
         warnings,
+        errors,
         private: None,
     };
     if sandboxed {

@@ -35,14 +35,22 @@ pub struct BuildOutput {
     pub lessons: HashMap<String, Built>,
     /// Per lesson id: the compiler's warnings for the lesson's crate, trimmed, in build order.
     pub warnings: HashMap<String, Vec<String>>,
+    /// Per lesson id that failed on its own compiler errors: each of them with its place (see
+    /// [`crate::build::stub_out`]).
+    pub errors: HashMap<String, Vec<crate::build::stub_out::CompileError>>,
     /// A sandboxed build's private copies of its check executables (the executables above live
     /// there), kept as long as the output: the next submission's build replaces the ones in the
     /// shared target folder while this one's checks still run.
     pub private: Option<std::sync::Arc<crate::fsutil::TempDir>>,
 }
 
-/// Per lesson id, its check executables or its first error; per lesson id, its warnings.
-pub(crate) type Compiled = (HashMap<String, Built>, HashMap<String, Vec<String>>);
+/// Per lesson id: its check executables or its first error; its warnings; the errors it failed
+/// on, with their places.
+pub(crate) type Compiled = (
+    HashMap<String, Built>,
+    HashMap<String, Vec<String>>,
+    HashMap<String, Vec<crate::build::stub_out::CompileError>>,
+);
 
 /// A file's size and modification time (ns).
 pub fn identity(path: &Path) -> Option<(u64, u128)> {

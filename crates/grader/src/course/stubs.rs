@@ -64,6 +64,23 @@ fn pristine(root: &Path, lesson: &Lesson) -> Result<(String, String)> {
     ))
 }
 
+/// The handed-out stub of `lesson`'s exercise file in the course at `root` (see [`run`]).
+pub fn handed_out(root: &Path, lesson: &Lesson) -> Result<String> {
+    Ok(pristine(root, lesson)?.0)
+}
+
+/// Byte offset in `text` of the place the compiler names by `line` (from 1) and `column` (from
+/// 1, in characters): it drops a byte-order mark before counting, as `syn` does.
+pub fn byte_at(text: &str, line: usize, column: usize) -> usize {
+    let bom = if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
+    let column = column.saturating_sub(1);
+    bom + offset(&text[bom..], LineColumn { line, column })
+}
+
 /// Byte offset of a `syn` line/column (line from 1, column in characters from 0) in `text`.
 fn offset(text: &str, at: LineColumn) -> usize {
     let line_start: usize = text

@@ -1,5 +1,6 @@
 //! Stage 3, **list**: finds each planned check in its lesson's check binaries and makes it a job.
 
+use super::recompile::Stubbed;
 use crate::build::Built;
 use crate::course::{Check, Lesson};
 use crate::judge::verdict::{Status, Verdict};
@@ -70,11 +71,13 @@ pub(super) fn list_unknown(
 }
 
 /// Finds each check of `plans` in its lesson's check binaries. A binary's test names come from
-/// `listed_by_exe` when known (a fresh build), else from the binary, and are added there.
+/// `listed_by_exe` when known (a fresh build), else from the binary, and are added there. The
+/// checks of an exercise `stubbed` out do not run: they are compile errors.
 pub(super) fn list(
     runner: &Runner,
     plans: &[LessonPlan],
     built: &HashMap<String, Built>,
+    stubbed: &HashMap<String, Stubbed>,
     listed_by_exe: &mut HashMap<PathBuf, Vec<String>>,
 ) -> Result<Listing> {
     let mut listing = Listing {
@@ -114,7 +117,13 @@ pub(super) fn list(
         for ex in &lesson.exercises {
             let mut per_check = Vec::new();
             let mut own = Vec::new();
+            let broken = stubbed.get(&lesson.id).and_then(|s| s.message(&ex.name));
             for check in &ex.checks {
+                if let Some(message) = &broken {
+                    let verdict = Verdict::new(Status::CompileError, message.clone());
+                    per_check.push(Slot::Decided(verdict));
+                    continue;
+                }
                 let after: Vec<usize> = check
                     .needs
                     .iter()

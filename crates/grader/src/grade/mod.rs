@@ -5,6 +5,7 @@
 
 mod bar;
 mod list;
+mod recompile;
 mod variant_misconceptions;
 mod verdicts;
 
@@ -165,7 +166,7 @@ impl<'a> Pipeline<'a> {
         let modified_files = crate::course::manifest::differences(expected_root, self.course);
         let isolation = self.isolation()?;
         let bar = bar::building(self.request.progress, lessons.len());
-        let (output, listing, runner) =
+        let (output, listing, runner, recompiled) =
             self.build_and_list(&lessons, &plans, isolation, &variants)?;
         bar::running_checks(&bar, listing.jobs.len());
         let progress = |done: usize, _| bar.set_position(done as u64);
@@ -208,6 +209,7 @@ impl<'a> Pipeline<'a> {
         let judging = verdicts::Judging {
             outputs: &outputs,
             built: &output.lessons,
+            stubbed: &recompiled.lessons,
             variants: variants.as_ref(),
             references: &references,
         };
@@ -263,15 +265,16 @@ impl<'a> Pipeline<'a> {
         Ok(isolation)
     }
 
-    /// Stages 2 and 3, **build** and **list**: the lessons' build, its check jobs, and the runner
-    /// that runs them.
+    /// Stages 2 and 3, **build** and **list**: the lessons' build (lessons that did not compile
+    /// built again without the exercises their errors are in: [`recompile`]), its check jobs, and
+    /// the runner that runs them.
     fn build_and_list(
         &self,
         lessons: &[&Lesson],
         plans: &[LessonPlan],
         isolation: Isolation,
         variants: &Option<Variants>,
-    ) -> Result<(BuildOutput, list::Listing, Runner)> {
+    ) -> Result<(BuildOutput, list::Listing, Runner, recompile::Recompiled)> {
         let official = self.official();
         // Local builds skip cargo when nothing they read changed (see `freshness`).
         let stamp = official
@@ -282,13 +285,16 @@ impl<'a> Pipeline<'a> {
             .map_or_else(|| Recorded::Stale(Listed::default()), Stamp::load);
         // A fresh record is kept as it is: nothing a grade lists from its build is new.
         let fresh = matches!(recorded, Recorded::Fresh(_));
-        let (output, mut listed) = match recorded {
+        let (mut output, mut listed) = match recorded {
             // A fresh record means every lesson built and nothing it read changed since, so none
             // of its sources was refused then or now (below).
             Recorded::Fresh(fresh) => fresh,
             // The tests of the executables this build left as they were are known.
             Recorded::Stale(listed) => (self.build(lessons, isolation)?, listed.unchanged()),
         };
+        // The record keeps the build as it was: a lesson that did not compile is never fresh.
+        let as_built = (!output.errors.is_empty()).then(|| output.clone());
+        let recompiled = self.recompile(lessons, &mut output, isolation)?;
         let sandboxed = isolation.is_enforced();
         let require = official.is_some_and(|o| o.sandbox == Sandbox::Required);
         let mut runner = Runner::new(sandboxed, require)?;
@@ -296,29 +302,64 @@ impl<'a> Pipeline<'a> {
         runner.plant = self.plant.map(str::to_owned);
         runner.variant_seeds = variants.as_ref().map(Variants::env_value);
         list::list_unknown(&runner, &output.lessons, &mut listed, self.request.jobs)?;
-        let listing = list::list(&runner, plans, &output.lessons, &mut listed)?;
+        let stubbed = &recompiled.lessons;
+        let listing = list::list(&runner, plans, &output.lessons, stubbed, &mut listed)?;
         if let Some(stamp) = stamp.as_ref().filter(|_| !fresh) {
-            stamp.keep(&output, &listed);
+            stamp.keep(as_built.as_ref().unwrap_or(&output), &listed);
         }
-        Ok((output, listing, runner))
+        Ok((output, listing, runner, recompiled))
+    }
+
+    /// Builds again the lessons of `output` that failed on errors inside their exercises only,
+    /// with those exercises stubbed out ([`recompile`]); exercises only: a reference solution has
+    /// no stub.
+    fn recompile(
+        &self,
+        lessons: &[&Lesson],
+        output: &mut BuildOutput,
+        isolation: Isolation,
+    ) -> Result<recompile::Recompiled> {
+        if self.side() != Side::Exercises {
+            return Ok(recompile::Recompiled::default());
+        }
+        let stubs = match self.official() {
+            Some(_) => recompile::Stubs::Instructors(self.expected_root),
+            None => recompile::Stubs::Course,
+        };
+        let build = |root: &Path, lessons: &[&Lesson]| self.build_in(root, lessons, isolation);
+        recompile::recompile(self.root, self.course, lessons, stubs, output, &build)
     }
 
     /// Builds `lessons`: sandboxed in official grading (through the class's cache when there is
     /// one), else as the student's own build.
     fn build(&self, lessons: &[&Lesson], isolation: Isolation) -> Result<BuildOutput> {
+        self.build_in(self.root, lessons, isolation)
+    }
+
+    /// [`Self::build`] of the course at `root`: the graded course, or a copy of it.
+    fn build_in(
+        &self,
+        root: &Path,
+        lessons: &[&Lesson],
+        isolation: Isolation,
+    ) -> Result<BuildOutput> {
         let side = self.side();
         let Some(official) = self.official() else {
-            let mut output = build(self.root, lessons, side, None, None)?;
+            // A copy of the course builds into the course's own target folder.
+            let target =
+                (root != self.root).then(|| crate::course::layout::target_dir(self.root, None));
+            let mut output = build(root, lessons, side, target.as_deref(), None)?;
             // Official grading refuses a lesson whose sources use `unsafe` or read files at
             // compile time; local grading of the exercises reports the same compile error
             // (`crate::course::refused`), and then keeps a record that is never fresh, so the next
             // grade looks again.
             if side == Side::Exercises {
                 for lesson in lessons {
-                    if let Some(error) = crate::course::refused::in_lesson(self.root, lesson) {
+                    if let Some(error) = crate::course::refused::in_lesson(root, lesson) {
                         output
                             .lessons
                             .insert(lesson.id.clone(), Built::Failed(error));
+                        output.errors.remove(&lesson.id);
                     }
                 }
             }
@@ -330,10 +371,10 @@ impl<'a> Pipeline<'a> {
         let target = Some(official.target_dir.as_path());
         match &official.build_cache {
             Some(cache) if isolation.is_enforced() => {
-                crate::build::build_shared(cache, self.root, self.course, lessons, target, limit)
+                crate::build::build_shared(cache, root, self.course, lessons, target, limit)
             }
             _ => build(
-                self.root,
+                root,
                 lessons,
                 side,
                 target,

@@ -1,6 +1,7 @@
 //! Stages 5 and 6, **judge** and **report**: each check's verdict, gathered into lesson reports.
 
 use super::list::Slot;
+use super::recompile::Stubbed;
 use crate::build::Built;
 use crate::course::{Check, Exercise};
 use crate::judge::diagnosis::Seen;
@@ -21,6 +22,8 @@ pub(super) struct Judging<'a> {
     pub outputs: &'a [RunOutput],
     /// What each lesson built.
     pub built: &'a HashMap<String, Built>,
+    /// The lessons built again with exercises stubbed out.
+    pub stubbed: &'a HashMap<String, Stubbed>,
     /// The variant inputs, when variant checks ran.
     pub variants: Option<&'a Variants>,
     /// Per lesson id: what the reference run of its variant checks observed.
@@ -72,15 +75,21 @@ impl Judging<'_> {
                     checks,
                 });
             }
-            let (build, compiler_output) = match &self.built[&lesson.id] {
-                Built::Ok(_) => (Build::Ok, None),
-                Built::Failed(err) => (Build::CompileError, Some(err.clone())),
+            let stubbed = self.stubbed.get(&lesson.id);
+            let (build, compiler_output) = match (&self.built[&lesson.id], stubbed) {
+                (_, Some(stubbed)) => (Build::Stubbed, Some(stubbed.first_error.clone())),
+                (Built::Ok(_), None) => (Build::Ok, None),
+                (Built::Failed(err), None) => (Build::CompileError, Some(err.clone())),
             };
+            let stubbed = stubbed.map_or_else(Vec::new, |s| {
+                s.broken.iter().map(|b| b.name.clone()).collect()
+            });
             reports.push(LessonReport {
                 id: lesson.id.clone(),
                 title: lesson.title.clone(),
                 build,
                 compiler_output,
+                stubbed,
                 score: exercises.iter().map(|e| e.score).sum(),
                 max_score: lesson.max_points(),
                 exercises,

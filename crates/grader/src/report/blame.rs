@@ -104,6 +104,7 @@ mod tests {
                 title: "t".into(),
                 build: Build::Ok,
                 compiler_output: None,
+                stubbed: vec![],
                 score: 0,
                 max_score: 4,
                 exercises: vec![

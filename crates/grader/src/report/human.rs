@@ -157,6 +157,9 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 pub enum NextStep {
     /// A lesson (its id) does not compile: nothing else of it can be graded.
     FixCompileError(String),
+    /// An exercise (its name) does not compile: it was graded as its stub, the rest of its
+    /// lesson as written.
+    FixCompileErrorIn(String),
     /// The first unfinished exercise, or the one it is blocked by.
     WorkOn(String),
     /// Every check passes and the grade is official.
@@ -173,6 +176,9 @@ impl NextStep {
                 "Next: fix the compile error in {} (shown above), then grade again",
                 lesson_name(lesson)
             ),
+            NextStep::FixCompileErrorIn(name) => {
+                format!("Next: fix the compile error in `{name}` (shown above), then grade again")
+            }
             NextStep::WorkOn(name) => {
                 format!("Next: work on `{name}`; stuck? `cargo xtask hint {name}`")
             }
@@ -184,12 +190,21 @@ impl NextStep {
     }
 }
 
-/// The report's next step: the first unfinished exercise in course order (its compile error, or
-/// what it is blocked by, comes first), else full marks; none when nothing was graded.
+/// The report's next step: the first unfinished exercise in course order (its lesson's compile
+/// error, or what it is blocked by, comes first), else full marks; none when nothing was graded.
 pub fn next_step(report: &Report) -> Option<NextStep> {
     if let Some((lesson, ex)) = report.first_unfinished() {
+        let stubbed = lesson
+            .exercises
+            .iter()
+            .find(|e| e.status() == Status::CompileError)
+            .map(|e| &e.name)
+            .or(lesson.stubbed.first())
+            .filter(|_| lesson.build == super::Build::Stubbed);
         Some(if lesson.build == super::Build::CompileError {
             NextStep::FixCompileError(lesson.id.clone())
+        } else if let Some(name) = stubbed {
+            NextStep::FixCompileErrorIn(name.clone())
         } else {
             NextStep::WorkOn(ex.blocked_by().unwrap_or(&ex.name).to_owned())
         })
@@ -210,6 +225,34 @@ fn lesson_name(id: &str) -> String {
     {
         Some(n) => format!("lesson {n}"),
         None => id.to_owned(),
+    }
+}
+
+/// The line under a lesson's title saying what its build left out, with the compiler's error
+/// when the whole lesson does not compile.
+fn lesson_build(out: &mut String, lesson: &super::LessonReport, style: &Style) {
+    if lesson.build == super::Build::Stubbed {
+        let names: Vec<String> = lesson.stubbed.iter().map(|n| format!("`{n}`")).collect();
+        let (does, its, stub, error) = match names.len() {
+            1 => ("does", "its", "stub", "error is"),
+            _ => ("do", "their", "stubs", "errors are"),
+        };
+        let _ = writeln!(
+            out,
+            "  {} {} {does} not compile: graded as {its} handed-out {stub} ({its} {error} \
+             below), the lesson's other exercises as written",
+            style.red("✗"),
+            names.join(", ")
+        );
+    } else if let Some(err) = &lesson.compiler_output {
+        let _ = writeln!(
+            out,
+            "  {} the crate does not compile, so none of its checks ran:",
+            style.red("✗")
+        );
+        for line in printable(err).lines() {
+            let _ = writeln!(out, "    {line}");
+        }
     }
 }
 
@@ -238,16 +281,7 @@ pub fn render(report: &Report, style: &Style, detail: Detail) -> String {
             lesson.score,
             lesson.max_score
         );
-        if let Some(err) = &lesson.compiler_output {
-            let _ = writeln!(
-                out,
-                "  {} the crate does not compile, so none of its checks ran:",
-                style.red("✗")
-            );
-            for line in printable(err).lines() {
-                let _ = writeln!(out, "    {line}");
-            }
-        }
+        lesson_build(&mut out, lesson, style);
         let width = lesson
             .exercises
             .iter()
@@ -266,6 +300,12 @@ pub fn render(report: &Report, style: &Style, detail: Detail) -> String {
             );
             if status != Status::Passed && status != Status::CompileError {
                 failures(&mut out, ex, style, detail, &mut explained);
+            } else if status == Status::CompileError && lesson.build == super::Build::Stubbed {
+                // Every check of a stubbed exercise says the same: its first error.
+                let message = ex.checks.first().map_or("", |c| c.message.as_str());
+                for line in printable(message).lines() {
+                    let _ = writeln!(out, "      {line}");
+                }
             }
         }
     }
@@ -301,4 +341,132 @@ pub fn render(report: &Report, style: &Style, detail: Detail) -> String {
         None => {}
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Build, Graded, LessonReport};
+
+    fn check(name: &str, status: Status, message: &str) -> CheckReport {
+        CheckReport {
+            name: name.into(),
+            status,
+            points: if status == Status::Passed { 4 } else { 0 },
+            max_points: 4,
+            message: message.into(),
+            duration_ms: 1,
+            hidden: false,
+            blocked_by: None,
+            diagnosis: None,
+            variant: None,
+        }
+    }
+
+    fn exercise(name: &str, checks: Vec<CheckReport>) -> ExerciseReport {
+        ExerciseReport {
+            name: name.into(),
+            score: checks.iter().map(|c| c.points).sum(),
+            max_score: 4 * checks.len() as u32,
+            checks,
+        }
+    }
+
+    /// Lesson 2 with `head_size` passing, `split_heads` not started and `merge_heads` stubbed out.
+    fn stubbed(build: Build) -> Report {
+        let error = "`merge_heads` does not compile, so it was graded as its handed-out stub\n\
+                     error[E0308]: mismatched types\n  --> exercises.rs:40:22";
+        let lesson = LessonReport {
+            id: "lesson02".into(),
+            title: "Split".into(),
+            build,
+            compiler_output: Some("error[E0308]: mismatched types".into()),
+            stubbed: vec!["merge_heads".into()],
+            score: 4,
+            max_score: 12,
+            exercises: vec![
+                exercise("head_size", vec![check("size", Status::Passed, "")]),
+                exercise(
+                    "split_heads",
+                    vec![check("split", Status::NotStarted, "implement it")],
+                ),
+                exercise(
+                    "merge_heads",
+                    vec![check("merge", Status::CompileError, error)],
+                ),
+            ],
+        };
+        Report {
+            schema_version: crate::report::SCHEMA_VERSION,
+            course: "c".into(),
+            graded: Graded::Exercises,
+            official: true,
+            isolation: crate::run::Isolation::None,
+            student: None,
+            sources_sha256: None,
+            modified_files: vec![],
+            score: 4,
+            max_score: 12,
+            execution_time: 0.0,
+            lessons: vec![lesson],
+        }
+    }
+
+    #[test]
+    fn a_stubbed_exercise_is_named_with_its_error_and_is_next() {
+        let report = stubbed(Build::Stubbed);
+        let table = render(&report, &Style::plain(), Detail::Full);
+        assert!(
+            table.contains(
+                "✗ `merge_heads` does not compile: graded as its handed-out stub (its error is \
+                 below), the lesson's other exercises as written"
+            ),
+            "{table}"
+        );
+        let row = table
+            .find("merge_heads    0/4  does not compile")
+            .expect(&table);
+        assert!(
+            table[row..].contains("error[E0308]: mismatched types"),
+            "{table}"
+        );
+        assert!(table.contains("head_size      4/4  passed"), "{table}");
+        // The broken function comes before the first exercise not started.
+        assert_eq!(
+            next_step(&report),
+            Some(NextStep::FixCompileErrorIn("merge_heads".into()))
+        );
+        assert!(table.ends_with(
+            "Next: fix the compile error in `merge_heads` (shown above), then grade again\n"
+        ));
+        let json = report.to_json();
+        assert!(json.contains("\"build\": \"stubbed\""), "{json}");
+        assert!(
+            json.contains("\"stubbed\": [\n        \"merge_heads\"\n      ]"),
+            "{json}"
+        );
+        // Gradescope and JUnit carry the function's own error in its checks, and no lesson-wide
+        // "none of its checks ran".
+        let gradescope = crate::report::gradescope::render(&report);
+        assert!(
+            !gradescope.contains("none of its checks ran"),
+            "{gradescope}"
+        );
+        assert!(
+            gradescope.contains("compile_error: `merge_heads` does not compile"),
+            "{gradescope}"
+        );
+        #[cfg(feature = "instructor")]
+        {
+            let junit = crate::report::junit::render(&report, &crate::course::fixture());
+            assert!(junit.contains("exercises.rs:40:22"), "{junit}");
+        }
+        // A lesson that does not compile at all still points at the lesson.
+        let whole = stubbed(Build::CompileError);
+        assert_eq!(
+            next_step(&whole),
+            Some(NextStep::FixCompileError("lesson02".into()))
+        );
+        assert!(!render(&whole, &Style::plain(), Detail::Full).contains("handed-out stub"));
+    }
 }

@@ -93,8 +93,9 @@ pub fn render(report: &Report, course: &Course) -> String {
             } else {
                 "failure"
             };
+            let stubbed = lesson.build == super::Build::Stubbed;
             let detail = match (&lesson.compiler_output, c.status) {
-                (Some(out), Status::CompileError) => out.clone(),
+                (Some(out), Status::CompileError) if !stubbed => out.clone(),
                 _ => c.explanation(),
             };
             let first = c.message.lines().next().unwrap_or(c.status.label());

@@ -13,8 +13,9 @@ pub mod readable;
 use crate::judge::verdict::Status;
 use serde::{Deserialize, Serialize};
 
-/// Version of the JSON report's layout (2: `blocked_by` and `diagnosis` on every check).
-pub const SCHEMA_VERSION: u32 = 2;
+/// Version of the JSON report's layout (2: `blocked_by` and `diagnosis` on every check; 3:
+/// `stubbed` on every lesson, and the `stubbed` build).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// A whole grading run. Read back (`Deserialize`) by `cargo xtask class-page` from the JSON
 /// reports a class run wrote.
@@ -89,6 +90,10 @@ pub enum Build {
     Ok,
     /// It did not compile: every check is `compile_error`.
     CompileError,
+    /// It did not compile as handed in, and every error was inside the exercises `stubbed`: with
+    /// those put back to their handed-out stubs it did, so their checks are `compile_error` and
+    /// the other exercises' checks ran.
+    Stubbed,
 }
 
 /// One lesson's result.
@@ -100,8 +105,12 @@ pub struct LessonReport {
     pub title: String,
     /// Whether the lesson's crate compiled.
     pub build: Build,
-    /// The compiler's first error, trimmed (when the build failed).
+    /// The compiler's first error, trimmed (when the build failed or was `stubbed`).
     pub compiler_output: Option<String>,
+    /// The exercises graded as their handed-out stubs because they do not compile (build
+    /// `stubbed`), in course order; empty otherwise.
+    #[serde(default)]
+    pub stubbed: Vec<String>,
     /// Points earned.
     pub score: u32,
     /// Points available.
@@ -357,6 +366,7 @@ mod tests {
                 title: "t".into(),
                 build: Build::Ok,
                 compiler_output: None,
+                stubbed: vec![],
                 score: 0,
                 max_score: 3,
                 exercises: vec![ExerciseReport {

@@ -157,6 +157,7 @@ impl Stamp {
         let output = BuildOutput {
             lessons,
             warnings: record.warnings.into_iter().collect(),
+            errors: HashMap::new(),
             private: None,
         };
         Recorded::Fresh((output, tests))

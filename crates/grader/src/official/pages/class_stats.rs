@@ -176,6 +176,7 @@ mod tests {
                 title: "t".into(),
                 build,
                 compiler_output: None,
+                stubbed: vec![],
                 score,
                 max_score: max,
                 exercises: vec![ExerciseReport {

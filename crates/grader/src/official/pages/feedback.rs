@@ -23,15 +23,15 @@ pub struct Shown<'a> {
 }
 
 /// The checks of `ex` a page shows: every failing one, or only the first when the exercise is not
-/// started (one line says it, as in the terminal report); none when its lesson did not compile
-/// (the compiler's output says it once).
+/// started or was stubbed out for its compile error (one says it, as in the terminal report); none
+/// when its lesson did not compile (the compiler's output says it once).
 pub fn shown<'a>(lesson: &LessonReport, ex: &'a ExerciseReport) -> Vec<Shown<'a>> {
     let status = ex.status();
     if lesson.build == Build::CompileError || status == Status::Passed {
         return Vec::new();
     }
     let failing = ex.checks.iter().filter(|c| c.status != Status::Passed);
-    let take = if status == Status::NotStarted {
+    let take = if status == Status::NotStarted || status == Status::CompileError {
         1
     } else {
         usize::MAX
@@ -94,6 +94,7 @@ mod tests {
             title: "t".into(),
             build,
             compiler_output: None,
+            stubbed: vec![],
             score: 0,
             max_score: 2,
             exercises: vec![],
@@ -130,5 +131,13 @@ mod tests {
             ..ex.clone()
         };
         assert_eq!(shown(&lesson(Build::Ok), &stub).len(), 1);
+        let stubbed_out = ExerciseReport {
+            checks: vec![
+                check("a", Status::CompileError, false),
+                check("b", Status::CompileError, false),
+            ],
+            ..ex.clone()
+        };
+        assert_eq!(shown(&lesson(Build::Stubbed), &stubbed_out).len(), 1);
     }
 }
