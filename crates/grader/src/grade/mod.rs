@@ -24,6 +24,13 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// The container mode's guard on the grader's folders (see [`crate::run::closed`]); nothing
+/// elsewhere.
+#[cfg(all(target_os = "linux", feature = "instructor"))]
+type ClosedFolders = crate::run::closed::Closed;
+#[cfg(not(all(target_os = "linux", feature = "instructor")))]
+type ClosedFolders = std::convert::Infallible;
+
 /// A grading run with what the build said on the side (for `cargo xtask check`).
 #[derive(Debug, Clone)]
 pub struct GradeRun {
@@ -163,7 +170,8 @@ impl<'a> Pipeline<'a> {
             self.request.timeout,
         )?;
         let modified_files = crate::course::manifest::differences(expected_root, self.course);
-        let isolation = self.isolation()?;
+        // Held until grading ends: the container mode's folders open again when dropped.
+        let (isolation, _closed) = self.isolation()?;
         let bar = bar::building(self.request.progress, lessons.len());
         let (output, listing, runner) =
             self.build_and_list(&lessons, &plans, isolation, &variants)?;
@@ -230,10 +238,11 @@ impl<'a> Pipeline<'a> {
     }
 
     /// The isolation the checks get: probed once per run, and only in official grading (local
-    /// grading runs checks directly); refused when official grading requires a sandbox.
-    fn isolation(&self) -> Result<Isolation> {
+    /// grading runs checks directly); refused when official grading requires a sandbox. In the
+    /// container mode, with the guard that keeps the grader's folders closed until grading ends.
+    fn isolation(&self) -> Result<(Isolation, Option<ClosedFolders>)> {
         let Some(official) = self.official() else {
-            return Ok(Isolation::None);
+            return Ok((Isolation::None, None));
         };
         let isolation = crate::run::sandbox::isolation();
         if official.sandbox == Sandbox::Required && !isolation.is_enforced() {
@@ -249,18 +258,19 @@ impl<'a> Pipeline<'a> {
         if isolation == Isolation::ContainerUid {
             let target = crate::course::layout::target_dir(self.expected_root, None);
             let scratch = crate::fsutil::scratch_root();
-            let mut closed = vec![
+            let closed = [
                 self.expected_root,
                 self.root,
                 target.as_path(),
                 scratch.as_path(),
+                official.target_dir.as_path(),
             ];
-            closed.push(official.target_dir.as_path());
-            crate::run::container::close_to_others(&closed).map_err(|e| {
+            let guard = crate::run::closed::close_to_others(&scratch, &closed).map_err(|e| {
                 anyhow!("cannot close the grader's folders to the checks' users: {e}")
             })?;
+            return Ok((isolation, Some(guard)));
         }
-        Ok(isolation)
+        Ok((isolation, None))
     }
 
     /// Stages 2 and 3, **build** and **list**: the lessons' build, its check jobs, and the runner
