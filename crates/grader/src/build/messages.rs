@@ -177,9 +177,9 @@ struct Collected {
     first_dependency_error: Option<String>,
     /// Per lesson id: why a submission's build of its crate would differ from this one (a build
     /// script, files compiled from outside the students' sources; see
-    /// [`crate::build::outside_sources`]). A submission's build is checked the same way: the
-    /// container mode's build runs as the grader, which can read the instructors' tree, and a
-    /// library that compiled any file from outside its copy's students' sources is refused.
+    /// [`crate::build::outside_sources`]). A submission's build is checked the same way, besides
+    /// its sandbox: a library that compiled any file from outside its copy's students' sources is
+    /// refused.
     outside: HashMap<String, String>,
 }
 

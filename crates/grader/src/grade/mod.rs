@@ -258,16 +258,27 @@ impl<'a> Pipeline<'a> {
         if isolation == Isolation::ContainerUid {
             let target = crate::course::layout::target_dir(self.expected_root, None);
             let scratch = crate::fsutil::scratch_root();
-            let closed = [
+            let mut closed = vec![
                 self.expected_root,
                 self.root,
                 target.as_path(),
                 scratch.as_path(),
                 official.target_dir.as_path(),
             ];
-            let guard = crate::run::closed::close_to_others(&scratch, &closed).map_err(|e| {
-                anyhow!("cannot close the grader's folders to the checks' users: {e}")
-            })?;
+            // The build runs as the builder's user, which must reach the submissions' target
+            // folder and the toolchain (`crate::run::builder`).
+            let _ = std::fs::create_dir_all(&official.target_dir);
+            let places = [official.target_dir.clone()];
+            let (cargo_home, rustup_home) = crate::build::toolchain_homes();
+            let mut tools = vec![cargo_home, rustup_home];
+            tools.extend(std::env::var_os("CARGO").map(PathBuf::from));
+            let (close, pass) = crate::run::builder::ways(&closed, &places, &tools);
+            closed.extend(close.iter().map(PathBuf::as_path));
+            let pass: Vec<&Path> = pass.iter().map(PathBuf::as_path).collect();
+            let guard =
+                crate::run::closed::change_modes(&scratch, &closed, &pass).map_err(|e| {
+                    anyhow!("cannot close the grader's folders to the checks' users: {e}")
+                })?;
             return Ok((isolation, Some(guard)));
         }
         Ok((isolation, None))

@@ -24,6 +24,13 @@ pub struct Closed {
 /// group's stay), for as long as the returned guard lives: what lies beneath can no longer be
 /// reached by a check's user. The state lives in `dir` (the grader's scratch root).
 pub fn close_to_others(dir: &Path, paths: &[&Path]) -> std::io::Result<Closed> {
+    change_modes(dir, paths, &[])
+}
+
+/// [`close_to_others`] for `closed`, then leaves other users only passing through each of
+/// `passable` (mode `o=x`: no listing, no reading, no writing), for the builder's user (see
+/// [`crate::run::container::BUILDER`]).
+pub fn change_modes(dir: &Path, closed: &[&Path], passable: &[&Path]) -> std::io::Result<Closed> {
     std::fs::create_dir_all(dir)?;
     let grading = open_lock(&dir.join("closed.lock"))?;
     // Waits while a last grader restores.
@@ -32,17 +39,22 @@ pub fn close_to_others(dir: &Path, paths: &[&Path]) -> std::io::Result<Closed> {
     modes_lock.lock()?;
     let file = dir.join("closed-modes");
     let mut modes = read_modes(&file);
-    for path in paths {
-        let Ok(meta) = std::fs::metadata(path) else {
-            continue;
-        };
+    let all = closed
+        .iter()
+        .map(|p| (p, 0))
+        .chain(passable.iter().map(|p| (p, 0o001)));
+    for (path, others) in all {
         let Ok(canonical) = path.canonicalize() else {
             continue;
         };
+        let Ok(meta) = std::fs::metadata(&canonical) else {
+            continue;
+        };
         let mode = meta.permissions().mode() & 0o7777;
-        // The first grader to close a folder finds its own mode; later ones find it closed.
-        modes.entry(canonical.clone()).or_insert(mode);
-        std::fs::set_permissions(&canonical, std::fs::Permissions::from_mode(mode & !0o007))?;
+        // The first grader to change a folder finds its own mode; later ones find it changed.
+        let found = *modes.entry(canonical.clone()).or_insert(mode);
+        let mode = (found & !0o007) | others;
+        std::fs::set_permissions(&canonical, std::fs::Permissions::from_mode(mode))?;
     }
     write_modes(&file, &modes)?;
     Ok(Closed {

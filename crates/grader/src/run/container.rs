@@ -2,14 +2,15 @@
 //! container with neither Landlock nor user namespaces but a grader running as root (Gradescope,
 //! GitHub's runners): each check runs as a user of its own in a private folder, the grader's
 //! folders are closed to others ([`crate::run::closed`]), and when the check ends its user's
-//! processes and files go ([`end_user`]). Builds run as the grader (see `crate::course::refused`).
+//! processes and files go ([`end_user`]). Builds run as a user of their own
+//! ([`crate::run::builder`]).
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The first user id of the checks' users: above the ids systems hand out (`/etc/login.defs`
 /// stops at 60000; container runtimes map at most 65536), below `(uid_t) -1`.
-const FIRST_UID: u32 = 1 << 30;
+pub(crate) const FIRST_UID: u32 = 1 << 30;
 
 /// A user id of its own for the next check of this grader process: the process id keeps two
 /// graders on one machine apart, the counter two checks of one grader (checks at once are far

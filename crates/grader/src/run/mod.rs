@@ -3,6 +3,8 @@
 //! ended, its output, its observations); judging is [`crate::judge`]'s job.
 
 #[cfg(all(target_os = "linux", feature = "instructor"))]
+pub mod builder;
+#[cfg(all(target_os = "linux", feature = "instructor"))]
 pub mod closed;
 #[cfg(all(target_os = "linux", feature = "instructor"))]
 pub mod container;
