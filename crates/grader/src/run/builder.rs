@@ -175,7 +175,7 @@ mod tests {
         let target = root.join("course/target");
         let place = root.join("course/target/submissions");
         let tool = root.join("tools/bin/cargo");
-        let (close, pass) = ways(&[&course, &target], &[place.clone()], &[tool]);
+        let (close, pass) = ways(&[&course, &target], std::slice::from_ref(&place), &[tool]);
         assert_eq!(pass, [course.clone(), target.clone()]);
         let rel: Vec<_> = close
             .iter()
