@@ -109,8 +109,54 @@ pub fn split_heads(x: ArrayView3<f64>, _h: usize) -> Result<Array4<f64>> {{
     Ok(Array4::from_elem((b, 1, t, c), n))
 }}
 
-/// What only root may read on the grading machine, and the reference solution, shown in the
-/// feedback if either opens; then a
+/// The other checks of this run running now, found by their supervisors' command lines in
+/// `/proc` (the container mode has no PID namespace), and which of their executables and
+/// private folders opened: "PROBE saw N reached M".
+fn probe_other_checks() -> String {{
+    let canonical = |p: &std::path::Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let me = std::env::current_exe().map(|e| canonical(&e)).unwrap_or_default();
+    let here = std::env::current_dir().map(|d| canonical(&d)).unwrap_or_default();
+    let own_box = me.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+    // This run's checks only (other graders on the machine have boxes elsewhere).
+    let boxes = own_box.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut reached = Vec::new();
+    let start = std::time::Instant::now();
+    while seen.is_empty() && start.elapsed() < std::time::Duration::from_secs(2) {{
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {{
+            let Ok(line) = std::fs::read(entry.path().join("cmdline")) else {{ continue }};
+            let args: Vec<String> =
+                line.split(|b| *b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();
+            if !args.iter().any(|a| a == "--check-limits") {{
+                continue;
+            }}
+            for pair in args.windows(2) {{
+                if pair[0] != "--read" && pair[0] != "--write" {{
+                    continue;
+                }}
+                let path = canonical(std::path::Path::new(&pair[1]));
+                let others = path.starts_with(&boxes) && !path.starts_with(&own_box);
+                if path == me || path == here || !others || !seen.insert(path.clone()) {{
+                    continue;
+                }}
+                let mut byte = [0u8; 1];
+                let opened = std::fs::File::open(&path)
+                    .and_then(|mut f| std::io::Read::read(&mut f, &mut byte))
+                    .is_ok()
+                    || std::fs::read_dir(&path).is_ok()
+                    || path.parent().is_some_and(|p| std::fs::read_dir(p).is_ok());
+                if opened {{
+                    reached.push(path.display().to_string());
+                }}
+            }}
+        }}
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }}
+    format!("PROBE saw {{}} reached {{}}: {{reached:?}}", seen.len(), reached.len())
+}}
+
+/// What only root may read on the grading machine, the reference solution and (in one check)
+/// other checks' executables and private folders, shown in the feedback if any opens; then a
 /// 50 MB file and 200 MB of output.
 pub fn merge_heads(x: ArrayView4<f64>) -> Array3<f64> {{
     if let Ok(secret) = std::fs::read_to_string("/etc/shadow") {{
@@ -119,6 +165,10 @@ pub fn merge_heads(x: ArrayView4<f64>) -> Array3<f64> {{
     let solution = format!("{{ROOT}}/solutions/lesson02-split-heads/src/exercises.rs");
     if let Ok(solution) = std::fs::read_to_string(solution) {{
         panic!("the reference solution, read as the check ran: {{solution}}");
+    }}
+    // One check tells what it reached of the others (the rest go on to the big file).
+    if std::env::args().any(|a| a.ends_with("merge_heads_moves_data")) {{
+        panic!("{{}}", probe_other_checks());
     }}
     let big = vec![b'x'; 50 << 20];
     let _ = std::fs::write(std::env::temp_dir().join("big"), &big);
@@ -483,10 +533,21 @@ fn hostile_submissions(mode: Mode) {
     )
     .unwrap();
     let submitted = support::tree_of(&sub.path);
+    let mode_of = |path: &Path| {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::metadata(path).unwrap().permissions().mode()
+    };
+    let course_mode = mode_of(&course.root);
 
     let started = Instant::now();
     let report = graded_submission_in(mode, &course, &sub, &["--timeout", "4"], 900);
     let graded_in = started.elapsed();
+    // The container mode closes the course to other users while it grades, and only then.
+    assert_eq!(
+        mode_of(&course.root),
+        course_mode,
+        "the course's mode changed"
+    );
 
     // No points at all, and each attack fails in its own way.
     assert_eq!(report["score"], 0, "{report:#}");
@@ -499,12 +560,11 @@ fn hostile_submissions(mode: Mode) {
     let lessons = report["lessons"].as_array().unwrap();
     let l1 = lessons.iter().find(|l| l["id"] == "lesson01").unwrap();
     assert_eq!(l1["build"], "compile_error", "the solution was compiled in");
-    // The container mode's build runs as the grader and reads the solution: its library is
-    // refused for having compiled a file from outside the students' sources.
-    if mode == Mode::Container {
-        let output = l1["compiler_output"].as_str().unwrap();
-        assert!(output.contains("from outside exercises/*/src"), "{output}");
-    }
+    // The build could not read the solution (the container mode's builds as a user of its own;
+    // as root, its library was refused for having compiled a file from outside the students'
+    // sources).
+    let output = l1["compiler_output"].as_str().unwrap();
+    assert!(output.contains("couldn't read"), "{output}");
     // Each compile-time attack fails to compile, with what its output must and must not say.
     for (id, says, never) in [
         ("lesson03", "uses `unsafe`", None),
@@ -549,6 +609,13 @@ fn hostile_submissions(mode: Mode) {
         message("split_heads_moves_data")
     );
     assert_ne!(status("merge_heads_moves_data"), "passed");
+    // No check reached another's executable or private folder (by their paths in `/proc`, which
+    // the container mode shows: there the probe must have seen some, or it proves nothing).
+    let probed = message("merge_heads_moves_data");
+    assert!(probed.contains("reached 0:"), "{probed}");
+    if mode == Mode::Container {
+        assert!(!probed.contains("PROBE saw 0 "), "{probed}");
+    }
     // A grader running as root: what only root may read stays closed to the checks.
     if std::fs::read_to_string("/etc/shadow").is_ok() {
         assert!(
@@ -789,8 +856,23 @@ fn shebang_line(mode: Mode) {
         return;
     }
     let sub = OutDir::new("shebang-submission");
-    let (l3, l6) = ("lesson03-parallel-attention", "lesson06-grouped-query");
-    submission(&course.root, &sub, &[l3, l6]);
+    let (l3, l5, l6) = (
+        "lesson03-parallel-attention",
+        "lesson05-heads-with-jobs",
+        "lesson06-grouped-query",
+    );
+    submission(&course.root, &sub, &[l3, l5, l6]);
+    // Lesson 5 compiles the course secret in as code (`include!` reads no refused name): the
+    // container mode's build could read it, and the compiler's error quoted it.
+    let secret = course.read("course-secret");
+    append_to_exercises(
+        &sub.path,
+        l5,
+        &format!(
+            "pub fn secret() -> u32 {{ include!({:?}) }}",
+            course.root.join("course-secret").display().to_string()
+        ),
+    );
     let file = |dir: &str| sub.path.join(format!("exercises/{dir}/src/exercises.rs"));
     std::fs::write(file(l3), leaking_exercises(&course, l3, "#!/ )\n")).unwrap();
     std::fs::write(
@@ -811,6 +893,17 @@ fn shebang_line(mode: Mode) {
         "the hidden checks' source is in the report"
     );
     assert_eq!(report["score"], 0, "{report:#}");
+    let text = report.to_string();
+    assert!(
+        !text.contains(&secret.trim()[4..40]),
+        "the secret is in the report"
+    );
+    let lessons = report["lessons"].as_array().unwrap();
+    let l5 = lessons.iter().find(|l| l["id"] == "lesson05").unwrap();
+    assert_eq!(l5["build"], "compile_error", "{l5:#}");
+    // The build could not read it at all (the container mode's builds as a user of its own).
+    let output = l5["compiler_output"].as_str().unwrap();
+    assert!(output.contains("couldn't read"), "{output}");
     for id in ["lesson03", "lesson06"] {
         let lessons = report["lessons"].as_array().unwrap();
         let lesson = lessons.iter().find(|l| l["id"] == id).unwrap();

@@ -23,8 +23,23 @@ pub(crate) fn sandboxed(
     target: &Path,
     args: &[String],
     timeout: std::time::Duration,
-) -> Result<(Command, crate::fsutil::TempDir)> {
+) -> Result<(Command, BuildDirs)> {
     let scratch = crate::fsutil::scratch_dir("build")?;
+    // The container mode builds as the builder's user, in a home of its own.
+    #[cfg(all(target_os = "linux", feature = "instructor"))]
+    let (run_as, home) = match as_builder() {
+        true => (
+            Some(crate::run::builder::BUILDER),
+            Some(crate::run::builder::home()?),
+        ),
+        false => (None, None),
+    };
+    #[cfg(not(all(target_os = "linux", feature = "instructor")))]
+    let (run_as, home): (Option<u32>, Option<crate::fsutil::TempDir>) = (None, None);
+    let home_dir = home
+        .as_ref()
+        .map_or(scratch.path(), |h| h.path())
+        .to_path_buf();
     let (cargo_home, rustup_home) = toolchain_homes();
     let program = std::env::var_os("CARGO")
         .map(PathBuf::from)
@@ -35,18 +50,14 @@ pub(crate) fn sandboxed(
     }
     let policy = crate::run::sandbox::Policy {
         read,
-        write: vec![
-            target.to_path_buf(),
-            cargo_home.clone(),
-            scratch.path().to_path_buf(),
-        ],
+        write: vec![target.to_path_buf(), cargo_home.clone(), home_dir.clone()],
         hide: Vec::new(),
         timeout,
         status_file: scratch.path().join("status"),
         require: true,
         network: false,
         check_limits: false,
-        run_as: None,
+        run_as,
     };
     let mut all: Vec<String> = args.to_vec();
     all.extend([
@@ -59,14 +70,33 @@ pub(crate) fn sandboxed(
         .context("cannot find the grader's own executable")?;
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", scratch.path())
-        .env("TMPDIR", scratch.path())
+        .env("HOME", &home_dir)
+        .env("TMPDIR", &home_dir)
         .env("CARGO_HOME", &cargo_home)
         .env("RUSTUP_HOME", &rustup_home);
     if let Some(t) = std::env::var_os("RUSTUP_TOOLCHAIN") {
         cmd.env("RUSTUP_TOOLCHAIN", t);
     }
-    Ok((cmd, scratch))
+    Ok((
+        cmd,
+        BuildDirs {
+            scratch,
+            _home: home,
+        },
+    ))
+}
+
+/// A sandboxed build's folders, kept until its outcome is read: the grader's scratch folder
+/// (the supervisor's status file; the build's home too, but for the builder's, `home`).
+pub(crate) struct BuildDirs {
+    pub scratch: crate::fsutil::TempDir,
+    pub _home: Option<crate::fsutil::TempDir>,
+}
+
+/// Whether a submission's build runs as the builder's user (the container mode, see
+/// [`crate::run::builder`]).
+pub(crate) fn as_builder() -> bool {
+    crate::run::sandbox::isolation() == crate::run::Isolation::ContainerUid
 }
 
 /// `$CARGO_HOME` and `$RUSTUP_HOME`, or their defaults under `$HOME`.

@@ -34,8 +34,8 @@ pub(crate) fn cargo_build(
     // until the build's outcome is read.
     let mut build_home = None;
     let mut cmd = if let Some(limit) = sandbox {
-        let (cmd, scratch) = crate::build::cargo::sandboxed(root, target, &args, limit)?;
-        build_home = Some(scratch);
+        let (cmd, dirs) = crate::build::cargo::sandboxed(root, target, &args, limit)?;
+        build_home = Some(dirs);
         cmd
     } else {
         let mut cmd = crate::build::cargo::command();
@@ -55,8 +55,8 @@ pub(crate) fn cargo_build(
     let timed_out = sandbox.filter(|_| {
         build_home
             .as_ref()
-            .is_some_and(|dir: &crate::fsutil::TempDir| {
-                std::fs::read_to_string(dir.path().join("status"))
+            .is_some_and(|dirs: &crate::build::cargo::BuildDirs| {
+                std::fs::read_to_string(dirs.scratch.path().join("status"))
                     .ok()
                     .and_then(|line| crate::run::sandbox::Ended::parse(&line))
                     == Some(crate::run::sandbox::Ended::TimedOut)

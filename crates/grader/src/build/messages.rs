@@ -108,6 +108,23 @@ fn in_student_files(diag: &Diagnostic, lesson: &Lesson, root: &Path) -> bool {
                 .and_then(|name| in_copy(name, root))
                 .is_some_and(|rel| rel.starts_with(&own))
     });
+    primary_is_own && quotes_only_public(diag, root)
+}
+
+/// True when every file `diag` quotes (see [`in_student_files`]) is public.
+fn quotes_only_public(diag: &Diagnostic, root: &Path) -> bool {
+    quotes_only(diag, root, false)
+}
+
+/// True when every file `diag` quotes is public or in the build copy `root` (whose only files
+/// beside the handout's are the hidden checks' sources). Its one-line message may quote what a
+/// file holds (`include!` of the course secret: "cannot find value `e782a7…`"), so a submission
+/// sees it only then.
+fn quotes_only_the_copy(diag: &Diagnostic, root: &Path) -> bool {
+    quotes_only(diag, root, true)
+}
+
+fn quotes_only(diag: &Diagnostic, root: &Path, copy_too: bool) -> bool {
     let mut files = Vec::new();
     diag.quoted_files(&mut files);
     let (cargo_home, rustup_home) = crate::build::cargo::toolchain_homes();
@@ -116,7 +133,13 @@ fn in_student_files(diag: &Diagnostic, lesson: &Lesson, root: &Path) -> bool {
         rustup_home,
         PathBuf::from("/rustc"),
     ];
-    primary_is_own && files.iter().all(|name| is_public(name, root, &outside))
+    files.iter().all(|name| {
+        let path = Path::new(name);
+        is_public(name, root, &outside)
+            || (copy_too
+                && (path.is_relative() || path.starts_with(root))
+                && in_copy(name, root).is_some())
+    })
 }
 
 /// Whether a file a submission's diagnostic quotes may be shown (see [`in_student_files`]): a
@@ -185,9 +208,9 @@ struct Collected {
     first_dependency_error: Option<String>,
     /// Per lesson id: why a submission's build of its crate would differ from this one (a build
     /// script, files compiled from outside the students' sources; see
-    /// [`crate::build::outside_sources`]). A submission's build is checked the same way: the
-    /// container mode's build runs as the grader, which can read the instructors' tree, and a
-    /// library that compiled any file from outside its copy's students' sources is refused.
+    /// [`crate::build::outside_sources`]). A submission's build is checked the same way, besides
+    /// its sandbox: a library that compiled any file from outside its copy's students' sources is
+    /// refused.
     outside: HashMap<String, String>,
 }
 
@@ -294,12 +317,21 @@ impl Reader<'_> {
                     && let Some(lesson) = lesson
                     && !in_student_files(&diag, lesson, self.root)
                 {
-                    text = format!(
-                        "error: the checks do not compile against your code ({}): \
-                         a function's name, arguments or return type differ from the \
-                         handout's stub",
-                        diag.message.lines().next().unwrap_or("")
-                    );
+                    text = if quotes_only_the_copy(&diag, self.root) {
+                        format!(
+                            "error: the checks do not compile against your code ({}): \
+                             a function's name, arguments or return type differ from the \
+                             handout's stub",
+                            diag.message.lines().next().unwrap_or("")
+                        )
+                    } else {
+                        format!(
+                            "error: this lesson compiles a file from outside the course (by \
+                             `include!` or `#[path]`), which no report shows\n  = help: keep \
+                             your code in exercises/{}/src/",
+                            lesson.dir
+                        )
+                    };
                 }
                 match lesson {
                     // "aborting due to 2 previous errors" is no error of its own.
@@ -319,7 +351,11 @@ impl Reader<'_> {
                 }
             }
             "warning" if !diag.spans.is_empty() || !is_summary(&diag.message) => {
-                if let Some(lesson) = lesson {
+                // A submission's warning about a file outside its own (`include!` of a secret
+                // that compiles, an unused variable named by its text) is dropped.
+                if let Some(lesson) = lesson
+                    && (!self.sandboxed || in_student_files(&diag, lesson, self.root))
+                {
                     let text = trim_error(diag.rendered.as_deref().unwrap_or(&diag.message), 12);
                     let list = seen.warnings.entry(lesson.id.clone()).or_default();
                     if !list.contains(&text) {
@@ -498,6 +534,64 @@ mod tests {
                 .iter()
                 .all(|b| b.error.starts_with("error[E0308]: mismatched types"))
         );
+    }
+
+    /// `include!` of a file outside the build copy (the course secret): the error and the
+    /// warning its text gives are about that file, and neither the text nor its message reaches
+    /// the report.
+    #[test]
+    fn nothing_a_file_outside_the_copy_holds_reaches_a_report() {
+        let course = crate::course::fixture();
+        let lesson = &course.lessons[0];
+        let root = Path::new("/tmp/xtask-build-copy");
+        let manifest = root.join("exercises").join(&lesson.dir).join("Cargo.toml");
+        let own = format!("exercises/{}/src/exercises.rs", lesson.dir);
+        let secret = "e782a7a4999f2413";
+        let message = |level: &str, text: &str| {
+            let included = serde_json::json!({
+                "file_name": "/course/course-secret", "is_primary": true,
+                "expansion": {"span": {"file_name": own, "is_primary": false}},
+            });
+            serde_json::json!({
+                "reason": "compiler-message",
+                "manifest_path": manifest,
+                "message": {
+                    "level": level, "message": text, "spans": [included],
+                    "rendered": format!("{level}: {text}\n --> /course/course-secret\n{secret}"),
+                },
+            })
+            .to_string()
+        };
+        let stdout = [
+            message(
+                "error",
+                &format!("cannot find value `{secret}` in this scope"),
+            ),
+            message("warning", &format!("unused variable: `{secret}`")),
+        ]
+        .join("\n");
+        let lessons = [lesson];
+        let reader = |sandboxed| Reader {
+            root,
+            lessons: &lessons,
+            side: Side::Exercises,
+            sandboxed,
+            timed_out: None,
+        };
+        let (built, warnings, _) = reader(true).read(&stdout, b"");
+        let Some(Built::Failed(error)) = built.get(&lesson.id) else {
+            panic!("{built:?}");
+        };
+        assert!(!error.contains(secret), "{error}");
+        assert!(error.contains("from outside the course"), "{error}");
+        assert!(
+            warnings.get(&lesson.id).is_none_or(Vec::is_empty),
+            "{warnings:?}"
+        );
+        // A local build is the student's own: both are shown as rustc wrote them.
+        let (built, warnings, _) = reader(false).read(&stdout, b"");
+        assert!(matches!(built.get(&lesson.id), Some(Built::Failed(e)) if e.contains(secret)));
+        assert_eq!(warnings[&lesson.id].len(), 1);
     }
 
     #[test]

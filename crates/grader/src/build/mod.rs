@@ -30,9 +30,15 @@ use std::path::{Path, PathBuf};
 /// temporary folder, like the grading copies: cargo reads the `.cargo/config.toml` of every
 /// parent folder, and no course may be one. It belongs to `target` (which exists: the build lock
 /// lives in it), and goes once that folder is gone (see [`crate::fsutil::fixed_scratch`]).
-fn build_copy(target: &Path) -> PathBuf {
+fn build_copy(target: &Path) -> Result<PathBuf> {
     let key = crate::course::manifest::sha256_hex(target.to_string_lossy().as_bytes());
-    crate::fsutil::fixed_scratch(&format!("build-{}", &key[..16]), target)
+    let name = format!("build-{}", &key[..16]);
+    // The container mode's builder reads it in its own folder (`crate::run::builder`).
+    #[cfg(all(target_os = "linux", feature = "instructor"))]
+    if cargo::as_builder() {
+        return Ok(crate::run::builder::world()?.join(name));
+    }
+    Ok(crate::fsutil::fixed_scratch(&name, target))
 }
 
 /// Replaces `to` with a copy of every file under `from`, modification times kept. `to` is private
@@ -132,7 +138,7 @@ fn build_reusing(
     // in the target folder's fixed copy of the grading copy `graded`.
     let lock = take_build_lock(&target)?;
     let root = &if sandboxed {
-        let copy = build_copy(&target);
+        let copy = build_copy(&target)?;
         mirror(graded, &copy)?;
         copy
     } else {
@@ -157,6 +163,15 @@ fn build_reusing(
         cargo_state::forget_earlier_submissions(&target, &course, &decided)?;
     }
     cargo_state::decide_by_content(root, &target, &decided, side, sandboxed)?;
+    // The container mode's builder writes the target folder and may rewrite the copy (a
+    // `Cargo.lock`); the grader's own builds of the same folder left files of root's there.
+    #[cfg(all(target_os = "linux", feature = "instructor"))]
+    if sandboxed && cargo::as_builder() {
+        crate::run::builder::give_tree(&target)?;
+        crate::run::builder::give_tree(root)?;
+    } else if sandboxed {
+        crate::run::builder::take_back(&target)?;
+    }
     let building: Vec<&Lesson> = decided.iter().map(|lesson| lesson.lesson).collect();
     let (lessons, warnings, errors) = if building.is_empty() {
         Default::default()
@@ -262,8 +277,9 @@ mod tests {
     #[test]
     fn the_build_copy_mirrors_the_grading_copy_and_keeps_its_path() {
         let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        assert_eq!(build_copy(a.path()), build_copy(a.path()));
-        assert_ne!(build_copy(a.path()), build_copy(b.path()));
+        let copy = |dir: &Path| build_copy(dir).unwrap();
+        assert_eq!(copy(a.path()), copy(a.path()));
+        assert_ne!(copy(a.path()), copy(b.path()));
         std::fs::create_dir_all(a.path().join("exercises/l/src")).unwrap();
         std::fs::write(a.path().join("exercises/l/src/lib.rs"), "new").unwrap();
         let to = b.path().join("copy");

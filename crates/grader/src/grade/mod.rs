@@ -25,6 +25,13 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// The container mode's guard on the grader's folders (see [`crate::run::closed`]); nothing
+/// elsewhere.
+#[cfg(all(target_os = "linux", feature = "instructor"))]
+type ClosedFolders = crate::run::closed::Closed;
+#[cfg(not(all(target_os = "linux", feature = "instructor")))]
+type ClosedFolders = std::convert::Infallible;
+
 /// A grading run with what the build said on the side (for `cargo xtask check`).
 #[derive(Debug, Clone)]
 pub struct GradeRun {
@@ -164,7 +171,8 @@ impl<'a> Pipeline<'a> {
             self.request.timeout,
         )?;
         let modified_files = crate::course::manifest::differences(expected_root, self.course);
-        let isolation = self.isolation()?;
+        // Held until grading ends: the container mode's folders open again when dropped.
+        let (isolation, _closed) = self.isolation()?;
         let bar = bar::building(self.request.progress, lessons.len());
         let (output, listing, runner, recompiled) =
             self.build_and_list(&lessons, &plans, isolation, &variants)?;
@@ -232,10 +240,11 @@ impl<'a> Pipeline<'a> {
     }
 
     /// The isolation the checks get: probed once per run, and only in official grading (local
-    /// grading runs checks directly); refused when official grading requires a sandbox.
-    fn isolation(&self) -> Result<Isolation> {
+    /// grading runs checks directly); refused when official grading requires a sandbox. In the
+    /// container mode, with the guard that keeps the grader's folders closed until grading ends.
+    fn isolation(&self) -> Result<(Isolation, Option<ClosedFolders>)> {
         let Some(official) = self.official() else {
-            return Ok(Isolation::None);
+            return Ok((Isolation::None, None));
         };
         let isolation = crate::run::sandbox::isolation();
         if official.sandbox == Sandbox::Required && !isolation.is_enforced() {
@@ -256,13 +265,25 @@ impl<'a> Pipeline<'a> {
                 self.root,
                 target.as_path(),
                 scratch.as_path(),
+                official.target_dir.as_path(),
             ];
-            closed.push(official.target_dir.as_path());
-            crate::run::container::close_to_others(&closed).map_err(|e| {
-                anyhow!("cannot close the grader's folders to the checks' users: {e}")
-            })?;
+            // The build runs as the builder's user, which must reach the submissions' target
+            // folder and the toolchain (`crate::run::builder`).
+            let _ = std::fs::create_dir_all(&official.target_dir);
+            let places = [official.target_dir.clone()];
+            let (cargo_home, rustup_home) = crate::build::toolchain_homes();
+            let mut tools = vec![cargo_home, rustup_home];
+            tools.extend(std::env::var_os("CARGO").map(PathBuf::from));
+            let (close, pass) = crate::run::builder::ways(&closed, &places, &tools);
+            closed.extend(close.iter().map(PathBuf::as_path));
+            let pass: Vec<&Path> = pass.iter().map(PathBuf::as_path).collect();
+            let guard =
+                crate::run::closed::change_modes(&scratch, &closed, &pass).map_err(|e| {
+                    anyhow!("cannot close the grader's folders to the checks' users: {e}")
+                })?;
+            return Ok((isolation, Some(guard)));
         }
-        Ok(isolation)
+        Ok((isolation, None))
     }
 
     /// Stages 2 and 3, **build** and **list**: the lessons' build (lessons that did not compile

@@ -13,7 +13,7 @@ use crate::official::roster::{Enrolment, Roster};
 use crate::report::Report;
 use crate::report::student_text;
 use crate::request::{Official, Request};
-use anyhow::{Result, bail};
+use anyhow::{Context as _, Result, bail};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -237,6 +237,13 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         ..opts.grade.mode.clone()
     });
     let parallel = opts.parallel.clamp(1, graded.len().max(1));
+    // In the container mode the class folder is closed to the checks' users too (it may lie
+    // outside the course): one student's checks could read the others' sources.
+    #[cfg(target_os = "linux")]
+    let _closed = (crate::run::sandbox::isolation() == crate::run::Isolation::ContainerUid)
+        .then(|| crate::run::closed::close_to_others(&crate::fsutil::scratch_root(), &[dir]))
+        .transpose()
+        .with_context(|| format!("cannot close {} to the checks' users", dir.display()))?;
     let (graded_rows, first_seconds) = grade_jobs(root, course, &graded, &grade, parallel, max);
     rows.extend(graded_rows);
     rows.sort_by(|a, b| a.id.cmp(&b.id));

@@ -1,15 +1,16 @@
 //! The container mode of official grading (`"isolation": "container-uid"`), for a platform's
 //! container with neither Landlock nor user namespaces but a grader running as root (Gradescope,
 //! GitHub's runners): each check runs as a user of its own in a private folder, the grader's
-//! folders are closed to others ([`close_to_others`]), and when the check ends its user's
-//! processes and files go ([`end_user`]). Builds run as the grader (see `crate::course::refused`).
+//! folders are closed to others ([`crate::run::closed`]), and when the check ends its user's
+//! processes and files go ([`end_user`]). Builds run as a user of their own
+//! ([`crate::run::builder`]).
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The first user id of the checks' users: above the ids systems hand out (`/etc/login.defs`
 /// stops at 60000; container runtimes map at most 65536), below `(uid_t) -1`.
-const FIRST_UID: u32 = 1 << 30;
+pub(crate) const FIRST_UID: u32 = 1 << 30;
 
 /// A user id of its own for the next check of this grader process: the process id keeps two
 /// graders on one machine apart, the counter two checks of one grader (checks at once are far
@@ -142,27 +143,22 @@ fn remove_owned_by(dir: &Path, uid: u32, kept: &dyn Fn(&Path) -> bool) {
     }
 }
 
-/// Takes every access away from other users on each of `paths` that exists (its owner's and
-/// group's stay): what lies beneath can no longer be reached by a check's user.
-pub fn close_to_others(paths: &[&Path]) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt as _;
-    for path in paths {
-        let Ok(meta) = std::fs::metadata(path) else {
-            continue;
-        };
-        let mut perms = meta.permissions();
-        perms.set_mode(perms.mode() & !0o007);
-        std::fs::set_permissions(path, perms)?;
-    }
-    Ok(())
-}
-
 /// Makes `dir` a check's private folder in the container mode: owned by its user `uid` and
 /// closed to everyone else.
 pub fn give_to(dir: &Path, uid: u32) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt as _;
     std::os::unix::fs::chown(dir, Some(uid), Some(uid))?;
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+}
+
+/// Opens `dir`, the grader's, to the check's user `uid` alone, for passing through (mode `0710`,
+/// its group that user's own, which no other user has): another check cannot reach what it
+/// holds (the check's executable, linked in) even knowing its path, nor can its own user rename
+/// or replace anything in it.
+pub fn enter_only_as(dir: &Path, uid: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::os::unix::fs::chown(dir, None, Some(uid))?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o710))
 }
 
 /// Opens `dir` for passing through to everyone, without listing (mode `0711`): the folder of

@@ -3,6 +3,10 @@
 //! ended, its output, its observations); judging is [`crate::judge`]'s job.
 
 #[cfg(all(target_os = "linux", feature = "instructor"))]
+pub mod builder;
+#[cfg(all(target_os = "linux", feature = "instructor"))]
+pub mod closed;
+#[cfg(all(target_os = "linux", feature = "instructor"))]
 pub mod container;
 #[cfg(all(target_os = "linux", feature = "instructor"))]
 pub mod container_like;
@@ -120,10 +124,12 @@ fn container_boxes() -> Result<tempfile::TempDir> {
     Ok(boxes)
 }
 
-/// A check's box in the container mode: a user of its own, a folder with a random name (removed
-/// when dropped) holding a link to (or a copy of) the check's executable and the private folder
-/// that only that user may enter. The box stays the grader's: the user cannot swap the private
-/// folder for a link that would make the grader read its observations elsewhere.
+/// A check's box in the container mode: a user of its own, a folder (removed when dropped) that
+/// only that user may enter, holding a link to (or a copy of) the check's executable and the
+/// private folder only that user may open. Nothing relies on its name being secret (a check can
+/// read the others' command lines in `/proc`): no other check's user may pass through it. The
+/// box stays the grader's: the user cannot swap the private folder for a link that would make
+/// the grader read its observations elsewhere.
 struct UserBox {
     uid: u32,
     exe: std::path::PathBuf,
@@ -146,7 +152,7 @@ fn user_box(boxes: &Path, exe: &Path) -> std::io::Result<UserBox> {
     let private = dir.path().join("tmp");
     std::fs::create_dir(&private)?;
     crate::run::container::give_to(&private, uid)?;
-    crate::run::container::pass_through_only(dir.path())?;
+    crate::run::container::enter_only_as(dir.path(), uid)?;
     Ok(UserBox {
         uid,
         exe: linked,

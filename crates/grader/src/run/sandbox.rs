@@ -35,7 +35,7 @@ pub struct Policy {
     /// process, see `imp::BUILD_DATA`). No core files either way.
     pub check_limits: bool,
     /// In the container mode ([`crate::run::container`]): the user the process runs as, one of its
-    /// own. A build stays the grader's user there (it runs `cargo` and `rustc` only).
+    /// own for a check, the builder's for a build ([`crate::run::builder`]).
     pub run_as: Option<u32>,
 }
 
@@ -296,7 +296,9 @@ mod imp {
     /// the status is written.
     fn supervise_container(args: &SandboxArgs) -> i32 {
         let ended = run_inner(args);
-        if let Some(uid) = args.uid {
+        // A check's user is its own; the builder's is shared by every build of the machine (its
+        // cargo and rustc, in the inner stage's process group, are gone already).
+        if let Some(uid) = args.uid.filter(|_| args.check_limits) {
             crate::run::container::end_user(uid, &args.write);
         }
         report(args, ended)
