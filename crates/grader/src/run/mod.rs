@@ -6,13 +6,17 @@
 pub mod container;
 #[cfg(all(target_os = "linux", feature = "instructor"))]
 pub mod container_like;
+pub mod disk;
 pub mod grouped;
 pub mod isolation;
+#[cfg(all(target_os = "linux", feature = "instructor"))]
+pub mod leftovers;
 pub mod relaunch;
 pub mod sandbox;
 pub mod sandbox_paths;
 pub mod stateful;
 
+use crate::run::disk::Budget;
 use crate::run::sandbox::{Ended, Policy};
 use anyhow::{Result, bail};
 use check_protocol::observe::{self as protocol, Observation};
@@ -210,8 +214,15 @@ impl Runner {
 
     /// Runs `exe args` the way every check process runs: a private directory, the check
     /// environment, the sandbox (when on), the time limit, capped output; then collects how it
-    /// ended and its observations, and removes the directory.
-    fn execute(&self, exe: &Path, args: &[&str], timeout: Duration, backtrace: bool) -> RunOutput {
+    /// ended and its observations, and removes the directory. `disk` is what it may have on disk
+    /// at once (sandboxed runs only).
+    fn execute(
+        &self,
+        exe: &Path,
+        args: &[&str],
+        (timeout, disk): (Duration, Budget),
+        backtrace: bool,
+    ) -> RunOutput {
         let start = Instant::now();
         let n = self.count.fetch_add(1, Ordering::SeqCst);
         let dir = self.scratch.path().join(format!("check-{n}"));
@@ -264,6 +275,7 @@ impl Runner {
             network: false,
             check_limits: true,
             run_as,
+            disk: Some(disk),
         };
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
         let mut cmd = match self.command(&policy, exe, &args) {
@@ -314,7 +326,7 @@ impl Runner {
     pub fn run_tests(&self, exe: &Path, names: &[&str], limit: Duration) -> RunOutput {
         let mut args = vec!["--exact", "--test-threads=1"];
         args.extend_from_slice(names);
-        self.execute(exe, &args, limit, false)
+        self.execute(exe, &args, (limit, Budget::per_check(1)), false)
     }
 
     /// Runs every job, `workers` at a time, each once the jobs it comes `after` have finished;
@@ -339,6 +351,8 @@ impl Runner {
             done: 0,
         });
         let changed = Condvar::new();
+        // The submission's disk budget, shared by the checks that run at once.
+        let disk = Budget::per_check(workers.max(1).min(jobs.len().max(1)));
         std::thread::scope(|s| {
             for _ in 0..workers.max(1).min(jobs.len().max(1)) {
                 s.spawn(|| {
@@ -357,7 +371,7 @@ impl Runner {
                         };
                         let job = &jobs[i];
                         let args = [job.test_name.as_str(), "--exact", "--test-threads=1"];
-                        let out = self.execute(&job.exe, &args, limit, job.backtrace);
+                        let out = self.execute(&job.exe, &args, (limit, disk), job.backtrace);
                         let done = {
                             let mut b = board.lock().unwrap_or_else(|e| e.into_inner());
                             b.results[i] = Some(out);
@@ -542,7 +556,8 @@ fn kill_group(pid: u32) {
 
 /// Lists the tests in a check executable (`checks::name` for each), in a sandbox like a check.
 pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<String>> {
-    let out = runner.execute(exe, &["--list", "--format", "terse"], LIST_TIMEOUT, false);
+    let limits = (LIST_TIMEOUT, Budget::per_check(1));
+    let out = runner.execute(exe, &["--list", "--format", "terse"], limits, false);
     if out.ended == Ended::SetupFailed {
         bail!(
             "could not list the checks in {}: {}",
