@@ -206,14 +206,15 @@ impl Ended {
 /// Runs the hidden `__sandbox` command; returns the process exit code.
 ///
 /// The supervisor (1) starts a new session, so the grader can kill its process group as a whole;
-/// (2) on Linux, enters new user and PID namespaces when the kernel allows it, so that when the
-/// next process (PID 1 there) ends the kernel kills every process left inside (a grandchild holding
-/// the output pipes, a fork loop); (3) starts the *inner* stage (`__sandbox --inner`), which sets
-/// rlimits, enters a Landlock domain (read and execute only the system's folders, see
-/// [`crate::run::sandbox_paths`], and the check's executable; write only a private folder; no TCP,
-/// no signals or abstract sockets outside the domain) and only then starts the check; (4) waits
-/// under the time limit, kills the namespace on time-out, and writes how the check ended to a
-/// status file the check cannot reach.
+/// (2) on Linux, enters new user, PID and IPC namespaces when the kernel allows it, so that when
+/// the next process (PID 1 there) ends the kernel kills every process left inside (a grandchild
+/// holding the output pipes, a fork loop) and removes every IPC object they made; (3) starts the
+/// *inner* stage (`__sandbox --inner`), which sets rlimits, enters a Landlock domain (read and
+/// execute only the system's folders, see [`crate::run::sandbox_paths`], and the check's
+/// executable; write only a private folder; no TCP, no signals or abstract sockets outside the
+/// domain) and only then starts the check; (4) waits under the time limit and the disk budget
+/// ([`crate::run::disk`]), kills the namespace when either runs out, and writes how the check
+/// ended to a status file the check cannot reach.
 pub fn main(args: SandboxArgs) -> i32 {
     if args.probe {
         println!("{}", imp::probe());
