@@ -302,14 +302,7 @@ impl Runner {
                 Some(_) if self.sandboxed => Ended::SetupFailed,
                 Some(status) => ended_of(status),
             });
-        let mut text = String::new();
-        // A file, not a link the check left there to make the grader read another file (every
-        // process of the check has ended by now).
-        let is_file = std::fs::symlink_metadata(&env.observations).is_ok_and(|m| m.is_file());
-        if let Some(Ok(file)) = is_file.then(|| std::fs::File::open(&env.observations)) {
-            let _ = file.take(OBSERVATIONS_CAP).read_to_string(&mut text);
-        }
-        let observations = protocol::parse(&text);
+        let observations = read_observations(&env.observations);
         let _ = std::fs::remove_dir_all(&dir);
         RunOutput {
             ended,
@@ -392,6 +385,18 @@ impl Runner {
             .map(|o| o.expect("every job ran"))
             .collect()
     }
+}
+
+/// The observations a check wrote to `path`, at most [`OBSERVATIONS_CAP`] bytes of them.
+fn read_observations(path: &Path) -> Vec<Observation> {
+    let mut text = String::new();
+    // A file, not a link the check left there to make the grader read another file (every
+    // process of the check has ended by now).
+    let is_file = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
+    if let Some(Ok(file)) = is_file.then(|| std::fs::File::open(path)) {
+        let _ = file.take(OBSERVATIONS_CAP).read_to_string(&mut text);
+    }
+    protocol::parse(&text)
 }
 
 /// What the workers of [`Runner::run_all`] share: which jobs started, and their results.
