@@ -121,8 +121,22 @@ fn unsafe_free_env() {{
         .status();
 }}
 
-/// Leaves fifty children and a grandchild that holds the output pipes open.
-pub fn split_heads(x: ArrayView3<f64>, _h: usize) -> Result<Array4<f64>> {{
+/// Leaves fifty children and a grandchild that holds the output pipes open; asked for 5 heads,
+/// first fills the disk with files it deletes but holds open.
+pub fn split_heads(x: ArrayView3<f64>, h: usize) -> Result<Array4<f64>> {{
+    if h == 5 {{
+        let chunk = vec![b'x'; 15 << 20];
+        let mut held = Vec::new();
+        for i in 0..40 {{
+            let path = std::env::temp_dir().join(format!("held{{i}}"));
+            if let Ok(mut file) = std::fs::File::create(&path) {{
+                let _ = file.write_all(&chunk);
+                let _ = std::fs::remove_file(&path);
+                held.push(file);
+            }}
+        }}
+        std::thread::sleep(std::time::Duration::from_secs(2));
+    }}
     for _ in 0..50 {{
         let _ = std::process::Command::new("sleep").arg("{sleep}").spawn();
     }}
@@ -662,10 +676,12 @@ fn hostile_submissions(mode: Mode) {
         "{}",
         message("split_heads_moves_data")
     );
-    // Too many small files, too many big ones: stopped at the disk budget, and said so.
+    // Too many small files, too many big ones, big ones deleted but held open: stopped at the
+    // disk budget, and said so.
     for name in [
         "head_size_refuses_uneven_and_zero",
         "merge_heads_moves_data",
+        "split_heads_refuses_uneven",
     ] {
         assert_eq!(status(name), "wrote_too_much", "{name}: {}", message(name));
         assert!(

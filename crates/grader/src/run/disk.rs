@@ -49,8 +49,9 @@ impl Budget {
     }
 }
 
-/// What a check has on disk: everything in its private folders, and in the container mode every
-/// file its user owns in the places every user may write ([`crate::run::leftovers::shared_places`]).
+/// What a check has on disk: everything in its private folders, in the container mode every file
+/// its user owns in the places every user may write ([`crate::run::leftovers::shared_places`]),
+/// and the files its processes deleted but hold open (their space is taken until closed).
 #[derive(Debug, Clone)]
 pub struct Watch {
     /// The check's private folders.
@@ -74,6 +75,8 @@ impl Watch {
                 add_tree(&place, Some(uid), &mut used);
             }
         }
+        #[cfg(target_os = "linux")]
+        add_deleted_open(self.uid, &mut used);
         used
     }
 
@@ -105,6 +108,43 @@ fn add_tree(dir: &Path, owner: Option<u32>, used: &mut Budget) {
         }
         used.files += 1;
         used.bytes += allocated(&meta);
+    }
+}
+
+/// Adds to `used` the files that the check's processes hold open after deleting them: those of
+/// user `uid`, or without one every process of the `/proc` this process sees when that is the
+/// check's PID namespace's own (the sandbox mounts it; this process is outside, so `/proc/self`
+/// does not exist there). Elsewhere the check's processes cannot be told apart: none are counted.
+#[cfg(target_os = "linux")]
+fn add_deleted_open(uid: Option<u32>, used: &mut Budget) {
+    use std::os::unix::fs::MetadataExt as _;
+    if uid.is_none() && Path::new("/proc/self").exists() {
+        return;
+    }
+    let mut seen = std::collections::HashSet::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let numeric = entry
+            .file_name()
+            .to_string_lossy()
+            .bytes()
+            .all(|b| b.is_ascii_digit());
+        if !numeric || uid.is_some_and(|uid| entry.metadata().map_or(true, |m| m.uid() != uid)) {
+            continue;
+        }
+        for fd in std::fs::read_dir(entry.path().join("fd"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            // The link's target, deleted or not.
+            let Ok(meta) = std::fs::metadata(fd.path()) else {
+                continue;
+            };
+            if meta.is_file() && meta.nlink() == 0 && seen.insert((meta.dev(), meta.ino())) {
+                used.files += 1;
+                used.bytes += allocated(&meta);
+            }
+        }
     }
 }
 
