@@ -23,6 +23,8 @@ fn hostile_lesson02(root: &Path, local: &[PathBuf], sleep: u32) -> String {
         .map(|p| format!("{:?}", p.display().to_string()))
         .collect();
     let local = local.join(", ");
+    let places = LEFTOVER_PLACES;
+    let (perl, python) = (make_sysv(sleep), make_mqueue(sleep));
     format!(
         r##"//! Hostile exercises: every function is wrong and tries to make it not matter.
 use attention::Result;
@@ -32,8 +34,13 @@ use std::io::Write;
 const ROOT: &str = "{root}";
 const LOCAL: &[&str] = &[{local}];
 
-/// Writes into the instructors' tree, the snapshots and the build cache, then forges a pass.
-pub fn head_size(_c: usize, _h: usize) -> Result<usize> {{
+/// Writes into the instructors' tree, the snapshots and the build cache, then forges a pass;
+/// asked about 5 heads, first leaves what could outlive the check and writes too many files.
+pub fn head_size(_c: usize, h: usize) -> Result<usize> {{
+    if h == 5 {{
+        leave_leftovers();
+        flood();
+    }}
     let poison = "---\nsource: x\n---\nPOISON\n";
     for rel in [
         "exercises/lesson02-split-heads/tests/snapshots/lesson02__checks__head_two.snap",
@@ -84,6 +91,29 @@ pub fn head_size(_c: usize, _h: usize) -> Result<usize> {{
     std::process::exit(0)
 }}
 
+/// What a check can make that could outlive it, each named with the marker: a file and a folder in
+/// every place open to all, a System V segment, semaphore set and message queue, a POSIX queue.
+fn leave_leftovers() {{
+    for place in {places:?} {{
+        let _ = std::fs::write(format!("{{place}}/leftover-{sleep}"), "left");
+        let _ = std::fs::create_dir(format!("{{place}}/leftover-dir-{sleep}"));
+    }}
+    let _ = std::process::Command::new("perl")
+        .args(["-MIPC::SysV=IPC_CREAT", "-e", {perl:?}])
+        .status();
+    let _ = std::process::Command::new("python3").args(["-c", {python:?}]).status();
+}}
+
+/// Many small files: in a place open to all where it can (the container mode), else in its own
+/// folder.
+fn flood() {{
+    let shared = std::path::PathBuf::from("/tmp/flood-{sleep}");
+    let dir = if std::fs::create_dir_all(&shared).is_ok() {{ shared }} else {{ std::env::temp_dir() }};
+    for i in 0..20_000 {{
+        let _ = std::fs::write(dir.join(format!("f{{i}}")), "x");
+    }}
+}}
+
 fn unsafe_free_env() {{
     // Setting variables is `unsafe` in edition 2024; a child process gets them instead.
     let _ = std::process::Command::new("sh")
@@ -91,8 +121,22 @@ fn unsafe_free_env() {{
         .status();
 }}
 
-/// Leaves fifty children and a grandchild that holds the output pipes open.
-pub fn split_heads(x: ArrayView3<f64>, _h: usize) -> Result<Array4<f64>> {{
+/// Leaves fifty children and a grandchild that holds the output pipes open; asked for 5 heads,
+/// first fills the disk with files it deletes but holds open.
+pub fn split_heads(x: ArrayView3<f64>, h: usize) -> Result<Array4<f64>> {{
+    if h == 5 {{
+        let chunk = vec![b'x'; 15 << 20];
+        let mut held = Vec::new();
+        for i in 0..40 {{
+            let path = std::env::temp_dir().join(format!("held{{i}}"));
+            if let Ok(mut file) = std::fs::File::create(&path) {{
+                let _ = file.write_all(&chunk);
+                let _ = std::fs::remove_file(&path);
+                held.push(file);
+            }}
+        }}
+        std::thread::sleep(std::time::Duration::from_secs(2));
+    }}
     for _ in 0..50 {{
         let _ = std::process::Command::new("sleep").arg("{sleep}").spawn();
     }}
@@ -156,8 +200,9 @@ fn probe_other_checks() -> String {{
 }}
 
 /// What only root may read on the grading machine, the reference solution and (in one check)
-/// other checks' executables and private folders, shown in the feedback if any opens; then a
-/// 50 MB file and 200 MB of output.
+/// other checks' executables and private folders, shown in the feedback if any opens; then
+/// 200 MB of output and big files (15 MiB each, under the size limit of one file) until it is
+/// stopped.
 pub fn merge_heads(x: ArrayView4<f64>) -> Array3<f64> {{
     if let Ok(secret) = std::fs::read_to_string("/etc/shadow") {{
         panic!("the grading machine's /etc/shadow: {{secret}}");
@@ -167,14 +212,16 @@ pub fn merge_heads(x: ArrayView4<f64>) -> Array3<f64> {{
         panic!("the reference solution, read as the check ran: {{solution}}");
     }}
     // One check tells what it reached of the others (the rest go on to the big file).
-    if std::env::args().any(|a| a.ends_with("merge_heads_moves_data")) {{
+    if std::env::args().any(|a| a.ends_with("merge_heads_batch_and_heads_differ")) {{
         panic!("{{}}", probe_other_checks());
     }}
     let big = vec![b'x'; 50 << 20];
-    let _ = std::fs::write(std::env::temp_dir().join("big"), &big);
     let mut out = std::io::stdout().lock();
     for _ in 0..200 {{
         let _ = out.write_all(&big[..1 << 20]);
+    }}
+    for i in 0..40 {{
+        let _ = std::fs::write(std::env::temp_dir().join(format!("big{{i}}")), &big[..15 << 20]);
     }}
     let (b, h, t, hs) = x.dim();
     Array3::zeros((b, t, h * hs))
@@ -195,6 +242,87 @@ pub fn head_projection(
 }}
 "##
     )
+}
+
+/// The places every user may write where the attack leaves a file and a folder.
+const LEFTOVER_PLACES: [&str; 6] = [
+    "/tmp",
+    "/var/tmp",
+    "/dev/shm",
+    "/run/lock",
+    "/var/lock",
+    "/dev/mqueue",
+];
+
+/// A Perl program making a System V shared memory segment, semaphore set and message queue, each
+/// with the key `marker`.
+fn make_sysv(marker: u32) -> String {
+    format!(
+        "shmget({marker}, 65536, 0600 | IPC_CREAT); semget({marker}, 1, 0600 | IPC_CREAT); \
+         msgget({marker}, 0600 | IPC_CREAT)"
+    )
+}
+
+/// A Python program making (or, with `O_RDONLY` for `how`, opening) the POSIX message queue
+/// named after `marker`; it exits 0 when that worked.
+fn python_mqueue(marker: u32, how: &str) -> String {
+    format!(
+        "import ctypes, os, sys; q = ctypes.CDLL(None).mq_open(b'/leftover-{marker}', {how}, 0o600, None); sys.exit(q < 0)"
+    )
+}
+
+fn make_mqueue(marker: u32) -> String {
+    python_mqueue(marker, "os.O_CREAT | os.O_RDWR")
+}
+
+/// What the attack's `leave_leftovers` made with `marker` that is still there: files and folders,
+/// System V objects (by their key, the first column of `/proc/sysvipc/*`), the POSIX queue.
+fn leftovers(marker: u32) -> Vec<String> {
+    let mut left: Vec<String> = LEFTOVER_PLACES
+        .iter()
+        .flat_map(|p| {
+            [
+                format!("{p}/leftover-{marker}"),
+                format!("{p}/leftover-dir-{marker}"),
+            ]
+        })
+        .chain([format!("/tmp/flood-{marker}")])
+        .filter(|p| Path::new(p).symlink_metadata().is_ok())
+        .collect();
+    for kind in ["shm", "sem", "msg"] {
+        let table = std::fs::read_to_string(format!("/proc/sysvipc/{kind}")).unwrap_or_default();
+        let key = marker.to_string();
+        if table
+            .lines()
+            .any(|l| l.split_whitespace().next() == Some(key.as_str()))
+        {
+            left.push(format!("System V {kind} {marker}"));
+        }
+    }
+    let mq = std::process::Command::new("python3")
+        .args(["-c", &python_mqueue(marker, "os.O_RDONLY")])
+        .status();
+    if mq.is_ok_and(|s| s.success()) {
+        left.push(format!("POSIX queue /leftover-{marker}"));
+    }
+    left
+}
+
+/// Removes what an earlier run of the test may have left with `marker` (as root: `ipcrm` by key).
+fn remove_leftovers(marker: u32) {
+    for path in leftovers(marker) {
+        let _ = std::fs::remove_file(&path).or_else(|_| std::fs::remove_dir_all(&path));
+    }
+    for flag in ["-M", "-S", "-Q"] {
+        let _ = std::process::Command::new("ipcrm")
+            .args([flag, &marker.to_string()])
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+    let unlink = format!("import ctypes; ctypes.CDLL(None).mq_unlink(b'/leftover-{marker}')");
+    let _ = std::process::Command::new("python3")
+        .args(["-c", &unlink])
+        .status();
 }
 
 /// Lesson 1 compiling the reference solution in from the instructors' tree (which, like every
@@ -458,6 +586,7 @@ fn hostile_submissions(mode: Mode) {
         "no kept build of lesson 2"
     );
     let before = course.snapshot_tree();
+    remove_leftovers(mode.sleep());
     let sub = OutDir::new("hostile-submission");
     let l1 = "lesson01-why-heads";
     let l2 = "lesson02-split-heads";
@@ -608,10 +737,23 @@ fn hostile_submissions(mode: Mode) {
         "{}",
         message("split_heads_moves_data")
     );
-    assert_ne!(status("merge_heads_moves_data"), "passed");
+    // Too many small files, too many big ones, big ones deleted but held open: stopped at the
+    // disk budget, and said so.
+    for name in [
+        "head_size_refuses_uneven_and_zero",
+        "merge_heads_moves_data",
+        "split_heads_refuses_uneven",
+    ] {
+        assert_eq!(status(name), "wrote_too_much", "{name}: {}", message(name));
+        assert!(
+            message(name).contains("wrote more than"),
+            "{}",
+            message(name)
+        );
+    }
     // No check reached another's executable or private folder (by their paths in `/proc`, which
     // the container mode shows: there the probe must have seen some, or it proves nothing).
-    let probed = message("merge_heads_moves_data");
+    let probed = message("merge_heads_batch_and_heads_differ");
     assert!(probed.contains("reached 0:"), "{probed}");
     if mode == Mode::Container {
         assert!(!probed.contains("PROBE saw 0 "), "{probed}");
@@ -636,6 +778,7 @@ fn hostile_submissions(mode: Mode) {
     // Nothing outlives grading, and grading ends within its limits: 4 s per check, a few
     // seconds of grace, plus the build.
     assert_eq!(leftover_sleepers(mode.sleep()), 0, "leftover processes");
+    assert_eq!(leftovers(mode.sleep()), Vec::<String>::new());
     assert!(graded_in < Duration::from_secs(600), "took {graded_in:?}");
 
     // What the instructors' local grades keep in the target folder is untouched, and they still

@@ -58,6 +58,7 @@ pub(crate) fn sandboxed(
         network: false,
         check_limits: false,
         run_as,
+        disk: None,
     };
     let mut all: Vec<String> = args.to_vec();
     all.extend([

@@ -219,6 +219,17 @@ fn decide(ctx: &Context, run: &RunOutput) -> Verdict {
             "did not finish in time: look for a loop that never ends",
         );
     }
+    if let Ended::WroteTooMuch(budget) = run.ended {
+        return verdict(
+            Status::WroteTooMuch,
+            format!(
+                "stopped: the code wrote more than {} to disk, the most a check may keep at \
+                 once (its own folder and the shared temporary folders count): keep data in \
+                 memory, or remove files once done",
+                budget.describe()
+            ),
+        );
+    }
     if run.ended == Ended::SetupFailed {
         return verdict(
             Status::Crashed,
@@ -587,6 +598,15 @@ mod tests {
             assert_eq!(
                 judge(ctx, &run(Ended::TimedOut, "", vec![])).status,
                 Status::TimedOut
+            );
+            // Over its disk budget: its own verdict, whatever it observed, naming the budget.
+            let budget = crate::run::disk::Budget::per_check(8);
+            let v = judge(ctx, &run(Ended::WroteTooMuch(budget), "", good()));
+            assert_eq!(v.status, Status::WroteTooMuch);
+            assert!(
+                v.message.contains("more than 32 MiB or 512 files"),
+                "{}",
+                v.message
             );
             let overflow = "thread 'x' has overflowed its stack\n";
             let v = judge(

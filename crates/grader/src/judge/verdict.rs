@@ -21,6 +21,8 @@ pub enum Status {
     Crashed,
     /// Exited with status 0 before the test harness reported a pass (e.g. `process::exit(0)`).
     ExitedEarly,
+    /// Stopped for having more files on disk than a check may (its disk budget).
+    WroteTooMuch,
     /// The lesson's crate did not compile.
     CompileError,
 }
@@ -36,6 +38,7 @@ impl Status {
             Status::TimedOut => "timed out",
             Status::Crashed => "crashed",
             Status::ExitedEarly => "exited early",
+            Status::WroteTooMuch => "wrote too much",
             Status::CompileError => "does not compile",
         }
     }

@@ -3,7 +3,7 @@
 //! `testsuite` per lesson with `name`, `tests`, `failures`, `errors`, `skipped`, `time` and `file`
 //! (the lesson's checks file); one `testcase` per check. A wrong answer (`wrong`, `panicked`,
 //! `not_started`) is a `failure`; a check that could not run to a verdict on the code (`crashed`,
-//! `timed_out`, `exited_early`, `compile_error`) is an `error`; both carry `type` = the verdict and
+//! `timed_out`, `wrote_too_much`, `exited_early`, `compile_error`) is an `error`; both carry `type` = the verdict and
 //! `message` = the first line of the explanation, with the whole explanation (or the compiler's
 //! error) as text.
 //!
@@ -20,7 +20,11 @@ use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 pub fn is_error(status: Status) -> bool {
     matches!(
         status,
-        Status::Crashed | Status::TimedOut | Status::ExitedEarly | Status::CompileError
+        Status::Crashed
+            | Status::TimedOut
+            | Status::WroteTooMuch
+            | Status::ExitedEarly
+            | Status::CompileError
     )
 }
 

@@ -244,6 +244,7 @@ impl ExerciseReport {
             Status::CompileError,
             Status::Crashed,
             Status::TimedOut,
+            Status::WroteTooMuch,
             Status::ExitedEarly,
             Status::Panicked,
             Status::Wrong,

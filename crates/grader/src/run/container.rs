@@ -85,14 +85,11 @@ fn others_of(uid: u32) -> usize {
         .count()
 }
 
-/// The folders every user may write, where a check's user may leave files behind for a later
-/// check (of another student) to read.
-const SHARED_TEMP: &[&str] = &["/tmp", "/var/tmp", "/dev/shm"];
-
 /// Ends a check's user `uid`: kills its every process (as that user, the one way to reach a
-/// process that left the check's process group) and removes whatever it owns in the shared
-/// temporary folders, but its private folders `keep` (and the folders that lead to them: the
-/// grader reads its observations there afterwards).
+/// process that left the check's process group), removes its System V IPC objects and whatever
+/// it owns in the folders every user may write ([`crate::run::leftovers`]), but its private
+/// folders `keep` (and the folders that lead to them: the grader reads its observations there
+/// afterwards).
 pub fn end_user(uid: u32, keep: &[std::path::PathBuf]) {
     // None left (the usual case): none can start again, the inner stage that made them is gone.
     if others_of(uid) > 0
@@ -112,9 +109,10 @@ pub fn end_user(uid: u32, keep: &[std::path::PathBuf]) {
         keep.iter()
             .any(|k| k.starts_with(path) || path.starts_with(k))
     };
-    for dir in SHARED_TEMP {
-        remove_owned_by(Path::new(dir), uid, &kept);
+    for dir in crate::run::leftovers::shared_places() {
+        remove_owned_by(&dir, uid, &kept);
     }
+    crate::run::leftovers::remove_ipc(uid);
 }
 
 /// Removes everything beneath `dir` that `uid` owns (a folder of its with all it holds), without

@@ -10,13 +10,17 @@ pub mod closed;
 pub mod container;
 #[cfg(all(target_os = "linux", feature = "instructor"))]
 pub mod container_like;
+pub mod disk;
 pub mod grouped;
 pub mod isolation;
+#[cfg(all(target_os = "linux", feature = "instructor"))]
+pub mod leftovers;
 pub mod relaunch;
 pub mod sandbox;
 pub mod sandbox_paths;
 pub mod stateful;
 
+use crate::run::disk::Budget;
 use crate::run::sandbox::{Ended, Policy};
 use anyhow::{Result, bail};
 use check_protocol::observe::{self as protocol, Observation};
@@ -216,8 +220,15 @@ impl Runner {
 
     /// Runs `exe args` the way every check process runs: a private directory, the check
     /// environment, the sandbox (when on), the time limit, capped output; then collects how it
-    /// ended and its observations, and removes the directory.
-    fn execute(&self, exe: &Path, args: &[&str], timeout: Duration, backtrace: bool) -> RunOutput {
+    /// ended and its observations, and removes the directory. `disk` is what it may have on disk
+    /// at once (sandboxed runs only).
+    fn execute(
+        &self,
+        exe: &Path,
+        args: &[&str],
+        (timeout, disk): (Duration, Budget),
+        backtrace: bool,
+    ) -> RunOutput {
         let start = Instant::now();
         let n = self.count.fetch_add(1, Ordering::SeqCst);
         let dir = self.scratch.path().join(format!("check-{n}"));
@@ -270,6 +281,7 @@ impl Runner {
             network: false,
             check_limits: true,
             run_as,
+            disk: Some(disk),
         };
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
         let mut cmd = match self.command(&policy, exe, &args) {
@@ -296,14 +308,7 @@ impl Runner {
                 Some(_) if self.sandboxed => Ended::SetupFailed,
                 Some(status) => ended_of(status),
             });
-        let mut text = String::new();
-        // A file, not a link the check left there to make the grader read another file (every
-        // process of the check has ended by now).
-        let is_file = std::fs::symlink_metadata(&env.observations).is_ok_and(|m| m.is_file());
-        if let Some(Ok(file)) = is_file.then(|| std::fs::File::open(&env.observations)) {
-            let _ = file.take(OBSERVATIONS_CAP).read_to_string(&mut text);
-        }
-        let observations = protocol::parse(&text);
+        let observations = read_observations(&env.observations);
         let _ = std::fs::remove_dir_all(&dir);
         RunOutput {
             ended,
@@ -320,7 +325,7 @@ impl Runner {
     pub fn run_tests(&self, exe: &Path, names: &[&str], limit: Duration) -> RunOutput {
         let mut args = vec!["--exact", "--test-threads=1"];
         args.extend_from_slice(names);
-        self.execute(exe, &args, limit, false)
+        self.execute(exe, &args, (limit, Budget::per_check(1)), false)
     }
 
     /// Runs every job, `workers` at a time, each once the jobs it comes `after` have finished;
@@ -345,6 +350,8 @@ impl Runner {
             done: 0,
         });
         let changed = Condvar::new();
+        // The submission's disk budget, shared by the checks that run at once.
+        let disk = Budget::per_check(workers.max(1).min(jobs.len().max(1)));
         std::thread::scope(|s| {
             for _ in 0..workers.max(1).min(jobs.len().max(1)) {
                 s.spawn(|| {
@@ -363,7 +370,7 @@ impl Runner {
                         };
                         let job = &jobs[i];
                         let args = [job.test_name.as_str(), "--exact", "--test-threads=1"];
-                        let out = self.execute(&job.exe, &args, limit, job.backtrace);
+                        let out = self.execute(&job.exe, &args, (limit, disk), job.backtrace);
                         let done = {
                             let mut b = board.lock().unwrap_or_else(|e| e.into_inner());
                             b.results[i] = Some(out);
@@ -384,6 +391,18 @@ impl Runner {
             .map(|o| o.expect("every job ran"))
             .collect()
     }
+}
+
+/// The observations a check wrote to `path`, at most [`OBSERVATIONS_CAP`] bytes of them.
+fn read_observations(path: &Path) -> Vec<Observation> {
+    let mut text = String::new();
+    // A file, not a link the check left there to make the grader read another file (every
+    // process of the check has ended by now).
+    let is_file = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
+    if let Some(Ok(file)) = is_file.then(|| std::fs::File::open(path)) {
+        let _ = file.take(OBSERVATIONS_CAP).read_to_string(&mut text);
+    }
+    protocol::parse(&text)
 }
 
 /// What the workers of [`Runner::run_all`] share: which jobs started, and their results.
@@ -548,7 +567,8 @@ fn kill_group(pid: u32) {
 
 /// Lists the tests in a check executable (`checks::name` for each), in a sandbox like a check.
 pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<String>> {
-    let out = runner.execute(exe, &["--list", "--format", "terse"], LIST_TIMEOUT, false);
+    let limits = (LIST_TIMEOUT, Budget::per_check(1));
+    let out = runner.execute(exe, &["--list", "--format", "terse"], limits, false);
     if out.ended == Ended::SetupFailed {
         bail!(
             "could not list the checks in {}: {}",

@@ -37,6 +37,9 @@ pub struct Policy {
     /// In the container mode ([`crate::run::container`]): the user the process runs as, one of its
     /// own for a check, the builder's for a build ([`crate::run::builder`]).
     pub run_as: Option<u32>,
+    /// The most the process may have on disk at once (a check's); the supervisor stops it when
+    /// over ([`crate::run::disk`]).
+    pub disk: Option<crate::run::disk::Budget>,
 }
 
 impl Policy {
@@ -47,6 +50,10 @@ impl Policy {
         cmd.arg("--timeout-ms")
             .arg(self.timeout.as_millis().to_string());
         cmd.arg("--status").arg(&self.status_file);
+        if let Some(disk) = self.disk {
+            cmd.arg("--disk-bytes").arg(disk.bytes.to_string());
+            cmd.arg("--disk-files").arg(disk.files.to_string());
+        }
         cmd.args(rule_args(
             &self.read,
             &self.write,
@@ -130,6 +137,12 @@ pub struct SandboxArgs {
     /// The user (and group) the program runs as, in the container mode.
     #[arg(long)]
     pub uid: Option<u32>,
+    /// The most bytes the program may have on disk (supervisor; with `--disk-files`).
+    #[arg(long)]
+    pub disk_bytes: Option<u64>,
+    /// The most files the program may have on disk (supervisor; with `--disk-bytes`).
+    #[arg(long)]
+    pub disk_files: Option<u64>,
     /// Kill every other process of the calling user and exit (run as a check's user).
     #[arg(long)]
     pub kill_my_processes: bool,
@@ -149,6 +162,8 @@ pub enum Ended {
     TimedOut,
     /// The sandbox could not be set up.
     SetupFailed,
+    /// Stopped for having more on disk than this budget.
+    WroteTooMuch(crate::run::disk::Budget),
 }
 
 impl Ended {
@@ -159,12 +174,25 @@ impl Ended {
             Ended::Signal(s) => format!("signal {s}"),
             Ended::TimedOut => "timed-out".into(),
             Ended::SetupFailed => "setup-failed".into(),
+            Ended::WroteTooMuch(b) => format!("wrote-too-much {} {}", b.bytes, b.files),
         }
     }
 
     /// Reads a status file's text.
     pub fn parse(text: &str) -> Option<Self> {
         let mut words = text.split_whitespace();
+        if let Some(rest) = text.strip_prefix("wrote-too-much ") {
+            let mut numbers = rest.split_whitespace().map(str::parse::<u64>);
+            return match (numbers.next(), numbers.next(), numbers.next()) {
+                (Some(Ok(bytes)), Some(Ok(files)), None) => {
+                    Some(Ended::WroteTooMuch(crate::run::disk::Budget {
+                        bytes,
+                        files,
+                    }))
+                }
+                _ => None,
+            };
+        }
         match (words.next()?, words.next()) {
             ("exited", Some(c)) => c.parse().ok().map(Ended::Exited),
             ("signal", Some(s)) => s.parse().ok().map(Ended::Signal),
@@ -178,14 +206,15 @@ impl Ended {
 /// Runs the hidden `__sandbox` command; returns the process exit code.
 ///
 /// The supervisor (1) starts a new session, so the grader can kill its process group as a whole;
-/// (2) on Linux, enters new user and PID namespaces when the kernel allows it, so that when the
-/// next process (PID 1 there) ends the kernel kills every process left inside (a grandchild holding
-/// the output pipes, a fork loop); (3) starts the *inner* stage (`__sandbox --inner`), which sets
-/// rlimits, enters a Landlock domain (read and execute only the system's folders, see
-/// [`crate::run::sandbox_paths`], and the check's executable; write only a private folder; no TCP,
-/// no signals or abstract sockets outside the domain) and only then starts the check; (4) waits
-/// under the time limit, kills the namespace on time-out, and writes how the check ended to a
-/// status file the check cannot reach.
+/// (2) on Linux, enters new user, PID and IPC namespaces when the kernel allows it, so that when
+/// the next process (PID 1 there) ends the kernel kills every process left inside (a grandchild
+/// holding the output pipes, a fork loop) and removes every IPC object they made; (3) starts the
+/// *inner* stage (`__sandbox --inner`), which sets rlimits, enters a Landlock domain (read and
+/// execute only the system's folders, see [`crate::run::sandbox_paths`], and the check's
+/// executable; write only a private folder; no TCP, no signals or abstract sockets outside the
+/// domain) and only then starts the check; (4) waits under the time limit and the disk budget
+/// ([`crate::run::disk`]), kills the namespace when either runs out, and writes how the check
+/// ended to a status file the check cannot reach.
 pub fn main(args: SandboxArgs) -> i32 {
     if args.probe {
         println!("{}", imp::probe());
@@ -275,10 +304,13 @@ mod imp {
         // Who this is outside: inside, before the map, no one.
         let me = (nix::unistd::geteuid(), nix::unistd::getegid());
         let with_proc =
-            match nix::sched::unshare(F::CLONE_NEWUSER | F::CLONE_NEWPID | F::CLONE_NEWNS) {
+            // An IPC namespace too: System V objects and POSIX queues go when the check does.
+            match nix::sched::unshare(
+                F::CLONE_NEWUSER | F::CLONE_NEWPID | F::CLONE_NEWNS | F::CLONE_NEWIPC,
+            ) {
                 Ok(()) => true,
                 Err(_) => {
-                    let _ = nix::sched::unshare(F::CLONE_NEWUSER | F::CLONE_NEWPID);
+                    let _ = nix::sched::unshare(F::CLONE_NEWUSER | F::CLONE_NEWPID | F::CLONE_NEWIPC);
                     false
                 }
             };
@@ -339,16 +371,27 @@ mod imp {
             cmd.arg("--uid").arg(uid.to_string());
         }
         cmd.arg("--").args(&args.command);
+        let watch = disk_watch(args);
+        let over = || watch.as_ref().filter(|w| w.over()).map(|w| w.budget);
         match cmd.spawn() {
             Err(_) => Ended::SetupFailed,
             Ok(mut child) => {
                 let pid = Pid::from_raw(child.id() as i32);
                 let deadline = Instant::now() + Duration::from_millis(args.timeout_ms);
+                let mut next_look = Instant::now();
                 let ended = loop {
                     match child.try_wait() {
                         Ok(Some(status)) => break status_of(status),
                         Ok(None) if Instant::now() >= deadline => break Ended::TimedOut,
-                        Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+                        Ok(None) => {
+                            if Instant::now() >= next_look {
+                                if let Some(budget) = over() {
+                                    break Ended::WroteTooMuch(budget);
+                                }
+                                next_look = Instant::now() + DISK_LOOK;
+                            }
+                            std::thread::sleep(Duration::from_millis(2));
+                        }
                         Err(_) => break Ended::Signal(0),
                     }
                 };
@@ -356,13 +399,41 @@ mod imp {
                 let _ = killpg(pid, Signal::SIGKILL);
                 let _ = kill(pid, Signal::SIGKILL);
                 let _ = child.wait();
-                match ended {
-                    Ended::Exited(SETUP_FAILED) => Ended::SetupFailed,
-                    // The inner stage reports a check killed by signal n as 128 + n.
-                    Ended::Exited(c) if (129..=192).contains(&c) => Ended::Signal(c - 128),
-                    other => other,
+                // What it wrote since the last look counts too (every process of it has ended).
+                match (inner_ended(ended), over()) {
+                    (Ended::SetupFailed, _) => Ended::SetupFailed,
+                    (_, Some(budget)) => Ended::WroteTooMuch(budget),
+                    (ended, None) => ended,
                 }
             }
+        }
+    }
+
+    /// How often the supervisor measures what the check has on disk: often enough that a check
+    /// writing as fast as it can gets little past its budget, rarely enough to cost little.
+    const DISK_LOOK: Duration = Duration::from_millis(10);
+
+    /// The watch on a check's disk use, when it has a budget: its private folders (`--write`) and
+    /// in the container mode what its user owns in the shared places.
+    fn disk_watch(args: &SandboxArgs) -> Option<crate::run::disk::Watch> {
+        let budget = crate::run::disk::Budget {
+            bytes: args.disk_bytes?,
+            files: args.disk_files?,
+        };
+        Some(crate::run::disk::Watch {
+            private: args.write.clone(),
+            uid: args.uid,
+            budget,
+        })
+    }
+
+    /// How the inner stage's exit code reads: its own setup failure, or a check killed by
+    /// signal n as 128 + n.
+    fn inner_ended(ended: Ended) -> Ended {
+        match ended {
+            Ended::Exited(SETUP_FAILED) => Ended::SetupFailed,
+            Ended::Exited(c) if (129..=192).contains(&c) => Ended::Signal(c - 128),
+            other => other,
         }
     }
 
@@ -376,6 +447,9 @@ mod imp {
             setrlimit(Resource::RLIMIT_AS, 8192 * MIB, 8192 * MIB)?;
             // Counted per user; root is exempt, which is what the PID namespace is for.
             setrlimit(Resource::RLIMIT_NPROC, 256, 256)?;
+            // No POSIX message queue at all (root is not exempt): in the container mode one
+            // would outlive the check where no `/dev/mqueue` lists it for removal.
+            setrlimit(Resource::RLIMIT_MSGQUEUE, 0, 0)?;
         } else {
             // A build: each process (cargo, rustc, the linker) may use `BUILD_DATA` of memory
             // and write files of up to `BUILD_FILE`, so that a student's `static BIG: [u8; 1 <<
@@ -599,9 +673,12 @@ mod tests {
             Ended::Signal(9),
             Ended::TimedOut,
             Ended::SetupFailed,
+            Ended::WroteTooMuch(crate::run::disk::CHECK),
         ] {
             assert_eq!(Ended::parse(&e.to_line()), Some(e));
         }
+        assert_eq!(Ended::parse("wrote-too-much 1"), None);
+        assert_eq!(Ended::parse("wrote-too-much 1 2 3"), None);
         assert_eq!(Ended::parse("exited"), None);
         assert_eq!(Ended::parse("nonsense 1"), None);
     }

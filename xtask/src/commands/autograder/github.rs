@@ -423,7 +423,8 @@ pub fn classroom_value(course: &Course, report: &Path, log: Option<&str>) -> Val
                 let status = c["status"].as_str().unwrap_or("wrong");
                 let state = match status {
                     "passed" => "pass",
-                    "crashed" | "timed_out" | "compile_error" | "exited_early" => "error",
+                    "crashed" | "timed_out" | "wrote_too_much" | "compile_error"
+                    | "exited_early" => "error",
                     _ => "fail",
                 };
                 any_fail |= state == "fail";
