@@ -185,7 +185,7 @@ jobs:
           COURSE_SECRET: ${{ secrets.COURSE_SECRET }}
         run: |
           if [ -z "$COURSE_SECRET" ]; then
-            echo "::error::the Actions secret COURSE_SECRET is not set: run \`gh secret set COURSE_SECRET < course-secret\` in the course repository (make the file once with \`cargo xtask secret\`)"
+            echo "::error::the Actions secret COURSE_SECRET is not set: store the course's course-secret there with gh secret set COURSE_SECRET < course-secret (see docs/class-grading.md)"
             exit 1
           fi
           umask 077
