@@ -142,7 +142,8 @@ impl<'a> Pipeline<'a> {
     fn run(&self) -> Result<GradeRun> {
         let lessons: Vec<&Lesson> = self.selected.iter().map(|l| &**l).collect();
         let (root, expected_root) = (self.root, self.expected_root);
-        // The seeds come from the instructors' secret, read before any student code runs.
+        // Official seeds come from the instructors' secret, read before any student code runs;
+        // local grading of the solutions draws from a public key, so a clone needs no secret.
         let variants = match (&self.request.mode, student_id(self.request)) {
             (_, _) if !lessons.iter().any(|l| l.has_variants()) => None,
             (Mode::Official(_), Some(id)) => Some(Variants::new(expected_root, &lessons, id)?),

@@ -156,6 +156,21 @@ mod tests {
                 "{warned:?}"
             );
         }
+        // Tracked by git: every clone would hold it.
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .args(args)
+                .current_dir(dir.path())
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if git(&["init", "-q"]) && git(&["add", FILE]) {
+            let warned = exposure(dir.path());
+            assert!(
+                warned.iter().any(|w| w.contains("tracked by git")),
+                "{warned:?}"
+            );
+        }
         std::fs::write(&path, "abc\n").unwrap();
         let err = format!("{:#}", load(dir.path()).unwrap_err());
         assert!(
