@@ -206,8 +206,13 @@ pub enum Cmd {
         dir: PathBuf,
     },
     /// Create the course secret, `course-secret` (instructors): 32 random bytes from which each
-    /// student's variant-check inputs are drawn. Keep it with the solutions; never ship it.
-    Secret,
+    /// student's variant-check inputs are drawn, mode 600 and ignored by git. Official grading
+    /// needs it; keep it safe beside the solutions and never ship it.
+    Secret {
+        /// Replace an existing secret: every student's variant inputs change.
+        #[arg(long)]
+        replace: bool,
+    },
     /// The sandbox a check process runs in (used by the grader itself).
     #[command(name = "__sandbox", hide = true)]
     Sandbox(grader::run::sandbox::SandboxArgs),

@@ -18,7 +18,7 @@ pub fn needs_instructor(command: &Cmd) -> bool {
         | Cmd::NewExercise { .. }
         | Cmd::Dist { .. }
         | Cmd::ClassPage { .. }
-        | Cmd::Secret
+        | Cmd::Secret { .. }
         | Cmd::Similarity { .. } => true,
         Cmd::Autograder { platform } => needs_autograder(platform),
         _ => false,

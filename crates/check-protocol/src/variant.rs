@@ -9,6 +9,52 @@ pub const VARIANT_ENV: &str = "COURSE_CHECK_VARIANT_SEEDS";
 /// grader shows that text in its report.
 pub const SHAPES_SUFFIX: &str = "__variant_shapes";
 
+/// The environment variable of a sweep (`cargo xtask check`'s fairness proof): per exercise, the
+/// seeds its variant check runs its body with, one after another in one process
+/// (`split_heads=1 2 3,…`). Official grading never sets it.
+pub const SWEEP_ENV: &str = "COURSE_CHECK_VARIANT_SWEEP";
+
+/// In a sweep, each seed's run starts with a snapshot whose name ends with this (its text: the
+/// seed)...
+pub const SWEEP_SEED_SUFFIX: &str = "__variant_sweep_seed";
+
+/// ... and ends with an assertion of this label, held when the body returned (a panic is caught:
+/// the next seed still runs).
+pub const SWEEP_RETURNED: &str = "variant body returned";
+
+/// The value of [`SWEEP_ENV`] for `seeds` (exercise name, its seeds).
+pub fn sweep_value<'a>(seeds: impl IntoIterator<Item = (&'a str, &'a [u64])>) -> String {
+    seeds
+        .into_iter()
+        .map(|(exercise, seeds)| {
+            let list: Vec<String> = seeds.iter().map(u64::to_string).collect();
+            format!("{exercise}={}", list.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The seeds of `exercise` in a [`SWEEP_ENV`] value.
+pub fn sweep_in(value: &str, exercise: &str) -> Option<Vec<u64>> {
+    value.split(',').find_map(|pair| {
+        let (name, seeds) = pair.split_once('=')?;
+        (name == exercise)
+            .then(|| {
+                seeds
+                    .split(' ')
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()
+                    .ok()
+            })
+            .flatten()
+    })
+}
+
+/// The seeds of a sweep of `exercise` in this process's environment, if any.
+pub fn sweep(exercise: &str) -> Option<Vec<u64>> {
+    sweep_in(&std::env::var(SWEEP_ENV).ok()?, exercise)
+}
+
 /// The value of [`VARIANT_ENV`] for `seeds` (exercise name, seed).
 pub fn seeds_value<'a>(seeds: impl IntoIterator<Item = (&'a str, u64)>) -> String {
     seeds
@@ -42,5 +88,18 @@ mod tests {
         assert_eq!(seed_in(&value, "merge_heads"), Some(u64::MAX));
         assert_eq!(seed_in(&value, "split"), None);
         assert_eq!(seed_in("split_heads=x", "split_heads"), None);
+    }
+
+    #[test]
+    fn sweeps_round_trip_through_the_environment_value() {
+        let value = sweep_value([
+            ("split_heads", &[1, 2][..]),
+            ("merge_heads", &[u64::MAX][..]),
+        ]);
+        assert_eq!(value, format!("split_heads=1 2,merge_heads={}", u64::MAX));
+        assert_eq!(sweep_in(&value, "split_heads"), Some(vec![1, 2]));
+        assert_eq!(sweep_in(&value, "merge_heads"), Some(vec![u64::MAX]));
+        assert_eq!(sweep_in(&value, "split"), None);
+        assert_eq!(sweep_in("split_heads=1 x", "split_heads"), None);
     }
 }

@@ -169,6 +169,31 @@ macro_rules! variant_text_snapshot {
 /// The body of a variant check: it draws from the [`Variant`] it is given.
 pub type Body = fn(&mut Variant);
 
+/// A variant check of `exercise`: `#[test] fn split_heads_variant() { course_check::variant::check("split_heads", split_heads_with); }`.
+///
+/// It runs `body` once with the grader's seed (see [`Variant::new`]); in a sweep
+/// ([`check_protocol::variant::SWEEP_ENV`], `cargo xtask check`'s fairness proof), once per seed
+/// of the sweep, each run marked and its panic caught, so one process judges many students' inputs.
+pub fn check(exercise: &str, body: Body) {
+    let _proof = crate::proof();
+    let Some(seeds) = check_protocol::variant::sweep(exercise) else {
+        return body(&mut Variant::new(exercise));
+    };
+    for seed in seeds {
+        let marker = format!("{exercise}{}", check_protocol::variant::SWEEP_SEED_SUFFIX);
+        report(marker, format!("{seed}\n"), true);
+        let returned =
+            std::panic::catch_unwind(|| body(&mut Variant::with_seed(exercise, seed))).is_ok();
+        if observing() {
+            record(&Observation::Assert {
+                label: check_protocol::variant::SWEEP_RETURNED.to_owned(),
+                passed: returned,
+                message: String::new(),
+            });
+        }
+    }
+}
+
 /// Runs every variant check body of `bodies` (exercise, body) for the seeds `0..seeds`, each
 /// twice: panics unless every run completes, one seed gives the same shapes and outputs twice
 /// (the grader compares a student's run with the reference's, so nothing may depend on anything

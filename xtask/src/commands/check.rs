@@ -9,9 +9,14 @@
 //! * every snapshot is what the solutions produce and none is orphaned (`bless --check`),
 //! * every misconception, planted, fails exactly the checks course.toml lists and is named by at
 //!   least one of them, and keeps at most half of its exercise's points (`points_kept`),
+//! * the variant checks are fair: over many students' ids, the reference passes them, each
+//!   misconception keeps the same points on them, and code fitted to the fixed checks fails them
+//!   (`grader::variants::fairness`),
 //! * `course.toml`, the test functions and the crates agree, and README.md's lesson table lists
 //!   course.toml's lessons,
-//! * `checks.sha256` matches the tree.
+//! * `checks.sha256` matches the tree;
+//!
+//! and warns when the course secret is tracked by git or readable by others.
 
 use crate::commands::bless;
 use anyhow::{Context as _, Result};
@@ -63,6 +68,17 @@ impl Sections {
         });
     }
 
+    /// Prints `warnings` under `title` without failing the report (nothing when there is none).
+    fn warn(&self, title: &str, warnings: &[String]) {
+        if warnings.is_empty() {
+            return;
+        }
+        println!("warn {title}");
+        for w in warnings {
+            println!("     - {w}");
+        }
+    }
+
     /// Prints the verdict; true when no part has a problem.
     fn finish(self) -> bool {
         let sections = self.0;
@@ -90,6 +106,11 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
     grader::course::require_solutions(root)?;
     let lessons = grader::plan::select(course, lesson)?;
     let mut sections = Sections(Vec::new());
+    // Local grading never reads the secret, so its exposure is a warning, not a failure.
+    sections.warn(
+        "the course secret is kept from others",
+        &grader::variants::secret::exposure(root),
+    );
     // The reference solutions run their variant checks too (for the local id's inputs).
     let request = |side| Request {
         selection: lesson.map(str::to_owned),
@@ -108,8 +129,12 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
         solution_problems(&solutions.report),
     );
     sections.add(
-        "variant checks run against the reference for several students' inputs",
-        grader::variants::problems(root, &lessons),
+        &format!(
+            "variant checks are fair: the reference passes and each plant keeps the same points \
+             for {} ids",
+            grader::variants::fairness::IDS
+        ),
+        fairness(root, &lessons, jobs)?,
     );
     sections.add(
         "the solutions' own tests pass (reproduces_text and the like)",
@@ -165,6 +190,32 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
         manifest_problems(root, course, &lessons, lesson),
     );
     Ok(sections.finish())
+}
+
+/// The fairness proof over the lessons with variant checks (see `grader::variants::fairness`).
+fn fairness(root: &Path, lessons: &[&Lesson], jobs: usize) -> Result<Vec<String>> {
+    let with: Vec<&Lesson> = lessons
+        .iter()
+        .copied()
+        .filter(|l| l.has_variants())
+        .collect();
+    if with.is_empty() {
+        return Ok(Vec::new());
+    }
+    let bins = match grader::variants::reference::binaries(root, &with) {
+        Ok(bins) => bins,
+        // A solution that does not build is reported with the solutions.
+        Err(e) => return Ok(vec![format!("{e:#}")]),
+    };
+    let exes = bins
+        .into_iter()
+        .filter_map(|(id, bins)| {
+            let hidden = bins.iter().find(|b| b.hidden)?.exe.clone();
+            let all = bins.into_iter().map(|b| b.exe).collect();
+            Some((id, grader::variants::fairness::Executables { hidden, all }))
+        })
+        .collect();
+    grader::variants::fairness::problems(&with, &exes, jobs)
 }
 
 /// The snapshots `bless` would write, remove or could not regenerate.

@@ -75,7 +75,7 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
         #[cfg(feature = "instructor")]
         Cmd::Dist { out_dir } => dist::run(&root, &course, &out_dir),
         #[cfg(feature = "instructor")]
-        Cmd::Secret => secret::run(&root),
+        Cmd::Secret { replace } => secret::run(&root, replace),
         #[cfg(feature = "instructor")]
         Cmd::Similarity {
             dir,
@@ -125,7 +125,7 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
         | Cmd::NewExercise { .. }
         | Cmd::Dist { .. }
         | Cmd::ClassPage { .. }
-        | Cmd::Secret
+        | Cmd::Secret { .. }
         | Cmd::Similarity { .. } => {
             unreachable!("relaunched with the instructor feature")
         }

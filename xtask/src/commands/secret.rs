@@ -1,16 +1,24 @@
-//! `cargo xtask secret`: creates the course secret the variant checks are drawn from.
+//! `cargo xtask secret [--replace]`: creates the course secret the variant checks are drawn from.
 
 use anyhow::Result;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Writes `course-secret` at `root`.
-pub fn run(root: &Path) -> Result<ExitCode> {
-    let path = grader::variants::secret::create(root)?;
+/// Writes `course-secret` at `root` (over an existing one only when `replace`).
+pub fn run(root: &Path, replace: bool) -> Result<ExitCode> {
+    let existed = root.join(grader::variants::secret::FILE).exists();
+    let path = grader::variants::secret::create(root, replace)?;
     println!(
-        "wrote {}: keep it with the solutions (never in a handout); every student's variant \
-         inputs are drawn from it",
-        path.display()
+        "wrote {} (mode 600, ignored by git): official grading draws every student's variant \
+         inputs from it{}; keep it safe beside the solutions, never in a handout or a repository \
+         students can read",
+        path.display(),
+        if existed {
+            ", so every student's inputs changed: grades given with the old one cannot be \
+             reproduced"
+        } else {
+            ""
+        }
     );
     Ok(ExitCode::SUCCESS)
 }

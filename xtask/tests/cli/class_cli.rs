@@ -463,8 +463,11 @@ fn gradescope_root(course: &Scratch, root: &Path) {
     assert!(names.contains(&"run_autograder".to_owned()));
     assert!(names.iter().any(|n| n == "course/course.toml"));
     assert!(names.iter().any(|n| n.starts_with("course/solutions/")));
-    // The variant checks' secret goes with the grader (the checks still cannot read it).
+    // The variant checks' secret goes with the grader (the checks still cannot read it), for
+    // its owner only; Gradescope keeps the bundle from students.
     assert!(names.iter().any(|n| n == "course/course-secret"));
+    let mode = z.by_name("course/course-secret").unwrap().unix_mode();
+    assert_eq!(mode.map(|m| m & 0o777), Some(0o600));
     assert!(!names.iter().any(|n| n.contains("/target/")));
     z.extract(root.join("source")).unwrap();
     // Gradescope copies run_autograder to the root.
@@ -857,6 +860,14 @@ fn the_github_classroom_workflows_are_valid_and_only_the_instructors_one_holds_a
         );
     }
     assert!(!grading.contains("COURSE_TOKEN"));
+    // The repository holds no course secret: the grading workflow writes it from the Actions
+    // secret before grading, and the template never names it.
+    let written = grading
+        .find("> course/course-secret")
+        .expect("the secret is written");
+    assert!(grading.contains("COURSE_SECRET: ${{ secrets.COURSE_SECRET }}"));
+    assert!(written < grading.find("grade --submissions").unwrap());
+    assert!(!template.contains("COURSE_SECRET") && !template.contains("course-secret"));
 
     // Every grader command either workflow runs is one the grader has, with flags it has.
     let template_calls = grader_invocations(&template);

@@ -126,12 +126,29 @@ fn bless_check_catches_a_stale_snapshot_and_bless_fixes_it_reproducibly() {
     assert!(before == s.snapshot_tree(), "a refused bless wrote files");
 }
 
+/// Also the fairness proof: a variant that can draw T = 1, where merging without the transpose
+/// is right, gives that mistake points for some students' ids only.
 #[test]
-fn check_catches_a_leaked_solution() {
+fn check_catches_a_leaked_solution_and_an_unfair_variant() {
     let s = Scratch::new("leak");
     s.write(
         &format!("{L2}/src/exercises.rs"),
         &s.read("solutions/lesson02-split-heads/src/exercises.rs"),
+    );
+    let variants = "solutions/lesson02-split-heads/tests/hidden/variants.rs";
+    let fair = s.read(variants);
+    let t_from_two = "        v.between(1, 4),\n        v.between(2, 5),\n";
+    assert!(
+        fair.contains(t_from_two),
+        "the variants changed: update this test"
+    );
+    s.write(
+        variants,
+        &fair.replacen(
+            t_from_two,
+            "        v.between(1, 4),\n        v.between(1, 5),\n",
+            1,
+        ),
     );
     let out = s
         .xtask(&["check", "lesson02"])
@@ -163,6 +180,16 @@ fn check_catches_a_leaked_solution() {
     assert!(
         text.contains("ok   snapshots are fresh and none is orphaned"),
         "{text}"
+    );
+    assert!(text.contains("FAIL variant checks are fair"), "{text}");
+    let unfair = text
+        .lines()
+        .find(|l| l.contains("misconception `merge-without-transpose` (exercise `merge_heads`) passes the variant check `merge_heads_variant`"))
+        .unwrap_or_else(|| panic!("the unfair variant is not named:\n{text}"));
+    assert!(
+        unfair.contains("of 64 ids, so its points depend on the student: id-")
+            && unfair.contains("T=1"),
+        "{unfair}"
     );
     assert!(text.contains("Not ready:"), "{text}");
 }

@@ -18,7 +18,6 @@ mod class_cli;
 mod demo_cli;
 mod feedback_cli;
 mod find_your_way;
-mod fitted_cli;
 mod grade_cli;
 mod handles_links_cli;
 mod hostile_cli;

@@ -114,6 +114,11 @@ fn properties_check_refuses_points_a_misconception_keeps() {
         ),
         "{text}"
     );
+    // The course's own variants are fair: each mistake keeps the same points for every id.
+    assert!(
+        text.contains("ok   variant checks are fair: the reference passes and each plant keeps the same points for 64 ids"),
+        "{text}"
+    );
     assert!(
         text.contains(
             "lesson02: misconception `split-without-transpose` keeps 22 of the 32 points of \

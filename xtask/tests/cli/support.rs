@@ -120,6 +120,16 @@ fn set_mtime(path: &Path, time: std::time::SystemTime) {
         .unwrap();
 }
 
+/// The course secret of every scratch copy: fixed, so each id draws the same inputs on every run.
+pub const TEST_SECRET: &str = "7e577e577e577e577e577e577e577e577e577e577e577e577e577e577e577e57";
+
+/// Writes a course secret `hex` to `path`, readable by its owner only (as `cargo xtask secret`).
+pub fn write_secret(path: &Path, hex: &str) {
+    std::fs::write(path, format!("{hex}\n")).unwrap();
+    #[cfg(unix)]
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+}
+
 impl Scratch {
     /// A fresh copy of the course named `name`.
     pub fn new(name: &str) -> Self {
@@ -142,7 +152,6 @@ impl Scratch {
             "Cargo.toml",
             "Cargo.lock",
             "course.toml",
-            "course-secret",
             "checks.sha256",
             ".cargo",
             "crates",
@@ -157,6 +166,15 @@ impl Scratch {
                 std::fs::copy(&from, root.join(item)).unwrap();
                 keep_mtime(&from, &root.join(item));
             }
+        }
+        // A clone has no secret (git ignores it), and the course's own is the instructors': a copy
+        // of the course gets the tests' own, so official grading runs there (the tests of the
+        // secret itself remove it); a copy of a copy keeps that copy's.
+        let secret = src.join("course-secret");
+        if src != course_root() && secret.is_file() {
+            std::fs::copy(&secret, root.join("course-secret")).unwrap();
+        } else {
+            write_secret(&root.join("course-secret"), TEST_SECRET);
         }
         Scratch { root, _dir: dir }
     }

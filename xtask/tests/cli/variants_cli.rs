@@ -250,8 +250,43 @@ fn variants_need_the_course_secret_and_never_ship_it() {
     let made = course.read("course-secret");
     assert_eq!(made.trim().len(), 64, "{made}");
     assert!(made.trim().bytes().all(|b| b.is_ascii_hexdigit()));
-    course.xtask(&["secret"]).assert().code(2);
-    assert_eq!(course.read("course-secret"), made, "never replaced");
+    let mode = |course: &Scratch| {
+        use std::os::unix::fs::PermissionsExt as _;
+        let meta = std::fs::metadata(course.root.join("course-secret")).unwrap();
+        meta.permissions().mode() & 0o777
+    };
+    assert_eq!(mode(&course), 0o600);
+    // Replaced only when asked, saying what changes.
+    let again = course.xtask(&["secret"]).assert().code(2);
+    let stderr = String::from_utf8_lossy(&again.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("every student's variant inputs") && stderr.contains("--replace"),
+        "{stderr}"
+    );
+    assert_eq!(course.read("course-secret"), made, "never replaced unasked");
+    let replaced = course.xtask(&["secret", "--replace"]).assert().success();
+    let stdout = String::from_utf8_lossy(&replaced.get_output().stdout).into_owned();
+    assert!(
+        stdout.contains("every student's inputs changed"),
+        "{stdout}"
+    );
+    assert_ne!(course.read("course-secret"), made);
+    assert_eq!(mode(&course), 0o600);
+}
+
+/// A clone of the course holds no secret: git ignores it and tracks none.
+#[test]
+fn the_repository_holds_no_course_secret() {
+    let root = support::course_root();
+    let ignore = std::fs::read_to_string(root.join(".gitignore")).unwrap();
+    assert!(ignore.lines().any(|l| l == "/course-secret"), "{ignore}");
+    let tracked = std::process::Command::new("git")
+        .args(["ls-files", "--", "course-secret"])
+        .current_dir(&root)
+        .output();
+    if let Some(out) = tracked.ok().filter(|o| o.status.success()) {
+        assert!(out.stdout.is_empty(), "course-secret is committed");
+    }
 }
 
 /// The reference solution with its `merge_heads` body replaced by `body` (of `x`, the
@@ -294,7 +329,7 @@ fn a_variant_failure_names_the_misconception_planted_with_the_same_inputs() {
          .into_shape_with_order((b, t, h * hs))\n        .expect(\"a standard-layout array reshapes\")",
     );
     let sub = submission(&course, "merge-without-transpose", &wrong);
-    // Erin's merge variant draws B=3, h=2, T=4, hs=4: a transpose there moves data.
+    // Erin's merge variant draws B=3, h=3, T=4, hs=4: a transpose there moves data.
     let report = graded(Mode::Landlock, &course, &sub, "erin");
     let variant = check(&report, "merge_heads_variant");
     assert_eq!(variant["status"], "wrong", "{report:#}");
@@ -336,7 +371,7 @@ fn unexplained_variant_failure(mode: Mode) {
         return;
     }
     // The catalogue's merge-without-transpose on the visible checks' shapes, but zeros on the
-    // shapes erin's variant draws (B=3, h=2, T=4, hs=4), which no catalogued mistake gives. It also tries to put itself in place of the reference
+    // shapes erin's variant draws (B=3, h=3, T=4, hs=4), which no catalogued mistake gives. It also tries to put itself in place of the reference
     // executables the misconceptions are planted into: had it succeeded, the planted run would
     // observe its zeros and name the misconception.
     let deps = support::shared_target().join("debug").join("deps");
@@ -348,7 +383,7 @@ fn unexplained_variant_failure(mode: Mode) {
             }}
         }}
     }}
-    if (b, h, t, hs) == (3, 2, 4, 4) {{
+    if (b, h, t, hs) == (3, 3, 4, 4) {{
         return Array3::zeros((b, t, h * hs));
     }}
     x.as_standard_layout()

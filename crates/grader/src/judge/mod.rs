@@ -165,6 +165,13 @@ pub fn up_to_first_wrong(ctx: &Context, observations: &[Observation]) -> Option<
     }
 }
 
+/// Whether `observations` (without `begin` and `end`) are every expected one, each right.
+pub fn holds(ctx: &Context, observations: &[Observation]) -> bool {
+    ctx.expected.is_some_and(|expected| {
+        matches!(compare(ctx, expected, observations), Comparison::Complete)
+    })
+}
+
 /// The observations of a run that panicked after only right ones, and its panic: what a
 /// misconception that panics is recognised by.
 pub fn up_to_a_panic(ctx: &Context, run: &RunOutput) -> Option<(Vec<Observation>, Panicked)> {

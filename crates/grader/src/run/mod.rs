@@ -59,6 +59,12 @@ pub struct CheckEnv {
     pub plant: Option<String>,
     /// The seeds of the variant checks ([`check_protocol::VARIANT_ENV`]), given at run time only.
     pub variant_seeds: Option<String>,
+    /// A sweep of the variant checks over many seeds ([`check_protocol::variant::SWEEP_ENV`]):
+    /// `cargo xtask check`'s fairness proof only.
+    pub sweep: Option<String>,
+    /// The fitted plant's `record:`/`replay:` file ([`check_protocol::FITTED_ENV`]), else the
+    /// grader's own variable is passed through.
+    pub fitted: Option<String>,
 }
 
 impl CheckEnv {
@@ -76,12 +82,16 @@ impl CheckEnv {
         if let Some(id) = &self.plant {
             cmd.env(check_protocol::PLANT_ENV, id);
             // Only planted runs of the reference solutions see the fitted plant's file.
-            if let Some(fitted) = std::env::var_os(check_protocol::FITTED_ENV) {
+            let fitted = self.fitted.clone().map(Into::into);
+            if let Some(fitted) = fitted.or_else(|| std::env::var_os(check_protocol::FITTED_ENV)) {
                 cmd.env(check_protocol::FITTED_ENV, fitted);
             }
         }
         if let Some(seeds) = &self.variant_seeds {
             cmd.env(check_protocol::VARIANT_ENV, seeds);
+        }
+        if let Some(sweep) = &self.sweep {
+            cmd.env(check_protocol::variant::SWEEP_ENV, sweep);
         }
     }
 }
@@ -185,6 +195,10 @@ pub struct Runner {
     pub plant: Option<String>,
     /// The variant checks' seeds every check runs with (see [`CheckEnv::variant_seeds`]).
     pub variant_seeds: Option<String>,
+    /// The sweep every check runs with (see [`CheckEnv::sweep`]).
+    pub sweep: Option<String>,
+    /// The fitted plant's file (see [`CheckEnv::fitted`]).
+    pub fitted: Option<String>,
     /// In the container mode ([`Isolation::ContainerUid`]): the folder of the checks'
     /// private folders, which every user may pass through but not list.
     boxes: Option<tempfile::TempDir>,
@@ -201,6 +215,8 @@ impl Runner {
             sandboxed,
             plant: None,
             variant_seeds: None,
+            sweep: None,
+            fitted: None,
             boxes: container.then(container_boxes).transpose()?,
         })
     }
@@ -239,6 +255,8 @@ impl Runner {
             backtrace,
             plant: self.plant.clone(),
             variant_seeds: self.variant_seeds.clone(),
+            sweep: self.sweep.clone(),
+            fitted: self.fitted.clone(),
         };
         let failed = |why: String| RunOutput {
             ended: Ended::SetupFailed,

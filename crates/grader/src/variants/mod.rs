@@ -7,11 +7,16 @@
 //! * [`reference`]: the trusted run of the same checks against the reference solution with the
 //!   same seeds, whose observations are the expected ones.
 //! * [`planted`]: misconceptions planted into that run, to name the one a failure matches.
+//! * `fairness` (instructors' build): `cargo xtask check`'s proof that each plant keeps the same
+//!   points on the variant checks whatever the student's id.
 //!
 //! The seeds reach the check processes at run time only (`check_protocol::VARIANT_ENV`), never
 //! the build, so no code can be compiled against them. Grading without variants (a student's
-//! local grade: no secret, no solutions) leaves the variant checks out, as a handout does.
+//! local grade: no secret, no solutions) leaves the variant checks out, as a handout does; local
+//! grading of the solutions draws them from [`LOCAL_KEY`], never the secret.
 
+#[cfg(feature = "instructor")]
+pub mod fairness;
 pub mod planted;
 pub mod reference;
 pub mod secret;
@@ -26,6 +31,10 @@ use std::path::Path;
 /// The id whose variants local grading with variants (`grade --solutions`, `check`) draws.
 pub const LOCAL_ID: &str = "local";
 
+/// The key local grading draws the variants of [`LOCAL_ID`] with, in place of the course secret:
+/// they are no student's, so a clone without the secret grades the solutions the same way.
+pub const LOCAL_KEY: [u8; 32] = [0; 32];
+
 /// One student's seeds for the variant checks of the graded lessons.
 #[derive(Debug, Clone)]
 pub struct Variants {
@@ -39,6 +48,11 @@ impl Variants {
     pub fn new(root: &Path, lessons: &[&Lesson], student: &str) -> Result<Self> {
         let secret = secret::load(root)?;
         Ok(Self::with_secret(&secret, lessons, student))
+    }
+
+    /// The seeds of [`LOCAL_ID`] under [`LOCAL_KEY`]: local grading's, never a student's.
+    pub fn local(lessons: &[&Lesson]) -> Self {
+        Self::with_secret(&LOCAL_KEY, lessons, LOCAL_ID)
     }
 
     /// As [`Variants::new`], with the secret given.
@@ -119,25 +133,4 @@ pub fn reference_runs_in_background(
         let lessons: Vec<&Lesson> = lessons.iter().collect();
         reference_runs(&root, &lessons, &variants)
     })
-}
-
-/// The students' ids `cargo xtask check` draws variant inputs for (besides [`LOCAL_ID`]).
-pub const CHECK_IDS: usize = 5;
-
-/// What stops the variant checks of `lessons` from running against the reference solution for
-/// [`CHECK_IDS`] students' inputs (each problem a line; empty when they all run).
-pub fn problems(root: &Path, lessons: &[&Lesson]) -> Vec<String> {
-    let mut out = Vec::new();
-    if !lessons.iter().any(|l| l.has_variants()) {
-        return out;
-    }
-    for n in 0..CHECK_IDS {
-        let id = format!("check-{n}");
-        let run = Variants::new(root, lessons, &id).and_then(|v| reference_runs(root, lessons, &v));
-        if let Err(e) = run {
-            out.push(format!("for the id `{id}`: {e:#}"));
-            break;
-        }
-    }
-    out
 }

@@ -4,7 +4,7 @@
 //! student code. What it observes is what the student's run of each variant check must observe.
 
 use crate::build::reuse::{Recorded, Stamp};
-use crate::build::{BuildOutput, Built, build};
+use crate::build::{BuildOutput, Built, CheckBinary, build};
 use crate::course::Lesson;
 use crate::course::Side;
 use crate::course::expected::{Expect, Expected};
@@ -36,6 +36,24 @@ pub struct Observed {
 /// tree at `root` in its usual target folder (as `grade --solutions` builds them; cargo is not
 /// run when nothing changed since).
 pub fn executables(root: &Path, lessons: &[&Lesson]) -> Result<HashMap<String, PathBuf>> {
+    let mut exes = HashMap::new();
+    for (id, bins) in binaries(root, lessons)? {
+        let lesson = lessons.iter().find(|l| l.id == id).expect("a lesson built");
+        let exe = bins.iter().find(|b| b.hidden).ok_or_else(|| {
+            anyhow!(
+                "{id}: the reference solution has no hidden-check executable (test target `{}`) \
+                 for its variant checks",
+                lesson.hidden_target()
+            )
+        })?;
+        exes.insert(id, exe.exe.clone());
+    }
+    Ok(exes)
+}
+
+/// Every check executable of the reference solutions of `lessons`, built as [`executables`]
+/// builds them.
+pub fn binaries(root: &Path, lessons: &[&Lesson]) -> Result<HashMap<String, Vec<CheckBinary>>> {
     let stamp = Stamp::new(root, lessons, Side::Solutions, None);
     let output: BuildOutput = match stamp.load() {
         Recorded::Fresh((output, _)) => output,
@@ -45,19 +63,11 @@ pub fn executables(root: &Path, lessons: &[&Lesson]) -> Result<HashMap<String, P
             output
         }
     };
-    let mut exes = HashMap::new();
+    let mut out = HashMap::new();
     for lesson in lessons {
         match output.lessons.get(&lesson.id) {
             Some(Built::Ok(bins)) => {
-                let exe = bins.iter().find(|b| b.hidden).ok_or_else(|| {
-                    anyhow!(
-                        "{}: the reference solution has no hidden-check executable (test target \
-                         `{}`) for its variant checks",
-                        lesson.id,
-                        lesson.hidden_target()
-                    )
-                })?;
-                exes.insert(lesson.id.clone(), exe.exe.clone());
+                out.insert(lesson.id.clone(), bins.clone());
             }
             Some(Built::Failed(err)) => bail!(
                 "{}: the reference solution does not build, so its variant checks cannot be \
@@ -68,7 +78,7 @@ pub fn executables(root: &Path, lessons: &[&Lesson]) -> Result<HashMap<String, P
             None => bail!("{}: the reference solution was not built", lesson.id),
         }
     }
-    Ok(exes)
+    Ok(out)
 }
 
 /// Runs the variant checks `checks` of the reference executable `exe` with `seeds` (the value of

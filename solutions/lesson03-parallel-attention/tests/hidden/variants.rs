@@ -1,33 +1,55 @@
 //! Lesson 3's variant checks: graded officially only, on shapes and values drawn from a seed per
 //! student and exercise (see `course_check::variant`). Their expected outputs are the reference
-//! solution's for that seed. Each `#[test]` calls its body with the grader's seed;
+//! solution's for that seed. Each `#[test]` runs its body through `course_check::variant::check`;
 //! `tests/variant_seeds.rs` runs the bodies over many seeds.
 
 use course_check::{Variant, variant_close_snapshot, variant_exact_snapshot};
 use lesson03::*;
 use ndarray::{Array4, Axis};
 
-/// `(B, h, T, S, hs)`: each 1 to 4 (T and S to 5, drawn apart), so every axis is sometimes 1
-/// and T = S only sometimes.
+/// `(B, h, T, S, hs)`: B 2 to 3, h 2 to 4 but never B, T 2 to 5, S 3 to 5 (drawn apart, so T = S
+/// only sometimes), hs 2 to 4. No catalogued mistake coincides with the reference on these:
+/// folding (h, B) needs B = 1 or h = 1, unfolding with B needs B = h, a wrong scale needs hs = 1
+/// or h = 1, a transposed product T = S = 1, a softmax over the queries T = 1. Those degenerate
+/// shapes are the property checks', the same for everyone.
 fn draw_shape(v: &mut Variant) -> (usize, usize, usize, usize, usize) {
+    let b = v.between(2, 3);
+    let h = v.between(2, 3);
     (
-        v.between(1, 3),
-        v.between(1, 4),
-        v.between(1, 5),
-        v.between(1, 5),
-        v.between(1, 4),
+        b,
+        if h >= b { h + 1 } else { h },
+        v.between(2, 5),
+        v.between(3, 5),
+        v.between(2, 4),
     )
 }
 
-/// A mask of the given shape, each entry allowed with probability 3/4.
+/// A mask of the given shape, each entry allowed with probability 3/4, whose first row allows
+/// its first two keys and masks its last: a mask applied after the softmax, or a scale that
+/// only one allowed key would hide, changes that row for every student.
 fn random_mask(v: &mut Variant, shape: (usize, usize, usize, usize)) -> Array4<bool> {
-    v.uniform(shape, 0.0, 1.0).mapv(|u| u < 0.75)
+    let mut mask = v.uniform(shape, 0.0, 1.0).mapv(|u| u < 0.75);
+    let last = shape.3 - 1;
+    mask[[0, 0, 0, 0]] = true;
+    mask[[0, 0, 0, 1]] = true;
+    mask[[0, 0, 0, last]] = false;
+    mask
+}
+
+/// A padding mask `(B, 1, 1, S)` from [`random_mask`] where every sequence keeps its first key:
+/// no query is ever fully masked, so a softmax without the max shift never meets 0 / 0 here (it
+/// does, for everyone, in `masked_softmax_variant`).
+fn padding_mask(v: &mut Variant, b: usize, s: usize) -> Array4<bool> {
+    let mut mask = random_mask(v, (b, 1, 1, s));
+    for seq in 0..b {
+        mask[[seq, 0, 0, 0]] = true;
+    }
+    mask
 }
 
 #[test]
 fn fold_heads_variant() {
-    let _proof = course_check::proof();
-    fold_heads_with(&mut Variant::new("fold_heads"));
+    course_check::variant::check("fold_heads", fold_heads_with);
 }
 
 /// `fold_heads` of a `(B, h, T, hs)` whose values name their position.
@@ -45,8 +67,7 @@ pub fn fold_heads_with(v: &mut Variant) {
 
 #[test]
 fn attention_scores_variant() {
-    let _proof = course_check::proof();
-    attention_scores_with(&mut Variant::new("attention_scores"));
+    course_check::variant::check("attention_scores", attention_scores_with);
 }
 
 /// `attention_scores` of random queries and keys, T and S drawn apart.
@@ -63,8 +84,7 @@ pub fn attention_scores_with(v: &mut Variant) {
 
 #[test]
 fn causal_mask_variant() {
-    let _proof = course_check::proof();
-    causal_mask_with(&mut Variant::new("causal_mask"));
+    course_check::variant::check("causal_mask", causal_mask_with);
 }
 
 /// `causal_mask` for T and S drawn apart (1 = allowed), longer than the visible and property
@@ -78,8 +98,7 @@ pub fn causal_mask_with(v: &mut Variant) {
 
 #[test]
 fn masked_softmax_variant() {
-    let _proof = course_check::proof();
-    masked_softmax_with(&mut Variant::new("masked_softmax"));
+    course_check::variant::check("masked_softmax", masked_softmax_with);
 }
 
 /// `masked_softmax` of random scores, with a full, a padding-shaped and no mask.
@@ -87,8 +106,11 @@ pub fn masked_softmax_with(v: &mut Variant) {
     let (b, h, t, s, _) = draw_shape(v);
     v.shapes(&format!("B={b}, h={h}, T={t}, S={s}"));
     let scores = v.randn((b, h, t, s)) * 3.0;
-    let full = random_mask(v, (b, h, t, s));
-    let padding = random_mask(v, (b, 1, 1, s));
+    let mut full = random_mask(v, (b, h, t, s));
+    // One query of every student's mask is fully masked: its weights are all 0, never 0 / 0.
+    full.slice_mut(ndarray::s![b - 1, h - 1, t - 1, ..])
+        .fill(false);
+    let padding = padding_mask(v, b, s);
     variant_close_snapshot!("masked_softmax_full", {
         masked_softmax(scores.view(), Some(full.view())).unwrap()
     });
@@ -103,8 +125,7 @@ pub fn masked_softmax_with(v: &mut Variant) {
 
 #[test]
 fn parallel_attention_variant() {
-    let _proof = course_check::proof();
-    parallel_attention_with(&mut Variant::new("parallel_attention"));
+    course_check::variant::check("parallel_attention", parallel_attention_with);
 }
 
 /// `parallel_attention` of random q, k, v (value size apart from the head size), with a padding
@@ -116,7 +137,7 @@ pub fn parallel_attention_with(v: &mut Variant) {
     let q = v.randn((b, h, t, hs));
     let k = v.randn((b, h, s, hs));
     let values = v.randn((b, h, s, hv));
-    let padding = random_mask(v, (b, 1, 1, s));
+    let padding = padding_mask(v, b, s);
     let (out, weights) =
         parallel_attention(q.view(), k.view(), values.view(), Some(padding.view())).unwrap();
     variant_close_snapshot!("parallel_attention_output", out);

@@ -178,6 +178,18 @@ jobs:
         uses: actions/checkout@v4
         with:
           path: course
+      - name: Write the course secret
+        # The repository holds no secret (git ignores it): it comes from the Actions secret
+        # COURSE_SECRET, set once with `gh secret set COURSE_SECRET < course-secret`.
+        env:
+          COURSE_SECRET: ${{ secrets.COURSE_SECRET }}
+        run: |
+          if [ -z "$COURSE_SECRET" ]; then
+            echo "::error::the Actions secret COURSE_SECRET is not set: store the course's course-secret there with gh secret set COURSE_SECRET < course-secret (see docs/class-grading.md)"
+            exit 1
+          fi
+          umask 077
+          printf '%s\n' "$COURSE_SECRET" > course/course-secret
       - name: Install Rust @TOOLCHAIN@
         run: |
           rustup toolchain install @TOOLCHAIN@ --profile minimal

@@ -1,7 +1,8 @@
 //! The Gradescope autograder bundle: `setup.sh` (run once when Gradescope builds the image),
 //! `run_autograder` (run per submission, from `/autograder/submission`, leaving the grade in
 //! `/autograder/results/results.json`, a zero-score one with the error when grading cannot run),
-//! and the instructors' course. For local runs and tests the scripts read `AUTOGRADER_ROOT`,
+//! and the instructors' course with its secret (for Gradescope only, which keeps the bundle from
+//! students). For local runs and tests the scripts read `AUTOGRADER_ROOT`,
 //! `AUTOGRADER_SKIP_SETUP=1`, `AUTOGRADER_GRADER` and `CARGO_TARGET_DIR` (see [`run_script`]).
 
 use anyhow::{Context as _, Result};
@@ -164,6 +165,9 @@ pub fn student_id(metadata: &Path) -> Result<String> {
 /// Writes the bundle to `out`; returns the number of files in it.
 pub fn bundle(root: &Path, out: &Path) -> Result<usize> {
     grader::course::require_solutions(root)?;
+    // Gradescope grades officially: without the secret every submission would get 0.
+    grader::variants::secret::load(root)
+        .context("the Gradescope bundle needs the course secret")?;
     let files = fsutil::files_under(root, root, &|rel, _| left_out(rel));
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
@@ -182,9 +186,16 @@ pub fn bundle(root: &Path, out: &Path) -> Result<usize> {
         .with_context(cannot_write)?;
     zip.write_all(run_script().as_bytes())
         .with_context(cannot_write)?;
+    // The secret stays its owner's in the bundle too: Gradescope keeps the bundle from students.
+    let private = zip::write::SimpleFileOptions::default().unix_permissions(0o600);
     for f in &files {
         let bytes = std::fs::read(root.join(f)).with_context(|| format!("cannot read {f}"))?;
-        zip.start_file(format!("{COURSE_DIR}/{f}"), plain)
+        let options = if f == grader::variants::secret::FILE {
+            private
+        } else {
+            plain
+        };
+        zip.start_file(format!("{COURSE_DIR}/{f}"), options)
             .with_context(cannot_write)?;
         zip.write_all(&bytes).with_context(cannot_write)?;
     }

@@ -25,9 +25,12 @@ pub fn run(root: &Path, course: &Course, platform: Platform) -> Result<ExitCode>
         Platform::Gradescope { out } => {
             let n = gradescope::bundle(root, &out)?;
             println!(
-                "wrote the Gradescope autograder to {} ({n} files; Rust {})",
+                "wrote the Gradescope autograder to {} ({n} files; Rust {})\n\
+                 it holds the course secret (course/{}): upload it to Gradescope only, which keeps \
+                 it from students",
                 out.display(),
-                toolchain::toolchain(root)
+                toolchain::toolchain(root),
+                grader::variants::secret::FILE
             );
         }
         #[cfg(feature = "instructor")]
@@ -38,9 +41,13 @@ pub fn run(root: &Path, course: &Course, platform: Platform) -> Result<ExitCode>
             let written = github::write(root, course, &out_dir, deadline.as_deref())?;
             println!(
                 "wrote the students' template workflow to {}\n\
-                 wrote the instructors' grading workflow to {}",
+                 wrote the instructors' grading workflow to {}\n\
+                 it reads the course secret from the Actions secret COURSE_SECRET of the \
+                 instructors' repository: `gh secret set COURSE_SECRET < {}` there (never in the \
+                 template)",
                 written.template.display(),
-                written.grading.display()
+                written.grading.display(),
+                grader::variants::secret::FILE
             );
         }
         Platform::ClassroomFeedback { report } => {
