@@ -384,7 +384,7 @@ fn hostile_verdicts_in_every_report_format(s: &Scratch, json: &serde_json::Value
         report::human::Detail::Full,
     );
     for shown in [
-        "does not compile",
+        "the crate does not compile, so none of its checks ran",
         "mismatched types",
         "timed out",
         "exited early",
