@@ -479,6 +479,11 @@ fn a_submission_is_graded_against_the_pristine_checks_and_left_untouched() {
         );
         assert_eq!(report["graded"], "submission");
         assert_eq!(report["official"], true);
+        // Without `--student`, the report names the student by the folder's name.
+        assert_eq!(
+            report["student"],
+            dir.file_name().unwrap().to_str().unwrap()
+        );
         let modified: Vec<String> = report["modified_files"]
             .as_array()
             .unwrap()

@@ -75,6 +75,10 @@ fn variants_of_the_reference_pass_and_follow_the_students_id() {
     let sub = submission(&course, "reference", &course.read(SOLUTION));
     let alice = graded(Mode::Landlock, &course, &sub, "alice");
     assert_eq!(alice["score"], alice["max_score"], "{alice:#}");
+    assert_eq!(
+        alice["student"], "alice",
+        "`--student` names the report's student"
+    );
     let drawn = variants(&alice);
     for (check, variant) in &drawn {
         let is_variant = VARIANTS.contains(&check.as_str());

@@ -144,3 +144,100 @@ pub fn open_only(
         Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::official::submission;
+    use std::io::Write as _;
+
+    /// `dir`'s files (relative names, `/`-separated) written into a zip at `out`, under `prefix`.
+    fn zip_dir(dir: &Path, prefix: &str, out: &Path) {
+        let mut z = zip::ZipWriter::new(std::fs::File::create(out).unwrap());
+        for rel in crate::fsutil::files_under(dir, dir, &|_, _| false) {
+            let options = zip::write::SimpleFileOptions::default();
+            z.start_file(format!("{prefix}{rel}"), options).unwrap();
+            z.write_all(&std::fs::read(dir.join(&rel)).unwrap())
+                .unwrap();
+        }
+        z.finish().unwrap();
+    }
+
+    /// `dir`'s files as a gzipped tarball at `out`, at its top.
+    fn tar_dir(dir: &Path, out: &Path) {
+        let gz = flate2::write::GzEncoder::new(
+            std::fs::File::create(out).unwrap(),
+            flate2::Compression::fast(),
+        );
+        let mut t = tar::Builder::new(gz);
+        for rel in crate::fsutil::files_under(dir, dir, &|_, _| false) {
+            t.append_path_with_name(dir.join(&rel), &rel).unwrap();
+        }
+        t.into_inner().unwrap().finish().unwrap();
+    }
+
+    /// What grading reads of the upload at `path`: its modified files against the handout
+    /// `expected`, the digest of its sources, and the id it gets when none is given.
+    fn read_as_graded(
+        path: &Path,
+        course: &Course,
+        expected: &Path,
+    ) -> (Vec<String>, String, Option<String>) {
+        let (_unpacked, dir) = open(path, course).unwrap();
+        let sub = submission::locate(&dir, course).unwrap();
+        let sources = submission::read_sources(course, &sub).unwrap();
+        (
+            submission::modified_files(course, &sub, expected),
+            crate::course::manifest::sources_digest(&sources),
+            submission::default_id(path),
+        )
+    }
+
+    /// Every shape a student may upload (a handout, its `exercises/` folder alone, that folder
+    /// named directly, an archive of either, one folder down or not; the Gradescope bundle grades
+    /// its upload through the same `open`) reaches the same sources, and an untouched handout
+    /// lists no modified file (an `exercises/`-only upload was shown every other file "deleted").
+    #[test]
+    fn every_shape_of_an_upload_reads_the_same_sources_and_no_modified_file() {
+        let root = crate::course::layout::find_root(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let course = Course::load(&root).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let expected = tmp.path().join("expected");
+        crate::official::handout::make(&root, &course, &expected).unwrap();
+        // A handout with lesson 1 solved.
+        let full = tmp.path().join("alice-handout");
+        crate::official::handout::make(&root, &course, &full).unwrap();
+        let lesson = &course.lessons[0];
+        let file = Path::new("src").join("exercises.rs");
+        std::fs::copy(
+            lesson.crate_dir(&root, true).join(&file),
+            lesson.crate_dir(&full, false).join(&file),
+        )
+        .unwrap();
+        // Its `exercises/` folder alone, then archives of both.
+        let only = tmp.path().join("bob");
+        let files = crate::fsutil::files_under(&full.join("exercises"), &full, &|_, _| false);
+        crate::fsutil::copy_files(&full, &only, &files).unwrap();
+        let zipped = tmp.path().join("carol.zip");
+        zip_dir(&only, "carol/", &zipped);
+        let tarred = tmp.path().join("dan.tar.gz");
+        tar_dir(&full, &tarred);
+
+        let (_, pristine, _) = read_as_graded(&expected, &course, &expected);
+        let (_, solved, _) = read_as_graded(&full, &course, &expected);
+        assert_ne!(solved, pristine, "the solved lesson was not read");
+        for (path, id) in [
+            (&full, "alice-handout"),
+            (&only, "bob"),
+            (&only.join("exercises"), "exercises"),
+            (&zipped, "carol"),
+            (&tarred, "dan"),
+        ] {
+            let (modified, digest, default_id) = read_as_graded(path, &course, &expected);
+            let shown = path.display();
+            assert_eq!(modified, Vec::<String>::new(), "{shown}");
+            assert_eq!(digest, solved, "{shown}");
+            assert_eq!(default_id.as_deref(), Some(id), "{shown}");
+        }
+    }
+}
