@@ -39,26 +39,32 @@ pub fn lesson_units(index: usize, lesson: &Lesson) -> Vec<Unit> {
         .collect()
 }
 
-/// Lesson files already split, by their text: files left as handed out are split once.
-/// Keyed by lesson too: the same text splits into the exercises of the lesson it is in.
-type Cache = HashMap<(usize, String), Option<Units>>;
+/// Source files already fingerprinted, by their lesson and text: files left as handed out are
+/// split and winnowed once. Per exercise of the lesson, then its other code; `None` when the text
+/// does not tokenize.
+type Cache = HashMap<(usize, String), Option<Vec<Vec<u64>>>>;
 
-/// The tokens of `unit` in a lesson file split into `units`.
-fn tokens_of<'u>(units: &'u Units, unit: &Unit) -> &'u [normalize::Token] {
-    match unit.exercise {
-        Some(i) => &units.exercises[i],
-        None => &units.other,
-    }
-}
-
-/// The units of the source file `text` of the lesson `l` of `course`, from the cache when it was
-/// seen before.
-fn split<'c>(cache: &'c mut Cache, text: String, course: &Course, l: usize) -> &'c Option<Units> {
-    cache.entry((l, text)).or_insert_with_key(|(_, text)| {
+/// The fingerprints of the source file `text` of the lesson `l` of `course`, from the cache when
+/// it was seen before.
+fn split<'c>(
+    cache: &'c mut Cache,
+    text: String,
+    course: &Course,
+    l: usize,
+) -> Option<&'c [Vec<u64>]> {
+    let found = cache.entry((l, text)).or_insert_with_key(|(_, text)| {
         let lesson = &course.lessons[l];
         let names: Vec<&str> = lesson.exercises.iter().map(|e| e.name.as_str()).collect();
-        normalize::units(text, &names)
-    })
+        let split: Units = normalize::units(text, &names)?;
+        let mut out: Vec<Vec<u64>> = split
+            .exercises
+            .iter()
+            .map(|e| winnow::fingerprints(e))
+            .collect();
+        out.push(winnow::fingerprints(&split.other));
+        Some(out)
+    });
+    found.as_deref()
 }
 
 /// The handed-out code of the lessons compared: every k-gram hash, sorted.
@@ -174,8 +180,18 @@ pub fn read(course: &Course, dir: &Path, units: &[Unit]) -> Result<Vec<Prints>> 
 /// tokenize. Every `.rs` file of a lesson's `src/` counts: a copy moved into another file (and
 /// re-exported with `pub use`) is compared all the same.
 fn prints(course: &Course, path: &Path, units: &[Unit], cache: &mut Cache) -> Read {
-    // Out of an archive, only the sources: a whole handout is hundreds of files to write.
-    let source = |p: &Path| p.components().any(|c| c.as_os_str() == "src");
+    // Out of an archive, only the compared lessons' sources (`<lesson dir>/src/...`): a whole
+    // handout is hundreds of files to write.
+    let dirs: Vec<&str> = units
+        .iter()
+        .map(|u| course.lessons[u.lesson].dir.as_str())
+        .collect();
+    let source = |p: &Path| {
+        let parts: Vec<_> = p.components().map(|c| c.as_os_str()).collect();
+        parts
+            .windows(2)
+            .any(|w| w[1] == "src" && dirs.iter().any(|d| w[0] == *d))
+    };
     let (_unpacked, dir) = crate::official::entry::open_only(path, course, Some(&source))?;
     let sub = crate::official::submission::locate(&dir, course)?;
     let sources = crate::official::submission::read_sources(course, &sub)?;
@@ -208,7 +224,8 @@ fn fingerprints(
         match split(cache, text, course, l) {
             Some(split) => {
                 for (i, unit) in units.iter().enumerate().filter(|(_, u)| u.lesson == l) {
-                    out[i].extend(winnow::fingerprints(tokens_of(split, unit)));
+                    let other = split.len() - 1;
+                    out[i].extend(&split[unit.exercise.unwrap_or(other)]);
                 }
             }
             None => unreadable.push(name.clone()),
