@@ -49,6 +49,10 @@ pub struct Units {
 /// compared all the same.
 pub fn units(text: &str, names: &[&str]) -> Option<Units> {
     let text = tokens::as_rustc_reads(text);
+    // With no exercise to find, nothing to parse (the handout's code).
+    if names.is_empty() {
+        return split(&text, names, false);
+    }
     // All on the parser's thread: spans are read on the thread that made them.
     tokens::on_parser_stack(|| split(&text, names, true))
         .unwrap_or_else(|| split(&text, names, false))
