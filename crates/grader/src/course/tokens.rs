@@ -506,6 +506,13 @@ mod tests {
             "]".repeat(200_000)
         );
         assert!(parse_depth(&deep).unwrap() > 1_000_000);
+        // Nested comments, a tokenizer's own nesting, are read without recursion too.
+        let comments = format!(
+            "{}{} fn f() {{}}",
+            "/*".repeat(200_000),
+            "*/".repeat(200_000)
+        );
+        assert_eq!(parse_depth(&comments), parse_depth("fn f() {}"));
     }
 
     #[test]
