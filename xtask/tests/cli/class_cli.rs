@@ -1152,7 +1152,8 @@ fn a_student_cannot_swap_the_build_later_students_reuse() {
 
 /// A mistake in the instructors' course stops a class run before any submission is touched, with
 /// the file and line (a misspelled lesson folder gave every student 0 on that lesson, exit 0); two
-/// entries that would share an id are refused, naming both. Exit 2, nothing written either way.
+/// entries that would share an id, or a report file, are refused, naming both. Exit 2, nothing
+/// written either way.
 #[test]
 fn a_class_run_refuses_a_broken_course_and_clashing_ids_before_grading() {
     let course = Scratch::new("preflight");
@@ -1227,5 +1228,18 @@ fn a_class_run_refuses_a_broken_course_and_clashing_ids_before_grading() {
     refused(
         &run(),
         &["two submissions would get the id `bob`", "bob.zip"],
+    );
+    // `Bob smith/` and `bob_smith/`: one report file once an id is a file name.
+    std::fs::remove_file(class.join("bob.zip")).unwrap();
+    std::fs::rename(class.join("bob"), class.join("Bob smith")).unwrap();
+    crate::support::copy_dir(&class.join("Bob smith"), &class.join("bob_smith"));
+    refused(
+        &run(),
+        &[
+            "Bob smith (id `Bob smith`) and ",
+            "bob_smith (id `bob_smith`) would write their reports to the same file, \
+             `bob_smith.json`",
+            "help: rename one of them",
+        ],
     );
 }

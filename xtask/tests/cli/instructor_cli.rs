@@ -802,6 +802,7 @@ fn the_real_handout_readme_links_resolve_and_only_student_files_ship() {
         "docs/class-grading.md",
         "docs/feedback.md",
         "docs/architecture.md",
+        "docs/threat-model.md",
     ] {
         assert!(!h.join(gone).exists(), "{gone} was shipped");
     }

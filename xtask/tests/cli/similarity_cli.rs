@@ -174,6 +174,8 @@ fn rows(csv: &str) -> Vec<&str> {
     lines.collect()
 }
 
+/// A copy is found however disguised; a source too deep for a parser costs its author's
+/// comparison only.
 #[test]
 fn similarity_flags_a_disguised_copy_and_nothing_else() {
     let work = OutDir::new("similarity");
@@ -198,6 +200,13 @@ fn similarity_flags_a_disguised_copy_and_nothing_else() {
         &with_bodies(LESSONS[1], OWN_L2),
     );
     std::fs::write(class.join("notes.txt"), "not a submission\n").unwrap();
+    // `rustc` compiles any number of `!`; a parser recursing once for each overflowed its stack
+    // and aborted the whole pass.
+    let deep = format!(
+        "pub fn max_abs_diff(x: bool) -> bool {{ {}x }}\n",
+        "!".repeat(100_000)
+    );
+    put(&class, "mallory", LESSONS[0], &deep);
 
     let out = xtask_in(&course_root(), &["similarity", class.to_str().unwrap()])
         .output()

@@ -127,12 +127,8 @@ fn quote_tokens(item: &impl quote::ToTokens) -> TokenStream {
     item.to_token_stream()
 }
 
-/// The deepest bracket nesting [`fn_range`] parses. A lesson's file nests a few levels deep;
-/// unoptimised, `syn` takes about 14 KiB of stack per level, so 128 levels fit a 2 MiB thread
-/// and leave most of the main thread's 8 MiB.
-const MAX_NESTING: usize = 128;
-
-/// A file whose brackets nest deeper than [`MAX_NESTING`] (how deep they do).
+/// A file a parser would have to recurse into deeper than
+/// [`crate::course::tokens::MAX_PARSE_DEPTH`] (how deep).
 #[derive(Debug)]
 struct TooDeep(usize);
 
@@ -140,8 +136,10 @@ impl std::fmt::Display for TooDeep {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "brackets nest {} deep, and this command reads up to {MAX_NESTING}",
-            self.0
+            "code nests {} levels deep (brackets, operators, generic arguments), and this command \
+             reads up to {}",
+            self.0,
+            crate::course::tokens::MAX_PARSE_DEPTH
         )
     }
 }
@@ -149,21 +147,29 @@ impl std::fmt::Display for TooDeep {
 impl std::error::Error for TooDeep {}
 
 /// The byte range of the `fn name` item in `text` (attributes and doc comments included), `None`
-/// when there is no such function. Errors when `text` does not parse as Rust, nests brackets
-/// deeper than [`MAX_NESTING`], or when several functions have that name.
+/// when there is no such function. Errors when `text` does not parse as Rust, nests deeper than
+/// [`crate::course::tokens::MAX_PARSE_DEPTH`], or when several functions have that name.
 pub fn fn_range(text: &str, name: &str) -> Result<Option<Range<usize>>> {
+    use crate::course::tokens;
     // `syn::parse_file` skips a byte-order mark; the spans then start after it.
     let (bom, body) = match text.strip_prefix('\u{feff}') {
         Some(rest) => ('\u{feff}'.len_utf8(), rest),
         None => (0, text),
     };
-    // `syn` parses by recursion: brackets nested far deeper than any lesson would overflow the
-    // stack and abort the command (a file of 200,000 nested parentheses did).
-    if let Some(depth) = crate::course::tokens::max_depth(body)
-        && depth > MAX_NESTING
+    // `syn` parses by recursion: a file nested far deeper than any lesson (200,000 parentheses,
+    // or as many `!` before a name) would overflow the stack and abort the command.
+    if let Some(depth) = tokens::parse_depth(body)
+        && depth > tokens::MAX_PARSE_DEPTH
     {
         return Err(TooDeep(depth).into());
     }
+    let range = tokens::on_parser_stack(|| find_fn(body, name))
+        .context("the parser stopped without an answer")??;
+    Ok(range.map(|r| bom + r.start..bom + r.end))
+}
+
+/// [`fn_range`] in `body` (no byte-order mark), on the parser's stack.
+fn find_fn(body: &str, name: &str) -> Result<Option<Range<usize>>> {
     let file = syn::parse_file(body).map_err(|e| {
         let at = e.span().start();
         anyhow::Error::new(e).context(format!("line {}, column {}", at.line, at.column + 1))
@@ -179,9 +185,9 @@ pub fn fn_range(text: &str, name: &str) -> Result<Option<Range<usize>>> {
             let mut iter = tokens.clone().into_iter();
             let first = iter.next().context("an empty function")?;
             let last = iter.last().unwrap_or_else(|| first.clone());
-            let start = offset(body, first.span().start());
-            let end = offset(body, last.span().end());
-            Ok(Some(bom + start..bom + end))
+            Ok(Some(
+                offset(body, first.span().start())..offset(body, last.span().end()),
+            ))
         }
         more => Err(anyhow!("{} functions are named `{name}`", more.len())),
     }
@@ -385,26 +391,32 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_refused_before_it_can_overflow_the_stack() {
-        // The function's body is one level: `MAX_NESTING - 1` parentheses inside it.
-        let nested = |depth: usize| {
+        use crate::course::tokens::{MAX_PARSE_DEPTH, parse_depth};
+        // `!` before a name: one level each (`rustc` compiles any number).
+        let nested = |n: usize| {
             format!(
-                "{STUB}\npub fn deep() -> u32 {{\n    {}1{}\n}}\n",
-                "(".repeat(depth - 1),
-                ")".repeat(depth - 1)
+                "{STUB}\npub fn deep(x: bool) -> bool {{\n    {}x\n}}\n",
+                "!".repeat(n)
             )
         };
-        // Parsed at the limit, on a test thread's 2 MiB stack (the command's main thread has 8).
-        let text = nested(MAX_NESTING);
+        let fits = |n: usize| parse_depth(&nested(n)).unwrap() <= MAX_PARSE_DEPTH;
+        let at_limit = (1..MAX_PARSE_DEPTH)
+            .collect::<Vec<_>>()
+            .partition_point(|&n| fits(n));
+        // Parsed at the limit, called from a test thread's 2 MiB stack.
+        let text = nested(at_limit);
         let (out, appended) = replace_fn(&text, STUB, "add").unwrap();
         assert!(!appended);
         assert!(out.ends_with(&text[text.find("\npub fn deep").unwrap()..]));
         // Refused past it, however deep, with the depth named.
-        for depth in [MAX_NESTING + 1, 200_000] {
-            let err = format!("{:#}", replace_fn(&nested(depth), STUB, "add").unwrap_err());
-            assert!(
-                err.starts_with(&format!("your file's brackets nest {depth} deep")),
-                "{err}"
-            );
+        for n in [at_limit + 1, 200_000] {
+            let err = format!("{:#}", replace_fn(&nested(n), STUB, "add").unwrap_err());
+            let depth: usize = err
+                .strip_prefix("your file's code nests ")
+                .and_then(|e| e.split(' ').next())
+                .and_then(|d| d.parse().ok())
+                .unwrap_or_else(|| panic!("{err}"));
+            assert!(depth > MAX_PARSE_DEPTH && depth >= n, "{err}");
             assert!(err.contains("reset the whole lesson"), "{err}");
         }
     }

@@ -1,7 +1,7 @@
 //! Identifiers in Rust source, found by Rust's own tokenizer (`proc_macro2`): what the grader
 //! looks for in student sources ([`crate::course::refused`], [`crate::run::stateful`]) without
-//! mistaking a comment, a string or a lifetime for code; and how deep its brackets nest
-//! ([`crate::course::stubs`]).
+//! mistaking a comment, a string or a lifetime for code; and how deep a parser must recurse to
+//! read it ([`parse_depth`]: `syn`, in [`crate::course::stubs`] and the similarity pass).
 
 use proc_macro2::TokenTree;
 use std::path::Path;
@@ -169,14 +169,129 @@ pub fn first_ident(text: &str, names: &[&str]) -> Result<Option<usize>, String> 
     Ok(None)
 }
 
-/// How deep the brackets (`()`, `[]`, `{}`) of Rust source `text` nest at most, by Rust's
-/// tokenizer (brackets in comments and literals do not count): 0 for none. Text that does not
-/// tokenize gives `None`.
-pub fn max_depth(text: &str) -> Option<usize> {
-    let deepest = walk(text)?
-        .map(|(token, depth)| depth + usize::from(matches!(token, TokenTree::Group(_))))
-        .max();
-    Some(deepest.unwrap_or(0))
+/// The deepest [`parse_depth`] the grader hands to `syn`, on a thread of
+/// [`PARSER_STACK_BYTES`] ([`on_parser_stack`]): unoptimised, `syn` takes up to about 36 KiB of
+/// stack per level (`&&&...u8` as a type; `!!!...x` takes 4), so this leaves a margin of three.
+pub const MAX_PARSE_DEPTH: usize = 512;
+
+/// The stack of [`on_parser_stack`]'s thread. Only the pages used are ever allocated.
+pub const PARSER_STACK_BYTES: usize = 64 << 20;
+
+/// `f` run on a thread of its own with a stack of [`PARSER_STACK_BYTES`], for a parser that
+/// recurses (`syn`) on text up to [`MAX_PARSE_DEPTH`] whatever the caller's own stack. `f` must do
+/// all its work with spans there: `proc_macro2` keeps their source text per thread. `None` when
+/// no thread could be started or `f` panicked.
+pub fn on_parser_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("parser".to_owned())
+            .stack_size(PARSER_STACK_BYTES)
+            .spawn_scoped(s, f)
+            .ok()?
+            .join()
+            .ok()
+    })
+}
+
+/// What an opened group adds to [`parse_depth`] beyond its own token: a recursive-descent parser
+/// goes through several calls (statement, expression, atom) to reach a group's contents.
+const GROUP_DEPTH: usize = 4;
+
+/// One group being walked by [`parse_depth`].
+struct Run {
+    trees: proc_macro2::token_stream::IntoIter,
+    /// The depth at which the group's contents start.
+    base: usize,
+    /// Tokens since the last place where a parser is back in a list (of items, statements,
+    /// arguments...), where its recursion so far has unwound.
+    run: usize,
+    /// Unclosed `<` since then: a `,` between generic arguments is no such place.
+    angle: usize,
+    /// The previous token: a `{...}` group, a `#` or `#!` (an attribute's start), a joint `-` or
+    /// `=` (`->`, `=>`: their `>` closes nothing).
+    after: After,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum After {
+    Other,
+    Brace,
+    Pound,
+    PoundBang,
+    Arrow,
+}
+
+/// An upper bound of how deep a recursive-descent parser of Rust (`syn`) may have to call itself
+/// to read `text`, by Rust's tokenizer; `None` when the text does not tokenize. `syn` recurses
+/// for every bracket, prefix operator (`!!!!x`, `- - x`, `&&&x`), assignment (`a = b = c`),
+/// generic argument (`A<A<A<u8>>>`) or `else if`, and so do its visitors and the drop of what
+/// it builds: each token since the parser was last back in a list counts one level, each group
+/// a few more, an attribute (read in a loop) none. A list is back after a `;`, after a `,` outside
+/// generic arguments, and after a `{...}` that an item, a statement or an attribute follows (not
+/// `else` or `as`). Counted with a stack of its own: any text is measured without recursion.
+pub fn parse_depth(text: &str) -> Option<usize> {
+    Some(stream_depth(&text.parse().ok()?))
+}
+
+/// [`parse_depth`] of text already tokenized.
+pub fn stream_depth(tokens: &proc_macro2::TokenStream) -> usize {
+    use proc_macro2::{Delimiter, Spacing};
+    let run = |trees: proc_macro2::TokenStream, base| Run {
+        trees: trees.into_iter(),
+        base,
+        run: 0,
+        angle: 0,
+        after: After::Other,
+    };
+    let mut deepest = 0;
+    let mut stack = vec![run(tokens.clone(), 0)];
+    while let Some(level) = stack.last_mut() {
+        let Some(token) = level.trees.next() else {
+            stack.pop();
+            continue;
+        };
+        let after = std::mem::replace(&mut level.after, After::Other);
+        let (punct, group) = match &token {
+            TokenTree::Punct(p) => (Some((p.as_char(), p.spacing())), None),
+            TokenTree::Group(g) => (None, Some(g.delimiter())),
+            _ => (None, None),
+        };
+        let starts_item = match &token {
+            TokenTree::Ident(i) => i != "else" && i != "as",
+            _ => punct.is_some_and(|(c, _)| c == '#'),
+        };
+        if after == After::Brace && starts_item {
+            (level.run, level.angle) = (0, 0);
+        }
+        let in_attribute = punct.is_some_and(|(c, _)| c == '#')
+            || (after == After::Pound && punct.is_some_and(|(c, _)| c == '!'))
+            || (matches!(after, After::Pound | After::PoundBang)
+                && group == Some(Delimiter::Bracket));
+        if !in_attribute {
+            level.run += 1;
+        }
+        let here = level.base + level.run;
+        deepest = deepest.max(here);
+        match (punct, token) {
+            (Some((';', _)), _) => (level.run, level.angle) = (0, 0),
+            (Some((',', _)), _) if level.angle == 0 => level.run = 0,
+            (Some(('<', _)), _) => level.angle += 1,
+            (Some(('>', _)), _) if after != After::Arrow => {
+                level.angle = level.angle.saturating_sub(1);
+            }
+            (Some(('-' | '=', Spacing::Joint)), _) => level.after = After::Arrow,
+            (Some(('#', _)), _) => level.after = After::Pound,
+            (Some(('!', _)), _) if after == After::Pound => level.after = After::PoundBang,
+            (_, TokenTree::Group(g)) => {
+                if g.delimiter() == Delimiter::Brace {
+                    level.after = After::Brace;
+                }
+                stack.push(run(g.stream(), here + GROUP_DEPTH));
+            }
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// What [`first_in_files`] found in one file.
@@ -302,23 +417,144 @@ mod tests {
         );
     }
 
+    /// Rust that `syn` reads by recursing once or more per repetition of its middle part:
+    /// `(before, repeated, after)`.
+    const RECURSIVE: &[(&str, &str, &str)] = &[
+        ("let _ = ", "!", "x;"),
+        ("let _ = ", "- ", "x;"),
+        ("let _ = ", "& ", "x;"),
+        ("let _ = ", "&mut ", "x;"),
+        ("let _ = ", "* ", "x;"),
+        ("let _ = ", "- #[a] #[b] ", "x;"),
+        ("let _ = ", "|| ", "x;"),
+        ("", "return ", "x;"),
+        ("", "x = ", "x;"),
+        ("", "x += ", "x;"),
+        ("x = ", "{0} = ", "{0};"),
+        ("if c {} ", "else if c {} ", "else {}"),
+        ("let _: ", "&", "u8 = x;"),
+        ("let _: ", "*const ", "u8 = x;"),
+        ("let _: ", "fn() -> ", "u8 = x;"),
+        ("let _: ", "HashMap<u8, ", "u8"),
+        ("let _: ", "<", "T"),
+        ("let ", "& ", "x = y;"),
+        ("let ", "&mut ", "x = y;"),
+        ("let _ = ", "(", "x"),
+    ];
+
+    /// The function around `n` repetitions of a [`RECURSIVE`] pattern (closed where it opens).
+    fn recursive(&(before, middle, after): &(&str, &str, &str), n: usize) -> String {
+        let close = match middle {
+            "HashMap<u8, " => ",>",
+            "<" => " as A>::B",
+            "(" => ")",
+            _ => "",
+        };
+        let tail = if close.is_empty() {
+            after.to_owned()
+        } else {
+            format!("{after}{};", close.repeat(n))
+        };
+        format!("fn f() {{ {before}{}{tail} }}", middle.repeat(n))
+    }
+
     #[test]
-    fn nesting_depth_counts_brackets_in_code_only() {
-        assert_eq!(max_depth("const N: u8 = 1;"), Some(0));
-        assert_eq!(max_depth("fn f() { g([1, (2)]) }"), Some(4));
-        assert_eq!(max_depth("fn f() {} fn g() { {} }"), Some(2));
-        assert_eq!(
-            max_depth("fn f() { \"((((\" } // [[[[\n/* {{{{ */"),
-            Some(1)
-        );
-        assert_eq!(max_depth("fn f( {"), None);
+    fn parse_depth_counts_every_recursion_of_a_parser_and_not_lists() {
+        assert_eq!(parse_depth("const N: u8 = 1;"), Some(7));
+        assert_eq!(parse_depth("fn f( {"), None);
+        // In comments and literals, nothing counts.
+        let quoted = parse_depth("fn f() { \"((((!!!!\" } // [[[[\n/* {{{{ */");
+        assert_eq!(quoted, parse_depth("fn f() { \"\" }"));
+        for pattern in RECURSIVE {
+            let (short, long) = (recursive(pattern, 10), recursive(pattern, 1010));
+            let grows = parse_depth(&long).unwrap() - parse_depth(&short).unwrap();
+            assert!(grows >= 1000, "{pattern:?} grows by {grows}");
+        }
+        // Lists the parser reads in a loop add nothing: statements, items, attributes, doc
+        // comments, elements, match arms. (Generic arguments side by side count: a `,` between
+        // them may close nothing, as in `A<B, A<B, u8>>`.)
+        let one = |text: &str| parse_depth(text).unwrap();
+        for (few, many) in [
+            (
+                "fn f() { x; }",
+                format!("fn f() {{ {} }}", "x; ".repeat(2000)),
+            ),
+            ("pub fn f() {}", "pub fn f() {}\n".repeat(2000)),
+            (
+                "fn f() { if c {} }",
+                format!("fn f() {{ {} }}", "if c {} ".repeat(2000)),
+            ),
+            (
+                "/// Doc.\nfn f() {}",
+                format!("{}fn f() {{}}", "/// Doc.\n#[a]\n".repeat(2000)),
+            ),
+            (
+                "fn f() { [1,] }",
+                format!("fn f() {{ [{}] }}", "1, ".repeat(2000)),
+            ),
+            (
+                "fn f() { match x { a => b, } }",
+                format!("fn f() {{ match x {{ {} }} }}", "a => b, ".repeat(2000)),
+            ),
+        ] {
+            assert_eq!(one(few), one(&many), "{few}");
+        }
         // Deeper than any stack would allow by recursion (the test runs on a 2 MiB thread).
         let deep = format!(
             "fn f() {{ {}1{} }}",
             "[".repeat(200_000),
             "]".repeat(200_000)
         );
-        assert_eq!(max_depth(&deep), Some(200_001));
+        assert!(parse_depth(&deep).unwrap() > 1_000_000);
+        // Nested comments, a tokenizer's own nesting, are read without recursion too.
+        let comments = format!(
+            "{}{} fn f() {{}}",
+            "/*".repeat(200_000),
+            "*/".repeat(200_000)
+        );
+        assert_eq!(parse_depth(&comments), parse_depth("fn f() {}"));
+    }
+
+    #[test]
+    fn the_parser_reads_up_to_the_limit_on_its_own_stack() {
+        // The course's files are far from the limit.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for tree in ["exercises", "solutions"] {
+            for rel in crate::fsutil::files_under(&root.join(tree), &root.join(tree), &|_, _| false)
+            {
+                if !rel.ends_with(".rs") || rel.contains("/target/") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(root.join(tree).join(&rel)).unwrap();
+                let depth = parse_depth(&as_rustc_reads(&text)).unwrap();
+                assert!(depth < MAX_PARSE_DEPTH / 2, "{tree}/{rel}: {depth}");
+            }
+        }
+        // Every pattern just under the limit parses, visited and dropped, on the parser's stack,
+        // called from a test thread's 2 MiB.
+        for pattern in RECURSIVE {
+            let fits = |n: usize| parse_depth(&recursive(pattern, n)).unwrap() <= MAX_PARSE_DEPTH;
+            let n = (1..MAX_PARSE_DEPTH)
+                .collect::<Vec<_>>()
+                .partition_point(|&n| fits(n));
+            let text = recursive(pattern, n);
+            let read = on_parser_stack(|| {
+                let file = syn::parse_file(&text).map_err(|e| e.to_string())?;
+                let mut count = CountFns(0);
+                syn::visit::Visit::visit_file(&mut count, &file);
+                Ok::<_, String>(count.0)
+            });
+            assert_eq!(read, Some(Ok(1)), "{pattern:?}");
+        }
+    }
+
+    struct CountFns(usize);
+
+    impl<'ast> syn::visit::Visit<'ast> for CountFns {
+        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+            self.0 += 1;
+            syn::visit::visit_item_fn(self, f);
+        }
     }
 
     #[test]

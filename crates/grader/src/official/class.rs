@@ -151,6 +151,36 @@ fn jobs(dir: &Path, roster: Option<&Roster>) -> Result<Vec<Job>> {
     Ok(jobs)
 }
 
+/// Refuses `graded` when two of its students' reports would share a file
+/// ([`crate::official::report_name::clash`]), naming both entries.
+fn check_report_names(graded: &[Job], roster: bool) -> Result<()> {
+    use crate::official::report_name;
+    let Some((a, b)) = report_name::clash(graded.iter().map(|j| j.id.as_str())) else {
+        return Ok(());
+    };
+    let (a, b) = (&graded[a], &graded[b]);
+    let entry = |j: &Job| {
+        let path = j.entry.as_ref().map(|e| e.path.display().to_string());
+        student_text::name(&path.unwrap_or_default())
+    };
+    let how = if roster {
+        "give one of the students another id in the roster"
+    } else {
+        "give a --roster whose `id` column names each student"
+    };
+    bail!(
+        "the submissions {} (id `{}`) and {} (id `{}`) would write their reports to the same \
+         file, `{}.json` (ids are written as file names with only letters, digits and `-_.@+`, \
+         cut to {} bytes, case ignored): nothing was graded\n  help: rename one of them, or {how}",
+        entry(a),
+        student_text::name(&a.id),
+        entry(b),
+        student_text::name(&b.id),
+        report_name::stem(&b.id),
+        report_name::MAX_STEM_BYTES
+    )
+}
+
 /// Unpacks (when needed) and grades one entry as `request` asks, as the student `id` (the
 /// variant inputs are drawn for the entry's own id).
 fn grade_entry(
@@ -230,6 +260,7 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
     let (graded, missing): (Vec<Job>, Vec<Job>) = jobs(dir, roster.as_ref())?
         .into_iter()
         .partition(|j| j.entry.is_some());
+    check_report_names(&graded, roster.is_some())?;
     let mut rows: Vec<Row> = missing.iter().map(|j| row(j, None, max, 0.0)).collect();
     let cache = std::sync::Arc::new(crate::build::reuse::BuildCache::new()?);
     let grade = opts.grade.with_mode(Official {
@@ -431,7 +462,8 @@ pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Res
     if let Some(reports) = &opts.reports {
         for r in &batch.rows {
             if let Some(report) = &r.report {
-                crate::fsutil::write(&reports.join(format!("{}.json", r.id)), &report.to_json())?;
+                let stem = crate::official::report_name::stem(&r.id);
+                crate::fsutil::write(&reports.join(format!("{stem}.json")), &report.to_json())?;
             }
         }
         println!("reports written to {}", reports.display());

@@ -25,6 +25,8 @@ pub const INSTRUCTOR_ONLY: &[&str] = &[
     "docs/class-grading.md",
     "docs/feedback.md",
     "docs/architecture.md",
+    // What a check can and cannot reach, per mode: a map for whoever attacks the grader.
+    "docs/threat-model.md",
     // The benchmarks' logs and scripts: they measure the course and race builds of it from a
     // clone of its repository (`bench-class.sh` grades `solutions/`), nothing a student runs.
     "docs/bench-core.md",
@@ -514,6 +516,7 @@ mod tests {
             "docs/instructors.md",
             "docs/class-grading.md",
             "docs/feedback.md",
+            "docs/threat-model.md",
             "docs/bench-core.md",
             "docs/bench-grade.md",
             "scripts/bench-grade.sh",

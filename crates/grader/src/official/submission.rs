@@ -280,7 +280,7 @@ pub fn grade(
 }
 
 /// The student's sources (`exercises/<dir>/src/**`), read once: `(name in the handout, bytes)`.
-pub(crate) fn read_sources(course: &Course, sub: &Submission) -> Result<Vec<(String, Vec<u8>)>> {
+pub fn read_sources(course: &Course, sub: &Submission) -> Result<Vec<(String, Vec<u8>)>> {
     let mut sources: Vec<(String, Vec<u8>)> = Vec::new();
     let mut total = 0u64;
     for lesson in &course.lessons {

@@ -45,7 +45,7 @@ type Pages<'a> = BTreeSet<&'a str>;
 fn who(id: &str, pages: &Pages) -> String {
     let shown = html(&crate::report::student_text::name(id));
     match page_stem(id).filter(|_| pages.contains(id)) {
-        Some(stem) => format!("<a href=\"{}.html\">{shown}</a>", href(stem)),
+        Some(stem) => format!("<a href=\"{}.html\">{shown}</a>", href(&stem)),
         None => shown,
     }
 }

@@ -74,7 +74,7 @@ pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
         if path.extension().is_none_or(|e| e != "json") || !path.is_file() {
             continue;
         }
-        let id = path
+        let stem = path
             .file_stem()
             .unwrap_or_default()
             .to_string_lossy()
@@ -83,7 +83,12 @@ pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
             .with_context(|| format!("cannot read {}", path.display()))?;
         match serde_json::from_str::<Report>(&text) {
             Ok(report) => rows.push(ClassRow {
-                id,
+                // The real id, when the report names the student its file is named after.
+                id: report
+                    .student
+                    .clone()
+                    .filter(|id| crate::official::report_name::stem(id) == stem)
+                    .unwrap_or(stem),
                 standing: Standing::Graded(Box::new(report)),
             }),
             Err(e) => eprintln!(

@@ -25,8 +25,10 @@ pub enum Standing {
 /// Two submissions found alike: the similarity pass's finding.
 pub use crate::official::similarity::Pair as SimilarPair;
 
-/// The file stem of `id`'s pages (`<stem>.html`, `<stem>.md`); none for the id `index`, whose
-/// page would be the class page.
-pub fn page_stem(id: &str) -> Option<&str> {
-    (!id.eq_ignore_ascii_case("index")).then_some(id)
+/// The file stem of `id`'s pages (`<stem>.html`, `<stem>.md`), as of its JSON report
+/// ([`crate::official::report_name::stem`]); none for the stem `index`, whose page would be the
+/// class page.
+pub fn page_stem(id: &str) -> Option<String> {
+    let stem = crate::official::report_name::stem(id);
+    (!stem.eq_ignore_ascii_case("index")).then_some(stem)
 }

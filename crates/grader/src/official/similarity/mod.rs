@@ -82,7 +82,8 @@ pub fn for_class(root: &Path, course: &Course, dir: &Path, opts: &Options) -> Re
     let handout = class::handout(root, course, &opts.units)?;
     let prints = class::read(course, dir, &opts.units)?;
     let names: Vec<String> = opts.units.iter().map(|u| u.name.clone()).collect();
-    Ok(pairs::pairs(prints, &names, &handout, opts.threshold))
+    let per_unit: Vec<&[u64]> = opts.units.iter().map(|u| handout.of(u)).collect();
+    Ok(pairs::pairs(prints, &names, &per_unit, opts.threshold))
 }
 
 /// `similarity.csv`: `a,b,score,exercises`, the score with two decimals, the units `;`-separated.

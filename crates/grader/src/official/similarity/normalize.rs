@@ -3,6 +3,7 @@
 //! not a keyword one token (renaming changes nothing), every literal the token of its kind;
 //! keywords, punctuation and brackets kept as they are.
 
+use crate::course::tokens;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use syn::visit::Visit;
 
@@ -32,10 +33,6 @@ const KEYWORDS: &[&str] = &[
     "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
 ];
 
-/// The deepest bracket nesting handed to `syn`, which parses by recursion (see
-/// `reset::MAX_NESTING`): a file nested deeper is compared as one "other code" unit.
-const MAX_NESTING: usize = 128;
-
 /// The token streams of one lesson file: `exercises[i]` holds the tokens of every `fn` named
 /// like the lesson's exercise `i` (a free function or a method), `other` every other token.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -47,12 +44,26 @@ pub struct Units {
 }
 
 /// The units of the lesson file `text` whose exercises are `names`; `None` when the text does not
-/// tokenize as Rust. A file that tokenizes but does not parse is all "other code".
+/// tokenize as Rust. A file that tokenizes but does not parse, or that a parser would have to
+/// recurse into deeper than [`tokens::MAX_PARSE_DEPTH`], is all "other code": its tokens are
+/// compared all the same.
 pub fn units(text: &str, names: &[&str]) -> Option<Units> {
-    let text = crate::course::tokens::as_rustc_reads(text);
+    let text = tokens::as_rustc_reads(text);
+    // With no exercise to find, nothing to parse (the handout's code).
+    if names.is_empty() {
+        return split(&text, names, false);
+    }
+    // All on the parser's thread: spans are read on the thread that made them.
+    tokens::on_parser_stack(|| split(&text, names, true))
+        .unwrap_or_else(|| split(&text, names, false))
+}
+
+/// [`units`] of `text` read as `rustc` reads it, parsed with `syn` only when `parse` and it
+/// nests no deeper than [`tokens::MAX_PARSE_DEPTH`].
+fn split(text: &str, names: &[&str], parse: bool) -> Option<Units> {
     let stream: TokenStream = text.parse().ok()?;
-    let (tokens, depth) = flatten(stream.clone());
-    let spans = if depth <= MAX_NESTING {
+    let flat = flatten(stream.clone());
+    let spans = if parse && tokens::stream_depth(&stream) <= tokens::MAX_PARSE_DEPTH {
         syn::parse2::<syn::File>(stream)
             .map(|file| fn_spans(&file, names))
             .unwrap_or_default()
@@ -63,7 +74,7 @@ pub fn units(text: &str, names: &[&str]) -> Option<Units> {
         exercises: vec![Vec::new(); names.len()],
         other: Vec::new(),
     };
-    for (token, at) in tokens {
+    for (token, at) in flat {
         match spans
             .iter()
             .find(|(_, start, end)| *start <= at && at < *end)
@@ -169,11 +180,9 @@ impl<'ast> Visit<'ast> for FindFns<'_> {
 type Level = (Vec<TokenTree>, usize, Option<(Token, At)>);
 
 /// Every normalised token of `stream` with its position, brackets as tokens of their own, doc
-/// attributes left out; and how deep its brackets nest. Walked with a stack, not by recursion
-/// (see `tokens::walk`).
-fn flatten(stream: TokenStream) -> (Vec<(Token, At)>, usize) {
+/// attributes left out. Walked with a stack, not by recursion (see `tokens::walk`).
+fn flatten(stream: TokenStream) -> Vec<(Token, At)> {
     let mut out = Vec::new();
-    let mut depth = 0;
     let mut stack: Vec<Level> = vec![(stream.into_iter().collect(), 0, None)];
     while let Some((level, next, close)) = stack.last_mut() {
         let Some(tree) = level.get(*next) else {
@@ -199,14 +208,13 @@ fn flatten(stream: TokenStream) -> (Vec<(Token, At)>, usize) {
                 let shut = shut.map(|c| (PUNCT + c as Token, at(g.span_close())));
                 let inner = g.stream().into_iter().collect();
                 stack.push((inner, 0, shut));
-                depth = depth.max(stack.len() - 1);
             }
             TokenTree::Ident(i) => out.push((ident(&i.to_string()), at(i.span()))),
             TokenTree::Punct(p) => out.push((PUNCT + p.as_char() as Token, at(p.span()))),
             TokenTree::Literal(l) => out.push((literal(&l.to_string()), at(l.span()))),
         }
     }
-    (out, depth)
+    out
 }
 
 /// How many tokens a doc attribute at the start of `trees` takes (`#`, maybe `!`, `[doc ...]`),
@@ -315,5 +323,27 @@ mod tests {
         let u = tokens(&deep, &["one"]);
         assert!(u.exercises[0].is_empty());
         assert_eq!(u.other.len(), 200_006);
+    }
+
+    #[test]
+    fn code_too_deep_for_the_parser_is_other_code_and_deep_code_is_parsed_on_its_own_stack() {
+        let file = |n: usize, prefix: &str| {
+            format!(
+                "fn one(x: bool) -> bool {{ {}x }}\nfn two() {{}}",
+                prefix.repeat(n)
+            )
+        };
+        // `rustc` compiles any number of `!`; `syn` would recurse once for each.
+        for n in [100_000, tokens::MAX_PARSE_DEPTH] {
+            let u = tokens(&file(n, "!"), &["one", "two"]);
+            assert!(u.exercises.iter().all(Vec::is_empty), "{n}");
+            assert_eq!(u.other.len(), n + 19);
+        }
+        // `&` in a type takes `syn` more stack each than a test thread's 2 MiB allow for 300.
+        let deep_type = format!("fn one(x: {}u8) {{}}\nfn two() {{}}", "&".repeat(300));
+        let u = tokens(&deep_type, &["one", "two"]);
+        assert_eq!(u.exercises[0].len(), 309);
+        assert_eq!(u.exercises[1].len(), 6);
+        assert!(u.other.is_empty());
     }
 }

@@ -34,11 +34,11 @@ pub struct Prints {
 }
 
 /// The pairs of `class` scoring at least `threshold`, highest first. `units` names the units;
-/// `handout` holds the handed-out code's fingerprints.
+/// `handout` holds, per unit, the handed-out code's fingerprints (sorted).
 pub fn pairs(
     mut class: Vec<Prints>,
     units: &[String],
-    handout: &[u64],
+    handout: &[&[u64]],
     threshold: f64,
 ) -> Vec<Pair> {
     remove_handout_and_common(&mut class, handout);
@@ -73,10 +73,10 @@ pub fn pairs(
 
 /// Removes from every unit the handout's fingerprints, then those of more than
 /// [`COMMON_SHARE`] of the class (counting each submission once).
-fn remove_handout_and_common(class: &mut [Prints], handout: &[u64]) {
+fn remove_handout_and_common(class: &mut [Prints], handout: &[&[u64]]) {
     let mut count: HashMap<u64, usize> = HashMap::new();
     for p in class.iter_mut() {
-        for u in &mut p.units {
+        for (u, handout) in p.units.iter_mut().zip(handout) {
             u.retain(|h| handout.binary_search(h).is_err());
         }
         let mut all: Vec<u64> = p.units.concat();
@@ -173,7 +173,7 @@ mod tests {
             prints("a", &[0..20, 200..220]),
             prints("c", &[300..320, 400..420]),
         ];
-        let found = pairs(class, &names(), &[], 0.4);
+        let found = pairs(class, &names(), &[&[], &[]], 0.4);
         assert_eq!(found.len(), 1);
         assert_eq!((found[0].a.as_str(), found[0].b.as_str()), ("a", "b"));
         assert_eq!(found[0].score, 0.5);
@@ -185,8 +185,9 @@ mod tests {
         // Two students share only the handout's code.
         let two = vec![prints("a", &[0..20, 30..40]), prints("b", &[0..20, 40..50])];
         let handout: Vec<u64> = (0..20).collect();
-        assert!(pairs(two.clone(), &names(), &handout, 0.01).is_empty());
-        assert_eq!(pairs(two, &names(), &[], 0.01).len(), 1);
+        let per_unit = [&handout[..], &handout[..]];
+        assert!(pairs(two.clone(), &names(), &per_unit, 0.01).is_empty());
+        assert_eq!(pairs(two, &names(), &[&[], &[]], 0.01).len(), 1);
         // Five of six share 20..40: code every answer has.
         let six: Vec<Prints> = (0..6u64)
             .map(|i| {
@@ -194,11 +195,15 @@ mod tests {
                 prints(&format!("s{i}"), &[common, 1000 + i * 10..1010 + i * 10])
             })
             .collect();
-        assert!(pairs(six, &names(), &[], 0.01).is_empty());
+        assert!(pairs(six, &names(), &[&[], &[]], 0.01).is_empty());
         // Two share a unit of five fingerprints: too short to tell; six are enough.
         for (n, found) in [(5, 0), (MIN_FINGERPRINTS as u64, 1)] {
             let short = vec![prints("a", &[0..n, 30..40]), prints("b", &[0..n, 40..50])];
-            assert_eq!(pairs(short, &names(), &[], 0.01).len(), found, "{n}");
+            assert_eq!(
+                pairs(short, &names(), &[&[], &[]], 0.01).len(),
+                found,
+                "{n}"
+            );
         }
     }
 
@@ -210,7 +215,7 @@ mod tests {
             prints("c", &[500..510, 100..130]),
             prints("d", &[900..910, 900..930]),
         ];
-        let found = pairs(class, &names(), &[], 0.2);
+        let found = pairs(class, &names(), &[&[], &[]], 0.2);
         let got: Vec<(&str, &str, f64)> = found
             .iter()
             .map(|p| (p.a.as_str(), p.b.as_str(), p.score))
