@@ -169,7 +169,7 @@ macro_rules! variant_text_snapshot {
 /// The body of a variant check: it draws from the [`Variant`] it is given.
 pub type Body = fn(&mut Variant);
 
-/// A variant check of `exercise`: `#[test] fn split_heads_variant() { course_check::variant::check("split_heads", split_heads_with); }`.
+/// A variant check of `exercise`: `#[test] fn my_exercise_variant() { course_check::variant::check("my_exercise", my_exercise_with); }`.
 ///
 /// It runs `body` once with the grader's seed (see [`Variant::new`]); in a sweep
 /// ([`check_protocol::variant::SWEEP_ENV`], `cargo xtask check`'s fairness proof), once per seed

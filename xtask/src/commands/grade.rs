@@ -195,10 +195,10 @@ fn submission(
     args: &GradeArgs,
 ) -> Result<Report> {
     use grader::official::{preflight, submission};
-    preflight::check(root, course)?;
     // As a class run reads its entries: an archive, a handout or its `exercises/` folder, one
-    // folder down or not.
+    // folder down or not. A path that is no submission is named before the course is checked.
     let (_unpacked, dir) = grader::official::entry::open(path, course)?;
+    preflight::check(root, course)?;
     let student = args
         .student
         .clone()

@@ -82,7 +82,7 @@ pub(crate) fn handout(course: &Scratch, out: &Path) {
 
 /// The reference solution's exercise file of lesson 1 copied over a handout's stubs (the rest of
 /// a solution crate's `src/` is the instructors': its planting machinery needs `course-check`).
-fn solve_lesson01(course: &Scratch, exercises: &Path) {
+pub(crate) fn solve_lesson01(course: &Scratch, exercises: &Path) {
     let file = Path::new("src").join("exercises.rs");
     std::fs::copy(
         course.root.join("solutions").join(L1).join(&file),

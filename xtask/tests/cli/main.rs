@@ -15,6 +15,7 @@ mod support;
 mod archives_cli;
 mod bad_input_cli;
 mod class_cli;
+mod class_modes_cli;
 mod demo_cli;
 mod feedback_cli;
 mod find_your_way;

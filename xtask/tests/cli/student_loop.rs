@@ -249,7 +249,8 @@ fn reset_restores_one_function_or_a_lesson_in_a_handout_without_git() {
     reset(h, &["draw_head", "--yes"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("nest 200001 deep"))
+        .stderr(predicate::str::contains("levels deep"))
+        .stderr(predicate::str::contains("reads up to 512"))
         .stderr(predicate::str::contains("reset the whole lesson"))
         .stderr(predicate::str::contains("overflow").not());
     assert_eq!(std::fs::read_to_string(h.join(EXERCISES)).unwrap(), deep);

@@ -256,10 +256,11 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         .map(|l| (l.id.clone(), l.max_points()))
         .collect();
     let max: u32 = lessons.iter().map(|(_, m)| m).sum();
-    crate::official::preflight::check(root, course)?;
+    // A class folder that is none is named before the course is checked.
     let (graded, missing): (Vec<Job>, Vec<Job>) = jobs(dir, roster.as_ref())?
         .into_iter()
         .partition(|j| j.entry.is_some());
+    crate::official::preflight::check(root, course)?;
     check_report_names(&graded, roster.is_some())?;
     let mut rows: Vec<Row> = missing.iter().map(|j| row(j, None, max, 0.0)).collect();
     let cache = std::sync::Arc::new(crate::build::reuse::BuildCache::new()?);
