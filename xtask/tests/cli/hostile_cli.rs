@@ -671,12 +671,17 @@ fn hostile_submissions(mode: Mode) {
     let started = Instant::now();
     let report = graded_submission_in(mode, &course, &sub, &["--timeout", "4"], 900);
     let graded_in = started.elapsed();
-    // The container mode closes the course to other users while it grades, and only then.
-    assert_eq!(
-        mode_of(&course.root),
-        course_mode,
-        "the course's mode changed"
-    );
+    // The container mode closes the course to other users while it grades, and only then: the
+    // last grader of the machine opens it again (another test's grader may still be grading,
+    // holding the lock that says so: then it is that one's to restore).
+    let lock = std::fs::File::open(support::temp_root().join("course-grader/closed.lock"));
+    if lock.is_err() || lock.is_ok_and(|l| l.try_lock().is_ok()) {
+        assert_eq!(
+            mode_of(&course.root),
+            course_mode,
+            "the course's mode changed"
+        );
+    }
 
     // No points at all, and each attack fails in its own way.
     assert_eq!(report["score"], 0, "{report:#}");
