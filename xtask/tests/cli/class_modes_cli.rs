@@ -11,13 +11,14 @@ use std::path::{Path, PathBuf};
 
 const L1: &str = "lesson01-why-heads";
 
-/// Lesson 1's first stub made to look for the grader's `--submissions` folder on the command
-/// lines in `/proc` and to read a classmate's source in it: its panic says what it saw and opened.
-fn snooping(stubs: &str) -> String {
+/// Lesson 1's first stub made to look for the grader's `--submissions CLASS` on the command lines
+/// in `/proc` and to read a classmate's source in it: its panic says what it saw and opened.
+fn snooping(stubs: &str, class: &Path) -> String {
     let code = stubs.replacen("    todo!(", "    snoop();\n    todo!(", 1);
     assert_ne!(code, stubs, "lesson 1's handout has a todo! to replace");
     format!(
-        "{code}\n{}",
+        "{code}\nconst CLASS: &str = {:?};\n{}",
+        class.display().to_string(),
         r#"
 fn snoop() {
     let (mut saw, mut opened) = (0, Vec::new());
@@ -25,7 +26,9 @@ fn snoop() {
         let Ok(line) = std::fs::read(entry.path().join("cmdline")) else { continue };
         let args: Vec<String> =
             line.split(|b| *b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();
-        for pair in args.windows(2).filter(|p| p[0] == "--submissions") {
+        // This class run's folder only: other graders on the machine (another test's, in the
+        // Landlock mode) leave theirs open, as the machine's other files.
+        for pair in args.windows(2).filter(|p| p[0] == "--submissions" && p[1] == CLASS) {
             saw += 1;
             let class = std::path::Path::new(&pair[1]);
             let source = class.join("alice/exercises/lesson01-why-heads/src/exercises.rs");
@@ -106,7 +109,7 @@ fn a_class_in_a_container_gets_the_landlock_modes_points_and_reads_no_classmate(
             "solved" => solve_lesson01(&course, &dir.join("exercises")),
             "snoop" => std::fs::write(
                 dir.join("exercises").join(L1).join("src/exercises.rs"),
-                snooping(&stubs),
+                snooping(&stubs, &class),
             )
             .unwrap(),
             _ => {}
