@@ -19,6 +19,7 @@ pub fn needs_instructor(command: &Cmd) -> bool {
         | Cmd::Dist { .. }
         | Cmd::ClassPage { .. }
         | Cmd::Secret { .. }
+        | Cmd::Manifest
         | Cmd::Similarity { .. } => true,
         Cmd::Autograder { platform } => needs_autograder(platform),
         _ => false,

@@ -7,7 +7,6 @@ mod exit_status;
 #[cfg(not(feature = "instructor"))]
 mod instructor;
 
-use clap::Parser as _;
 use cli::{Cli, Cmd};
 use grader::run::sandbox;
 use std::process::ExitCode;
@@ -15,7 +14,11 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     // Before anything can start a child: no handle of the caller's reaches a build or a check.
     sandbox::close_inherited();
-    let cli = match Cli::try_parse() {
+    let place = cli::Place::of(grader::course::layout::root().ok().as_deref());
+    let parsed = cli::command(place)
+        .try_get_matches()
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         // --help, --version, and the help shown for a bare `cargo xtask`, as clap prints them.
         Err(e)
@@ -29,6 +32,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Before anything is built: an instructors' command in a student handout.
+    if let Some(why) = cli::refused(place, &cli.command) {
+        eprintln!("error: {why}");
+        return ExitCode::from(2);
+    }
     if let Cmd::Sandbox(args) = cli.command {
         return ExitCode::from(sandbox::main(args).clamp(0, 255) as u8);
     }

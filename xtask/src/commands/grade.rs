@@ -40,7 +40,7 @@ pub fn run(root: &Path, course: &Course, args: GradeArgs) -> Result<ExitCode> {
         Some(_) => unreachable!("relaunched with the instructor feature"),
         None => grade::grade(root, course, &local)?,
     };
-    let mut rendered = render(course, &report, &args);
+    let mut rendered = render(root, course, &report, &args);
     if args.format == Format::Human
         && args.submission.is_none()
         && let Some(next) = next_exercise(course, selection, &report)
@@ -218,7 +218,7 @@ fn submission(
 }
 
 /// The report in `--format`; the human one without colour when it goes to a file.
-fn render(course: &Course, report: &Report, args: &GradeArgs) -> String {
+fn render(root: &Path, course: &Course, report: &Report, args: &GradeArgs) -> String {
     let detail = if args.brief {
         report::human::Detail::Brief
     } else {
@@ -231,7 +231,10 @@ fn render(course: &Course, report: &Report, args: &GradeArgs) -> String {
     };
     match args.format {
         Format::Human => {
-            let mut text = report::human::render(report, &style, detail);
+            // A local grade says how to get changed course files back where it runs.
+            let restore = (report.graded != report::Graded::Submission)
+                .then(|| grader::course::pristine::Restore::at(root));
+            let mut text = report::human::render_for(report, &style, detail, restore);
             if args.submission.is_some() && !report.modified_files.is_empty() {
                 text.push_str(
                     "\nFiles the student changed outside exercises/*/src (not used: graded with \
@@ -255,11 +258,12 @@ fn render(course: &Course, report: &Report, args: &GradeArgs) -> String {
     }
 }
 
-/// After `grade EXERCISE` of the student's code at full marks, the human report's "Full marks."
-/// is that exercise's: the line that follows names the next exercise (or the whole course).
+/// After a grade of the student's code at full marks, the line after the human report's "Full
+/// marks.": the next exercise after `grade EXERCISE` (or the whole course), the next lesson
+/// after a lesson's.
 fn next_exercise(course: &Course, selection: Selection, report: &Report) -> Option<String> {
     let Selection::Exercise(lesson, done) = selection else {
-        return None;
+        return report::human::next_lesson(course, report);
     };
     let full = report.score == report.max_score && report.official;
     if !full || report.graded != report::Graded::Exercises {

@@ -14,6 +14,7 @@ pub mod dist;
 pub mod grade;
 pub mod hint;
 pub mod list;
+#[cfg(feature = "instructor")]
 pub mod manifest;
 #[cfg(feature = "instructor")]
 pub mod new_exercise;
@@ -112,8 +113,13 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
             &course,
             &watch::Options { lesson, demo },
         )?)),
-        Cmd::Reset { what, yes } => reset::run(&root, &course, &what, yes),
+        Cmd::Reset {
+            what,
+            course_files,
+            yes,
+        } => reset::run(&root, &course, what.as_deref(), course_files, yes),
         Cmd::Autograder { platform } => autograder::run(&root, &course, platform),
+        #[cfg(feature = "instructor")]
         Cmd::Manifest => manifest::run(&root, &course),
         Cmd::Sandbox(_) => unreachable!("handled before the course is read"),
         #[cfg(all(target_os = "linux", feature = "instructor"))]
@@ -126,6 +132,7 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
         | Cmd::Dist { .. }
         | Cmd::ClassPage { .. }
         | Cmd::Secret { .. }
+        | Cmd::Manifest
         | Cmd::Similarity { .. } => {
             unreachable!("relaunched with the instructor feature")
         }

@@ -3,6 +3,7 @@
 pub mod expected;
 pub mod layout;
 pub mod manifest;
+pub mod pristine;
 pub mod refused;
 pub mod side;
 pub mod stubs;

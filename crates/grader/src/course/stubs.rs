@@ -219,7 +219,7 @@ pub fn replace_fn(text: &str, stub: &str, name: &str) -> Result<(String, bool)> 
 }
 
 /// `YYYYMMDD-HHMMSS` in UTC for `secs` since the Unix epoch.
-fn utc_stamp(secs: u64) -> String {
+pub(crate) fn utc_stamp(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     // Howard Hinnant's days-to-civil algorithm.
@@ -261,7 +261,7 @@ fn backup_path(root: &Path, lesson: &Lesson) -> PathBuf {
 }
 
 /// Asks on the terminal; refuses without one.
-fn confirm(question: &str) -> Result<bool> {
+pub(crate) fn confirm(question: &str) -> Result<bool> {
     if !std::io::stdin().is_terminal() {
         bail!(
             "not overwriting without confirmation: no terminal to ask on; pass --yes to reset anyway"

@@ -14,6 +14,7 @@ pub mod panicked;
 pub mod planting;
 #[cfg(feature = "instructor")]
 pub mod points_kept;
+pub mod sides;
 pub mod verdict;
 
 use crate::course::expected::{Expect, same_label};
@@ -82,7 +83,7 @@ fn compare(ctx: &Context, expected: &[Expect], seen: &[Observation]) -> Comparis
                 if !passed {
                     return Comparison::Wrong {
                         at: i,
-                        verdict: verdict(Status::Wrong, message.clone()),
+                        verdict: verdict(Status::Wrong, sides::labelled(got_label, message)),
                         decisive: true,
                     };
                 }
@@ -258,12 +259,50 @@ fn decide(ctx: &Context, run: &RunOutput) -> Verdict {
         Comparison::Complete if ended && run.ended == Ended::Exited(0) => {
             verdict(Status::Passed, "")
         }
+        _ if !began && body.is_empty() && harness_passed(&run.output, ctx.check) => verdict(
+            Status::Wrong,
+            "the check returned without reporting anything: it never called \
+             `course_check::proof()`, which every check starts with (tests/checks.rs edited?); \
+             put the handed-out checks back",
+        ),
         _ if !began && run.ended == Ended::Exited(0) => verdict(
             Status::ExitedEarly,
             "the process exited with status 0 before the check started (did the code call `std::process::exit`?)",
         ),
+        // The check's own end was reported: its code returned, short of what it must check.
+        Comparison::StoppedEarly if ended && run.ended == Ended::Exited(0) => {
+            returned_early(expected, &body)
+        }
         _ => explain_ending(ctx, run),
     }
+}
+
+/// True when the test harness's output says `check` returned (`test <path>::check ... ok`):
+/// its function ran to its end, so no code in it called `exit`.
+fn harness_passed(output: &str, check: &str) -> bool {
+    output.lines().any(|line| {
+        line.strip_prefix("test ")
+            .and_then(|l| l.strip_suffix(" ... ok"))
+            .is_some_and(|name| name == check || name.ends_with(&format!("::{check}")))
+    })
+}
+
+/// A check that ran to its end without making every expected observation: its code returned
+/// before it checked everything (a check edited, its body cut), which no student code can cause
+/// without the check's end being reported first.
+fn returned_early(expected: &[Expect], body: &[Observation]) -> Verdict {
+    let next = expected.get(body.len()).map_or_else(String::new, |e| {
+        format!("; the next was {}", describe_expect(e))
+    });
+    verdict(
+        Status::Wrong,
+        format!(
+            "the check returned after {} of its {} assertions and snapshots{next}: its code no \
+             longer checks everything (tests/checks.rs edited?); put the handed-out checks back",
+            body.len(),
+            expected.len()
+        ),
+    )
 }
 
 /// Why a check that did not pass stopped: from how the process ended and what it printed.
@@ -522,6 +561,49 @@ mod tests {
                 Status::Passed
             );
             assert_eq!(ran(vec![Observation::End]), Status::ExitedEarly);
+        });
+    }
+
+    /// A check whose body was cut (it begins and ends, short of its observations) is told apart
+    /// from code that left the process early: the check returned, nothing called `exit`.
+    #[test]
+    fn a_check_that_returns_without_checking_everything_says_so() {
+        with(|ctx| {
+            let gutted = vec![Observation::Begin, Observation::End];
+            let v = judge(ctx, &run(Ended::Exited(0), "", gutted));
+            assert_verdict(&v, Status::Wrong, "returned after 0 of its 2 assertions");
+            assert!(
+                v.message.contains("the next was the assertion `x == 1`"),
+                "{}",
+                v.message
+            );
+            assert!(!v.message.contains("process::exit"), "{}", v.message);
+            let half = vec![
+                Observation::Begin,
+                assert_obs("x == 1", true),
+                Observation::End,
+            ];
+            assert_verdict(
+                &judge(ctx, &run(Ended::Exited(0), "", half)),
+                Status::Wrong,
+                "after 1 of its 2",
+            );
+            // A body emptied of everything, its `proof()` too: the harness saw it return.
+            let empty = "running 1 test\ntest c ... ok\n\ntest result: ok. 1 passed;\n";
+            let v = judge(ctx, &run(Ended::Exited(0), empty, vec![]));
+            assert_verdict(&v, Status::Wrong, "never called `course_check::proof()`");
+            let other = "test checks::other_c ... ok\n";
+            assert_eq!(
+                judge(ctx, &run(Ended::Exited(0), other, vec![])).status,
+                Status::ExitedEarly
+            );
+            // Without the end, it is still the code that left early.
+            let mut cut = good();
+            cut.pop();
+            assert_eq!(
+                judge(ctx, &run(Ended::Exited(0), "", cut)).status,
+                Status::ExitedEarly
+            );
         });
     }
 

@@ -353,6 +353,8 @@ pub fn make(root: &Path, course: &Course, out: &Path) -> Result<Summary> {
         &out.join(crate::course::manifest::FILE),
         &crate::course::manifest::generate(out, &handout_course),
     )?;
+    // And the handed-out copies of those files, for `cargo xtask reset --course-files`.
+    crate::course::pristine::write(out, &handout_course)?;
 
     let hidden_checks = course
         .lessons

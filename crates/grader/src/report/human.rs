@@ -43,9 +43,14 @@ pub enum Detail {
 }
 
 /// The exercise's label in the table: its verdict, or whom it is blocked by.
+///
+/// An exercise not started, or whose crate does not compile, says so even when the exercises it
+/// needs fail too: its own code is what to write (or fix) first, as its checks' messages say.
 pub fn exercise_label(ex: &ExerciseReport) -> String {
     let status = ex.status();
-    if let Some(blocker) = ex.blocked_by() {
+    if let Some(blocker) = ex.blocked_by()
+        && !matches!(status, Status::NotStarted | Status::CompileError)
+    {
         return format!("blocked: fix `{blocker}` first");
     }
     match status {
@@ -217,6 +222,34 @@ pub fn next_step(report: &Report) -> Option<NextStep> {
     }
 }
 
+/// After a grade of the student's lessons at full marks, the line that says where to go next:
+/// the lesson after the last one graded, with where its text is and the command that grades it,
+/// or the end of the course. `None` when the grade is not at full marks.
+pub fn next_lesson(course: &crate::course::Course, report: &Report) -> Option<String> {
+    if next_step(report) != Some(NextStep::FullMarks) || report.graded != super::Graded::Exercises {
+        return None;
+    }
+    let last = report.lessons.last()?;
+    let at = course.lessons.iter().position(|l| l.id == last.id)?;
+    Some(match course.lessons.get(at + 1) {
+        Some(next) => {
+            let number = lesson_name(&next.id);
+            let key = number.strip_prefix("lesson ").unwrap_or(&next.id);
+            format!(
+                "Next: {number}, {}: read exercises/{}/src/lib.rs (or `cargo doc --open -p {}`), \
+                 then `cargo xtask grade {key}`\n",
+                next.title, next.dir, next.id
+            )
+        }
+        None if report.lessons.len() == course.lessons.len() => {
+            "That was the last lesson: the whole course is at full marks.\n".to_owned()
+        }
+        None => {
+            "That was the course's last lesson: `cargo xtask grade` grades them all.\n".to_owned()
+        }
+    })
+}
+
 /// The lesson's number for people (`lesson02` → `2`), else its id.
 fn lesson_name(id: &str) -> String {
     match id
@@ -258,6 +291,17 @@ fn lesson_build(out: &mut String, lesson: &super::LessonReport, style: &Style) {
 
 /// The human-readable report.
 pub fn render(report: &Report, style: &Style, detail: Detail) -> String {
+    render_for(report, style, detail, None)
+}
+
+/// The human-readable report of a grade run at a place where `restore` gets the handed-out course
+/// files back, which an unofficial grade's notice says (`None`: it names the files only).
+pub fn render_for(
+    report: &Report,
+    style: &Style,
+    detail: Detail,
+    restore: Option<crate::course::pristine::Restore>,
+) -> String {
     let mut out = String::new();
     let what = if report.graded == super::Graded::Solutions {
         " (reference solutions)"
@@ -326,10 +370,9 @@ pub fn render(report: &Report, style: &Style, detail: Detail) -> String {
         for f in &report.modified_files {
             let _ = writeln!(out, "  {}", crate::report::student_text::name(f));
         }
-        let _ = writeln!(
-            out,
-            "  Restore them (e.g. `git checkout -- <file>`) for an official grade."
-        );
+        if let Some(restore) = restore {
+            let _ = writeln!(out, "  {}", restore.text());
+        }
     }
     match next_step(report) {
         Some(NextStep::FullMarks) => {
@@ -468,5 +511,74 @@ mod tests {
             Some(NextStep::FixCompileError("lesson02".into()))
         );
         assert!(!render(&whole, &Style::plain(), Detail::Full).contains("handed-out stub"));
+    }
+
+    /// Every message under the table is true where the student is: the way back to the
+    /// handed-out course files, a row's label beside its checks' messages, the next lesson.
+    #[test]
+    fn the_notice_labels_and_next_steps_agree_with_the_students_situation() {
+        use crate::course::pristine::Restore;
+        let mut report = stubbed(Build::Stubbed);
+        report.official = false;
+        report.modified_files = vec!["exercises/d/tests/snapshots/a.snap (changed)".into()];
+        let table = |restore| render_for(&report, &Style::plain(), Detail::Full, restore);
+        let handout = table(Some(Restore::Reset));
+        assert!(handout.contains("Unofficial:"), "{handout}");
+        assert!(
+            handout.contains("`cargo xtask reset --course-files`"),
+            "{handout}"
+        );
+        assert!(!handout.contains("git"), "{handout}");
+        assert!(table(Some(Restore::Git)).contains("`git checkout -- <file>`"));
+        assert!(!table(None).contains("git"));
+
+        // A row not started (or not compiling) says so, not "blocked", beside a message that
+        // says to implement it.
+        let mut blocked = check("scores", Status::NotStarted, "implement `scores` next");
+        blocked.blocked_by = Some("fold".into());
+        let ex = exercise("scores", vec![blocked.clone()]);
+        assert_eq!(exercise_label(&ex), "not started");
+        blocked.status = Status::CompileError;
+        assert_eq!(
+            exercise_label(&exercise("scores", vec![blocked.clone()])),
+            "does not compile"
+        );
+        blocked.status = Status::Wrong;
+        assert_eq!(
+            exercise_label(&exercise("scores", vec![blocked])),
+            "blocked: fix `fold` first"
+        );
+
+        // Full marks on a lesson names the next one and the command; the last lesson says so.
+        let course: crate::course::Course = toml::from_str(
+            "[course]\ntitle = \"t\"\n\
+             [[lessons]]\nid = \"lesson02\"\ndir = \"lesson02-split\"\ntitle = \"Split\"\n\
+             [[lessons]]\nid = \"lesson03\"\ndir = \"lesson03-par\"\ntitle = \"Parallel\"\n",
+        )
+        .unwrap();
+        let mut full = stubbed(Build::Ok);
+        for ex in &mut full.lessons[0].exercises {
+            for c in &mut ex.checks {
+                c.status = Status::Passed;
+            }
+        }
+        full.score = full.max_score;
+        full.lessons[0].score = full.max_score;
+        for ex in &mut full.lessons[0].exercises {
+            ex.score = ex.max_score;
+        }
+        assert!(render(&full, &Style::plain(), Detail::Full).ends_with("Full marks.\n"));
+        assert_eq!(
+            next_lesson(&course, &full).as_deref(),
+            Some(
+                "Next: lesson 3, Parallel: read exercises/lesson03-par/src/lib.rs (or `cargo doc \
+                 --open -p lesson03`), then `cargo xtask grade 3`\n"
+            )
+        );
+        full.lessons[0].id = "lesson03".into();
+        assert!(next_lesson(&course, &full).unwrap().contains("last lesson"));
+        full.official = false;
+        assert_eq!(next_lesson(&course, &full), None);
+        assert_eq!(next_lesson(&course, &stubbed(Build::Ok)), None);
     }
 }
