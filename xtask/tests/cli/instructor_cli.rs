@@ -395,11 +395,13 @@ fn the_handout_builds_grades_and_passes_its_tests() {
     for (name, (status, message)) in &all {
         assert_eq!(status, "not_started", "{name}: {message}");
     }
-    // Instructor commands refuse politely.
+    // Instructor commands refuse politely, before anything is built.
     xtask_in(h, &["bless", "--check"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("solutions/ is missing"));
+        .stderr(predicate::str::contains(
+            "`cargo xtask bless` is an instructors' command",
+        ));
 
     // The README's test command passes, with the instructors' locked versions. In the shared
     // target folder it reuses what `cargo test` built here (cargo keys a workspace member's build
@@ -807,6 +809,63 @@ fn the_real_handout_readme_links_resolve_and_only_student_files_ship() {
         assert!(!h.join(gone).exists(), "{gone} was shipped");
     }
     assert!(h.join("docs/report.schema.json").is_file());
+    // The README is the student's page: short, no machine's figures, no benchmark.
+    let readme = String::from_utf8_lossy(&tree[Path::new("README.md")]).into_owned();
+    assert!(
+        readme.lines().count() <= 150,
+        "README: {} lines",
+        readme.lines().count()
+    );
+    for maintainers in [
+        "bench",
+        "python3",
+        "NumPy limited",
+        "Xeon",
+        "EPYC",
+        "--solutions",
+    ] {
+        assert!(
+            !readme.contains(maintainers),
+            "the README says `{maintainers}`"
+        );
+    }
+    for gone in [
+        "crates/attention/benches",
+        "crates/attention/examples/bench_mha.rs",
+    ] {
+        assert!(!h.join(gone).exists(), "{gone} was shipped");
+    }
+    // The student's help lists the student's commands only, and the instructors' are refused
+    // at once (the instructors' own build of the grader, here, included).
+    let help = xtask_in(h, &["--help"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let help = String::from_utf8(help).unwrap();
+    for command in [
+        "bless",
+        "check",
+        "new",
+        "dist",
+        "manifest",
+        "secret",
+        "similarity",
+        "class-page",
+    ] {
+        assert!(
+            !help
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("{command} "))),
+            "`{command}` in the handout's help:\n{help}"
+        );
+    }
+    assert!(help.contains("reset"), "{help}");
+    xtask_in(h, &["demo", "1", "--solutions"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not in a student handout"));
     let mut checked = 0;
     for (path, bytes) in &tree {
         let rel = path.to_string_lossy().replace('\\', "/");
@@ -814,7 +873,8 @@ fn the_real_handout_readme_links_resolve_and_only_student_files_ship() {
         if !rel.starts_with("xtask/src/") && !rel.starts_with("crates/grader/src/") {
             for line in text.lines().filter(|l| l.contains("solutions/")) {
                 assert!(
-                    rel == "course.toml" && line.trim_start().starts_with('#'),
+                    (rel == "course.toml" || rel == ".pristine/course.toml")
+                        && line.trim_start().starts_with('#'),
                     "{rel} names solutions/, which the handout does not have: {line}"
                 );
             }

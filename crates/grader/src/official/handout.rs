@@ -32,6 +32,9 @@ pub const INSTRUCTOR_ONLY: &[&str] = &[
     "docs/bench-core.md",
     "docs/bench-grade.md",
     "scripts",
+    // The core's benchmark against NumPy (its Python script and its Rust side): the maintainers'.
+    "crates/attention/benches",
+    "crates/attention/examples/bench_mha.rs",
     // The course secret: with it, every student's variant inputs could be computed in advance.
     crate::variants::secret::FILE,
     // The instructors' official grading workflow (`autograder github`), should the course's
@@ -388,6 +391,21 @@ mod tests {
         assert!(!instructor_only(
             "exercises/lesson01-why-heads/src/exercises.rs"
         ));
+    }
+
+    #[test]
+    fn the_benchmarks_stay_with_the_maintainers() {
+        for path in [
+            "crates/attention/benches/bench_mha.py",
+            "crates/attention/examples/bench_mha.rs",
+            "docs/bench-core.md",
+            "scripts/bench-grade.sh",
+        ] {
+            assert!(instructor_only(path), "{path}");
+        }
+        for path in ["crates/attention/src/fast/profile.rs", "docs/grading.md"] {
+            assert!(!instructor_only(path), "{path}");
+        }
     }
 
     #[test]
