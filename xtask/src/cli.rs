@@ -555,6 +555,15 @@ const INSTRUCTOR_GRADE_FLAGS: &[&str] = &[
     "similarity_exercises",
 ];
 
+/// What the command line is, for a student.
+const STUDENT_ABOUT: &str = "The course's grader: grade your exercises, run the worked examples, \
+                             get hints, and put code or course files back as handed out.";
+
+/// `grade --help` for a student (the reference solutions and official grading left out).
+const GRADE_LONG_ABOUT: &str = "Grade your exercises, check by check, each judged by the grader.\n\n\
+     Exits 0 only at full marks. Grading never writes or accepts snapshots. A mistyped lesson or \
+     exercise name is refused (exit status 2) with the closest name: `did you mean ...?`.";
+
 /// The command line as `place` shows it: the instructors' commands and flags hidden from a
 /// student's help (they still parse, to be refused with a message that says why).
 pub fn command(place: Place) -> clap::Command {
@@ -565,16 +574,19 @@ pub fn command(place: Place) -> clap::Command {
     for name in INSTRUCTOR_COMMANDS {
         cmd = cmd.mut_subcommand(*name, |c| c.hide(true));
     }
+    cmd = cmd.about(STUDENT_ABOUT).long_about(None);
     cmd = cmd.mut_subcommand("grade", |mut g| {
         for flag in INSTRUCTOR_GRADE_FLAGS {
             g = g.mut_arg(*flag, |a| a.hide(true));
         }
-        g
+        g.about("Grade your exercises, check by check, each judged by the grader")
+            .long_about(GRADE_LONG_ABOUT)
     });
     // The reference solution is not in a handout.
     cmd = cmd.mut_subcommand("demo", |d| {
         d.mut_arg("solutions", |a| a.hide(true))
             .mut_arg("compare", |a| a.hide(true))
+            .about("Run a lesson's worked example with your code and print it like the text")
     });
     if place == Place::RepositoryStudentBuild {
         let note = format!(
@@ -712,6 +724,13 @@ mod tests {
         );
         assert!(!help(Place::Handout).contains("Instructors"));
         assert!(!help(Place::Handout).contains("(instructors)"));
+        for place in [Place::Handout, Place::RepositoryStudentBuild] {
+            let text =
+                help(place) + &subcommand_help(place, "grade") + &subcommand_help(place, "demo");
+            for word in ["reference", "instructors' tools", "submission"] {
+                assert!(!text.contains(word), "{place:?}: `{word}` in\n{text}");
+            }
+        }
     }
 
     fn parse(place: Place, args: &[&str]) -> Cmd {
