@@ -1,8 +1,8 @@
 //! Lesson 1's worked example, printed the way the lesson text prints it, with a picture of both
-//! heads. Every shape and number below is computed by your code (the reference's with
-//! `--solutions`); a line that needs a function you have not written yet says so.
+//! heads. Every shape and number below is computed by your code; a line that needs a function you
+//! have not written yet says so.
 //!
-//! Run it with `cargo xtask demo lesson01` (`--solutions`, `--compare`, `--svg DIR`).
+//! Run it with `cargo xtask demo lesson01` (`--svg DIR` also writes its figures as SVG files).
 
 use attention::error::shape_string;
 use attention::print::np;

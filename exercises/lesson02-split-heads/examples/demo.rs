@@ -1,8 +1,7 @@
 //! Lesson 2's worked example, printed the way the lesson text prints it. Every shape and number
-//! below is computed by your code (the reference's with `--solutions`); a line that needs a
-//! function you have not written yet says so.
+//! below is computed by your code; a line that needs a function you have not written yet says so.
 //!
-//! Run it with `cargo xtask demo lesson02` (or `--solutions`).
+//! Run it with `cargo xtask demo lesson02`.
 
 use attention::error::shape_string;
 use lesson02::setup::{B, C, H, T};

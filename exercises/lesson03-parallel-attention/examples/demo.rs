@@ -1,9 +1,9 @@
 //! Lesson 3's worked example: attention for two sequences and two heads in one batched call, with
 //! pictures of every head and of the masks. Every shape and number below is computed by your code
-//! (the reference's with `--solutions`); a line that needs a function you have not written yet
+//!; a line that needs a function you have not written yet
 //! says so.
 //!
-//! Run it with `cargo xtask demo lesson03` (`--solutions`, `--compare`, `--svg DIR`).
+//! Run it with `cargo xtask demo lesson03` (`--svg DIR` also writes its figures as SVG files).
 
 use attention::error::shape_string;
 use attention::print::np;

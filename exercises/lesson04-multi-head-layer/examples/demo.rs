@@ -1,9 +1,9 @@
-//! Lesson 4's worked examples: concatenate-then-`W_O` for one token, a cross-attention layer,
-//! the causal self-attention module and its parameter count, with pictures of every head and of
-//! their average. Every shape and number below is computed by your code (the reference's with
-//! `--solutions`); a line that needs a function you have not written yet says so.
+//! Lesson 4's worked examples: concatenate-then-`W_O` for one token, a cross-attention layer, the
+//! causal self-attention module and its parameter count, with pictures of every head and of their
+//! average. Every shape and number below is computed by your code; a line that needs a function you
+//! have not written yet says so.
 //!
-//! Run it with `cargo xtask demo lesson04` (`--solutions`, `--compare`, `--svg DIR`).
+//! Run it with `cargo xtask demo lesson04` (`--svg DIR` also writes its figures as SVG files).
 
 use attention::error::shape_string;
 use attention::print::np;

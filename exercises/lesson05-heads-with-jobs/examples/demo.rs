@@ -1,8 +1,8 @@
-//! Lesson 5's worked example: two hand-built heads over "the rain jacket is light packable", with
-//! a picture of both. Every shape and number below is computed by your code (the reference's with
-//! `--solutions`); a line that needs a function you have not written yet says so.
+//! Lesson 5's worked example: two hand-built heads over "the rain jacket is light packable", with a
+//! picture of both. Every shape and number below is computed by your code; a line that needs a
+//! function you have not written yet says so.
 //!
-//! Run it with `cargo xtask demo lesson05` (`--solutions`, `--compare`, `--svg DIR`).
+//! Run it with `cargo xtask demo lesson05` (`--svg DIR` also writes its figures as SVG files).
 
 use attention::print::np;
 use lesson05::setup::{CATEGORY, CATEGORY_NAMES, T, TOKENS, argmax_first};

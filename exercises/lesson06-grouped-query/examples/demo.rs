@@ -1,9 +1,9 @@
-//! Lesson 6's worked example: grouped-query attention with 4 query heads sharing 2 key/value
-//! heads (with a picture of every head), then the KV-cache memory of a published model with and
-//! without grouping. Every shape and number below is computed by your code (the reference's with
-//! `--solutions`); a line that needs a function you have not written yet says so.
+//! Lesson 6's worked example: grouped-query attention with 4 query heads sharing 2 key/value heads
+//! (with a picture of every head), then the KV-cache memory of a published model with and without
+//! grouping. Every shape and number below is computed by your code; a line that needs a function
+//! you have not written yet says so.
 //!
-//! Run it with `cargo xtask demo lesson06` (`--solutions`, `--compare`, `--svg DIR`).
+//! Run it with `cargo xtask demo lesson06` (`--svg DIR` also writes its figures as SVG files).
 
 use attention::print::np;
 use lesson06::setup::{GIB, H, H_KV, LLAMA2_70B, T};

@@ -1,9 +1,9 @@
-//! Lesson 7's worked example: a prompt, then one token at a time through a KV cache, printing
-//! the cache as it grows and what each step's query heads read (with a picture of every head).
-//! Every shape and number below is computed by your code (the reference's with `--solutions`);
-//! a line that needs a function you have not written yet says so.
+//! Lesson 7's worked example: a prompt, then one token at a time through a KV cache, printing the
+//! cache as it grows and what each step's query heads read (with a picture of every head). Every
+//! shape and number below is computed by your code; a line that needs a function you have not
+//! written yet says so.
 //!
-//! Run it with `cargo xtask demo lesson07` (`--solutions`, `--compare`, `--svg DIR`).
+//! Run it with `cargo xtask demo lesson07` (`--svg DIR` also writes its figures as SVG files).
 
 use attention::error::shape_string;
 use attention::print::np;

@@ -199,10 +199,10 @@ fn placeholder_matches_snapshot() {
 "#;
 
 const EXERCISE_DEMO: &str = r#"//! Lesson @N@'s worked example, printed the way the lesson text prints it. Every line is
-//! computed by your code (the reference's with `--solutions`); a line that needs a function you
-//! have not written yet says so, and the rest still runs.
+//! computed by your code; a line that needs a function you have not written yet says so, and
+//! the rest still runs.
 //!
-//! Run it with `cargo xtask demo @ID@` (`--solutions`, `--compare`, `--svg DIR`).
+//! Run it with `cargo xtask demo @ID@` (`--svg DIR` also writes its figures as SVG files).
 
 use @ID@::setup::N;
 use @ID@::*;
