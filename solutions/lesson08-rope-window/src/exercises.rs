@@ -114,7 +114,7 @@ pub fn rope_scores(
 }
 
 /// Refuses a query, key or value that does not fit a cache of `(B, H_kv, hs)`.
-fn expect_step(
+pub(crate) fn expect_step(
     op: &str,
     q: &ArrayView3<f64>,
     k: &ArrayView3<f64>,
@@ -166,6 +166,26 @@ pub(crate) fn attend_step(
     (out, weights)
 }
 
+/// Refuses a step that does not fit `cache`, or a full cache.
+pub(crate) fn expect_free_step(
+    q: &ArrayView3<f64>,
+    k: &ArrayView3<f64>,
+    v: &ArrayView3<f64>,
+    cache: &KvCache,
+) -> Result<()> {
+    let op = "rope_decode_step";
+    let shape = (cache.batch(), cache.kv_heads(), cache.head_size());
+    expect_step(op, q, k, v, shape)?;
+    if cache.len() == cache.capacity() {
+        return Err(ShapeError::with_got(
+            op,
+            "a cache with a free position",
+            format!("all {} positions taken", cache.capacity()),
+        ));
+    }
+    Ok(())
+}
+
 /// One decoding step with RoPE: rotates `q` and `k` at position `cache.len()`, appends the
 /// rotated key and the plain value, then attends over the whole cache.
 pub fn rope_decode_step(
@@ -175,16 +195,7 @@ pub fn rope_decode_step(
     cache: &mut KvCache,
     base: f64,
 ) -> Result<(Array3<f64>, Array3<f64>)> {
-    let op = "rope_decode_step";
-    let shape = (cache.batch(), cache.kv_heads(), cache.head_size());
-    expect_step(op, &q, &k, &v, shape)?;
-    if cache.len() == cache.capacity() {
-        return Err(ShapeError::with_got(
-            op,
-            "a cache with a free position",
-            format!("all {} positions taken", cache.capacity()),
-        ));
-    }
+    expect_free_step(&q, &k, &v, cache)?;
     let p = cache.len();
     let rq = rotate_step(q, p, base)?;
     let rk = rotate_step(k, p, base)?;

@@ -2,7 +2,7 @@
 //! by its id (`grade --solutions --plant <id>`, see the crate docs). Each is a real implementation a
 //! student could write; `course.toml` names the checks that catch it and explains it.
 
-use crate::reference::attend_step;
+use crate::reference::{attend_step, expect_free_step};
 use crate::setup::{KvCache, RingCache};
 use attention::Result;
 use attention::error::ShapeError;
@@ -102,6 +102,7 @@ pub mod rope_decode_at_position_0 {
         cache: &mut KvCache,
         base: f64,
     ) -> Result<(Array3<f64>, Array3<f64>)> {
+        expect_free_step(&q, &k, &v, cache)?;
         let rq = rotate_step(q, 0, base)?;
         let rk = rotate_step(k, 0, base)?;
         cache.append(rk.view(), v)?;
@@ -121,6 +122,7 @@ pub mod rope_decode_query_after_append {
         cache: &mut KvCache,
         base: f64,
     ) -> Result<(Array3<f64>, Array3<f64>)> {
+        expect_free_step(&q, &k, &v, cache)?;
         let rk = rotate_step(k, cache.len(), base)?;
         cache.append(rk.view(), v)?;
         let rq = rotate_step(q, cache.len(), base)?;
@@ -140,6 +142,7 @@ pub mod rope_on_values {
         cache: &mut KvCache,
         base: f64,
     ) -> Result<(Array3<f64>, Array3<f64>)> {
+        expect_free_step(&q, &k, &v, cache)?;
         let p = cache.len();
         let (rq, rk, rv) = (
             rotate_step(q, p, base)?,
