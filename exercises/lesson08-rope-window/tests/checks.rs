@@ -157,7 +157,11 @@ fn apply_rope_worked_example() {
     let _proof = course_check::proof();
     let ex = worked_example();
     let rotated = apply_rope(ex.q.view(), 0, BASE).unwrap();
-    assert_eq!(rotated.shape(), &[B, H, T, HS], "(B, h, T, hs) in, the same out");
+    assert_eq!(
+        rotated.shape(),
+        &[B, H, T, HS],
+        "(B, h, T, hs) in, the same out"
+    );
     assert_close_snapshot!("apply_rope_worked_q", rotated);
 }
 
@@ -369,9 +373,21 @@ fn rope_decode_step_refuses_bad_shapes() {
     let mut cache = KvCache::new(1, 2, 4, 1);
     let (q, kv) = (Array3::ones((1, 4, 4)), Array3::ones((1, 2, 4)));
     for (q, k, what) in [
-        (Array3::ones((1, 3, 4)), kv.clone(), "H = 3 query heads cannot share H_kv = 2"),
-        (Array3::ones((1, 4, 2)), kv.clone(), "hs = 2 against a cache of hs = 4"),
-        (q.clone(), Array3::ones((1, 4, 4)), "keys of H = 4 heads for H_kv = 2"),
+        (
+            Array3::ones((1, 3, 4)),
+            kv.clone(),
+            "H = 3 query heads cannot share H_kv = 2",
+        ),
+        (
+            Array3::ones((1, 4, 2)),
+            kv.clone(),
+            "hs = 2 against a cache of hs = 4",
+        ),
+        (
+            q.clone(),
+            Array3::ones((1, 4, 4)),
+            "keys of H = 4 heads for H_kv = 2",
+        ),
     ] {
         assert!(
             rope_decode_step(q.view(), k.view(), kv.view(), &mut cache, BASE).is_err(),
@@ -400,7 +416,11 @@ fn window_mask_by_hand() {
         [false, false, true, true, false],
         [false, false, false, true, true],
     ];
-    assert_eq!(window_mask(5, 2), expected, "W = 2: each token and the one before");
+    assert_eq!(
+        window_mask(5, 2),
+        expected,
+        "W = 2: each token and the one before"
+    );
     assert_eq!(window_mask(4, 4), causal(4, 4), "W >= T is the causal mask");
     assert_eq!(window_mask(4, 9), causal(4, 4), "W >= T is the causal mask");
     assert_eq!(
@@ -428,7 +448,11 @@ fn ring_in_time_order_before_the_wrap() {
     let _proof = course_check::proof();
     let ring = labelled_ring(4, 3);
     let (keys, values) = ring_in_time_order(&ring);
-    assert_eq!(keys.shape(), &[1, 2, 3, 3], "(B, H_kv, len, hs), len = 3 tokens pushed");
+    assert_eq!(
+        keys.shape(),
+        &[1, 2, 3, 3],
+        "(B, H_kv, len, hs), len = 3 tokens pushed"
+    );
     assert_eq!(keys.view(), ring.key_slots().slice(s![.., .., ..3, ..]));
     assert_eq!(values, -keys, "values travel with their keys");
 }
@@ -491,7 +515,8 @@ fn window_decode_step_weights_in_time_order() {
         window_decode_step(q, k, v, &mut ring, BASE)
     })
     .unwrap();
-    let (_, full) = full_rope_attention(ex.q.view(), ex.k.view(), ex.v.view(), &window_by_hand(T, W));
+    let (_, full) =
+        full_rope_attention(ex.q.view(), ex.k.view(), ex.v.view(), &window_by_hand(T, W));
     for (t, w) in weights.iter().enumerate() {
         let first = (t + 1).saturating_sub(W);
         let row = full.slice(s![.., .., t, first..=t]);
@@ -616,9 +641,22 @@ fn rope_scores_property() {
     let _proof = course_check::proof();
     property::check(
         "rope_scores(q, k, m, n) == R(m) q · R(n) k / √hs, and the same at (m + d, n + d)",
-        &[("B", 2), ("h", 2), ("T", 3), ("S", 3), ("pairs", 3), ("shift", 4)],
+        &[
+            ("B", 2),
+            ("h", 2),
+            ("T", 3),
+            ("S", 3),
+            ("pairs", 3),
+            ("shift", 4),
+        ],
         |case| {
-            let (b, h, t, s_len, hs) = (case["B"], case["h"], case["T"], case["S"], 2 * case["pairs"]);
+            let (b, h, t, s_len, hs) = (
+                case["B"],
+                case["h"],
+                case["T"],
+                case["S"],
+                2 * case["pairs"],
+            );
             let shift = (case["shift"] - 1) * 50;
             let (q, k) = (case.array((b, h, t, hs)), case.array((b, h, s_len, hs)));
             let (rq, rk) = (
@@ -626,12 +664,14 @@ fn rope_scores_property() {
                 rotate_by_hand(k.view(), 1, BASE, false),
             );
             let expected = Array4::from_shape_fn((b, h, t, s_len), |(bi, i, ti, si)| {
-                rq.slice(s![bi, i, ti, ..]).dot(&rk.slice(s![bi, i, si, ..])) / (hs as f64).sqrt()
+                rq.slice(s![bi, i, ti, ..])
+                    .dot(&rk.slice(s![bi, i, si, ..]))
+                    / (hs as f64).sqrt()
             });
             let got = rope_scores(q.view(), k.view(), 3, 1, BASE).map_err(case.error())?;
             property::close(&expected, &got)?;
-            let shifted =
-                rope_scores(q.view(), k.view(), 3 + shift, 1 + shift, BASE).map_err(case.error())?;
+            let shifted = rope_scores(q.view(), k.view(), 3 + shift, 1 + shift, BASE)
+                .map_err(case.error())?;
             property::close(&expected, &shifted)
                 .map_err(|why| format!("both positions shifted by {shift}: {why}"))
         },
@@ -645,8 +685,13 @@ fn rope_decode_step_property() {
         "rope_decode_step, token by token == causal attention with RoPE over the whole sequence",
         &[("B", 2), ("H_kv", 2), ("n_rep", 2), ("T", 5), ("pairs", 2)],
         |case| {
-            let (b, h_kv, n, t, hs) =
-                (case["B"], case["H_kv"], case["n_rep"], case["T"], 2 * case["pairs"]);
+            let (b, h_kv, n, t, hs) = (
+                case["B"],
+                case["H_kv"],
+                case["n_rep"],
+                case["T"],
+                2 * case["pairs"],
+            );
             let (q, k, v) = (
                 case.array((b, h_kv * n, t, hs)),
                 case.array((b, h_kv, t, hs)),
@@ -713,7 +758,14 @@ fn window_decode_step_property() {
     let _proof = course_check::proof();
     property::check(
         "window_decode_step, token by token == attention with RoPE under window_mask(T, W), weights oldest first",
-        &[("B", 2), ("H_kv", 2), ("n_rep", 2), ("T", 6), ("pairs", 2), ("W", 4)],
+        &[
+            ("B", 2),
+            ("H_kv", 2),
+            ("n_rep", 2),
+            ("T", 6),
+            ("pairs", 2),
+            ("W", 4),
+        ],
         |case| {
             let (b, h_kv, n, t, hs, w) = (
                 case["B"],
@@ -736,8 +788,11 @@ fn window_decode_step_property() {
             let (full, full_weights) =
                 full_rope_attention(q.view(), k.view(), v.view(), &window_by_hand(t, w));
             let first = t - t.min(w);
-            property::close(&full_weights.slice(s![.., .., t - 1, first..]), &weights[t - 1])
-                .map_err(|why| format!("W = {w}, the last token's weights: {why}"))?;
+            property::close(
+                &full_weights.slice(s![.., .., t - 1, first..]),
+                &weights[t - 1],
+            )
+            .map_err(|why| format!("W = {w}, the last token's weights: {why}"))?;
             property::close(&full, &stepped).map_err(|why| format!("W = {w}: {why}"))
         },
     );

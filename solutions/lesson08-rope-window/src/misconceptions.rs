@@ -73,7 +73,11 @@ pub mod rope_rotation_after_scale {
         let (b, h, t, hs) = q.dim();
         let s_len = k.dim().2;
         if k.dim() != (b, h, s_len, hs) {
-            return Err(ShapeError::new("rope_scores", "keys (B, h, S, hs)", k.shape()));
+            return Err(ShapeError::new(
+                "rope_scores",
+                "keys (B, h, S, hs)",
+                k.shape(),
+            ));
         }
         let scale = 1.0 / (hs as f64).sqrt();
         let mut scores = Array4::zeros((b, h, t, s_len));

@@ -12,7 +12,10 @@ fn variants_hold_for_fifty_seeds() {
     let bodies: [(&str, course_check::variant::Body); 10] = [
         ("rope_frequencies", variants::rope_frequencies_with),
         ("apply_rope", variants::apply_rope_with),
-        ("apply_rope_interleaved", variants::apply_rope_interleaved_with),
+        (
+            "apply_rope_interleaved",
+            variants::apply_rope_interleaved_with,
+        ),
         ("interleaved_to_half", variants::interleaved_to_half_with),
         ("rope_scores", variants::rope_scores_with),
         ("rope_decode_step", variants::rope_decode_step_with),

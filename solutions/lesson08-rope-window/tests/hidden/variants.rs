@@ -7,7 +7,9 @@
 //! two layouts coincide), positions past 0 (position 0 turns nothing), at least two decoded tokens
 //! (the first token's softmax has one key), rings that have wrapped to a slot other than 0.
 
-use course_check::{Variant, variant_close_snapshot, variant_exact_snapshot, variant_text_snapshot};
+use course_check::{
+    Variant, variant_close_snapshot, variant_exact_snapshot, variant_text_snapshot,
+};
 use lesson08::*;
 use ndarray::{Array3, Array4, Axis};
 
@@ -45,7 +47,7 @@ pub fn apply_rope_with(v: &mut Variant) {
     let start = v.between(20, 300);
     v.shapes(&format!("(B, h, T, hs)={shape:?}, start={start}"));
     let x: Array4<f64> = v.randn(shape);
-    variant_close_snapshot!("rotated", apply_rope(x.view(), start, 10000.0).unwrap());
+    variant_close_snapshot!("rotate_half", apply_rope(x.view(), start, 10000.0).unwrap());
 }
 
 #[test]
@@ -60,7 +62,7 @@ pub fn apply_rope_interleaved_with(v: &mut Variant) {
     v.shapes(&format!("(B, h, T, hs)={shape:?}, start={start}"));
     let x: Array4<f64> = v.randn(shape);
     let rotated = apply_rope_interleaved(x.view(), start, 10000.0).unwrap();
-    variant_close_snapshot!("rotated", rotated);
+    variant_close_snapshot!("rotate_interleaved", rotated);
 }
 
 #[test]
@@ -92,15 +94,26 @@ pub fn rope_scores_with(v: &mut Variant) {
     ));
     let q: Array4<f64> = v.randn((b, h, t, hs));
     let k: Array4<f64> = v.randn((b, h, s_len, hs));
-    variant_close_snapshot!("scores", rope_scores(q.view(), k.view(), qs, ks, 10000.0).unwrap());
+    variant_close_snapshot!(
+        "scores",
+        rope_scores(q.view(), k.view(), qs, ks, 10000.0).unwrap()
+    );
 }
 
 /// Random `q (B, H, T, hs)`, `k`, `v (B, H_kv, T, hs)` with `T >= 3` and `H = H_kv · n_rep`.
-fn draw_sequence(v: &mut Variant, t: usize, extra: &str) -> (Array4<f64>, Array4<f64>, Array4<f64>) {
+fn draw_sequence(
+    v: &mut Variant,
+    t: usize,
+    extra: &str,
+) -> (Array4<f64>, Array4<f64>, Array4<f64>) {
     let (b, h_kv, hs) = (v.between(1, 2), v.between(1, 2), 2 * v.between(2, 4));
     let h = h_kv * v.between(1, 3);
     v.shapes(&format!("B={b}, H={h}, H_kv={h_kv}, T={t}, hs={hs}{extra}"));
-    (v.randn((b, h, t, hs)), v.randn((b, h_kv, t, hs)), v.randn((b, h_kv, t, hs)))
+    (
+        v.randn((b, h, t, hs)),
+        v.randn((b, h_kv, t, hs)),
+        v.randn((b, h_kv, t, hs)),
+    )
 }
 
 /// Every step's `(output, weights)` of `step` over the tokens.
@@ -138,8 +151,8 @@ pub fn rope_decode_step_with(v: &mut Variant) {
         rope_decode_step(q, k, vals, &mut cache, 10000.0).unwrap()
     });
     for (p, (o, w)) in out.iter().enumerate() {
-        variant_close_snapshot!(&format!("output_{p}"), o);
-        variant_close_snapshot!(&format!("weights_{p}"), w);
+        variant_close_snapshot!(&format!("cache_output_{p}"), o);
+        variant_close_snapshot!(&format!("cache_weights_{p}"), w);
     }
 }
 
@@ -168,12 +181,18 @@ fn ring_in_time_order_variant() {
 
 /// A ring that has wrapped around, its next slot not slot 0.
 pub fn ring_in_time_order_with(v: &mut Variant) {
-    let (b, h_kv, hs, w) = (v.between(1, 2), v.between(1, 2), v.between(1, 3), v.between(2, 5));
+    let (b, h_kv, hs, w) = (
+        v.between(1, 2),
+        v.between(1, 2),
+        v.between(1, 3),
+        v.between(2, 5),
+    );
     let n = w * v.between(1, 2) + v.between(1, w - 1);
     v.shapes(&format!("B={b}, H_kv={h_kv}, hs={hs}, W={w}, pushed={n}"));
     let mut ring = RingCache::new(b, h_kv, hs, w);
     for _ in 0..n {
-        let (k, vals): (Array3<f64>, Array3<f64>) = (v.randn((b, h_kv, hs)), v.randn((b, h_kv, hs)));
+        let (k, vals): (Array3<f64>, Array3<f64>) =
+            (v.randn((b, h_kv, hs)), v.randn((b, h_kv, hs)));
         ring.push(k.view(), vals.view()).unwrap();
     }
     let (keys, values) = ring_in_time_order(&ring);
@@ -197,8 +216,8 @@ pub fn window_decode_step_with(v: &mut Variant) {
         window_decode_step(q, k, vals, &mut ring, 10000.0).unwrap()
     });
     for (p, (o, wts)) in out.iter().enumerate() {
-        variant_close_snapshot!(&format!("output_{p}"), o);
-        variant_close_snapshot!(&format!("weights_{p}"), wts);
+        variant_close_snapshot!(&format!("ring_output_{p}"), o);
+        variant_close_snapshot!(&format!("ring_weights_{p}"), wts);
     }
 }
 
