@@ -933,9 +933,15 @@ fn with_readme(s: &Scratch) {
 fn a_new_exercise_is_ready_once_its_next_steps_are_followed() {
     let s = Scratch::new("new-exercise");
     with_readme(&s);
-    // Numbered 9, not the next free 8: the copies share one target folder, and
-    // `a_scaffolded_lesson_passes_check` needs lesson08's builds to be its own.
-    s.xtask(&["new", "lesson09-rope", "--title", "Rotary embeddings"])
+    // Numbered 29, not the next free number: the copies share one target folder, and
+    // `a_scaffolded_lesson_passes_check` needs the next free number's builds to be its own.
+    let last_row = s
+        .read("README.md")
+        .lines()
+        .rfind(|l| l.starts_with("| ") && l.contains("`exercises/lesson"))
+        .expect("README.md's lesson table")
+        .to_owned();
+    s.xtask(&["new", "lesson29-rope", "--title", "Rotary embeddings"])
         .assert()
         .success();
     let course = s.read("course.toml");
@@ -949,7 +955,7 @@ fn a_new_exercise_is_ready_once_its_next_steps_are_followed() {
     let number: u32 = id.trim_start_matches("lesson").parse().unwrap();
     assert!(
         s.read("README.md").contains(&format!(
-            "| 7 | `exercises/lesson07-kv-cache` | decoding with a KV cache: `KvCache` (append, capacity, memory = lesson 6's formula), `decode_step`, `generate` (token by token equals full causal attention) |\n| {number} | `exercises/{dir}` | Rotary embeddings |\n"
+            "{last_row}\n| {number} | `exercises/{dir}` | Rotary embeddings |\n"
         )),
         "new did not add the lesson's row after the last one"
     );

@@ -1,0 +1,4 @@
+//! Lesson 8's checks. `cargo xtask grade lesson08` runs them one by one against your code; the
+//! checks themselves are in `checks.rs`, their expected outputs in `snapshots/`.
+#[path = "checks.rs"]
+mod checks;
