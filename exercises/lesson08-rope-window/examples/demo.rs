@@ -1,10 +1,10 @@
 //! Lesson 8's worked example: RoPE's frequencies, the score pattern of one vector at every
 //! position, the same scores shifted by 100 positions, decoding with RoPE through a cache and
 //! through a rolling buffer, the window mask, and what a window saves on a 32k context. Every
-//! number below is computed by your code (the reference's with `--solutions`); a line that needs
-//! a function you have not written yet says so.
+//! number below is computed by your code; a line that needs a function you have not written yet
+//! says so.
 //!
-//! Run it with `cargo xtask demo lesson08` (`--solutions`, `--compare`, `--svg DIR`).
+//! Run it with `cargo xtask demo lesson08` (`--svg DIR` also writes its figures as SVG files).
 
 use attention::error::shape_string;
 use attention::print::np;
