@@ -93,7 +93,7 @@ pub enum Cmd {
     /// Scaffold a new lesson (exercise and solution crates, worked example, course.toml entry,
     /// blessed snapshot) that passes `cargo xtask check` (instructors).
     New {
-        /// `lesson08-rope`, or `rope` for the next free number.
+        /// `lesson10-yarn`, or `yarn` for the next free number.
         slug: String,
         /// The lesson's title.
         #[arg(long)]
