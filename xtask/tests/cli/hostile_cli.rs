@@ -734,7 +734,12 @@ fn hostile_submissions(mode: Mode) {
     let all = statuses(&report);
     let status = |n: &str| all[n].0.as_str();
     let message = |n: &str| all[n].1.as_str();
-    assert_eq!(status("head_size_divides_width"), "exited_early");
+    assert_eq!(
+        status("head_size_divides_width"),
+        "exited_early",
+        "{}",
+        message("head_size_divides_width")
+    );
     assert_eq!(status("split_heads_moves_data"), "wrong");
     // Judged from its observations, not from the forged panic it printed.
     assert!(
