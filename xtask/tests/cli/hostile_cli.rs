@@ -1064,7 +1064,8 @@ fn shebang_line(mode: Mode) {
 /// A submission's sandboxed build can read the submissions' target folder it writes: it must find
 /// no other student's code there (their libraries, check executables, incremental caches), only
 /// the registry's and the course's own crates. Bob's lesson 3 compiles Alice's lesson 2 library in
-/// by its path; `rustc` says whether it was there to read.
+/// by its path, and by the path where his build keeps it aside; `rustc` says whether it was there
+/// to read.
 #[test]
 fn a_submissions_build_finds_no_other_students_code() {
     other_students_code(Mode::Landlock);
@@ -1096,19 +1097,36 @@ fn other_students_code(mode: Mode) {
             })
         })
         .expect("Alice's build left no library of lesson 2: this test proves nothing");
-    let bob = OutDir::new("bob");
-    submission(&course.root, &bob, &[l3]);
-    append_to_exercises(
-        &bob.path,
-        l3,
-        &format!("#[path = {:?}]\nmod alices;", library.display().to_string()),
-    );
-    let report = graded_submission_in(mode, &course, &bob, &["3"], 600);
-    let output = report["lessons"][0]["compiler_output"].as_str().unwrap();
-    assert!(
-        output.contains("No such file or directory") && !output.contains("UTF-8"),
-        "{output}"
-    );
+    // Where Bob's build puts Alice's library aside (`crate::build::cargo_state::aside`): it must
+    // not reach it there either.
+    let digest = std::fs::read_to_string(
+        support::shared_target().join("submissions/.xtask-sources/lesson02"),
+    )
+    .unwrap();
+    let aside = support::shared_target()
+        .join("submissions-aside/lesson02")
+        .join(digest.trim())
+        .join("debug/deps")
+        .join(library.file_name().unwrap());
+    // Bob's lesson 3 reads Alice's library where it was built, Carol's where it is kept aside
+    // (the first error ends a build: one path each).
+    for (who, path) in [("bob", &library), ("carol", &aside)] {
+        let sub = OutDir::new(who);
+        submission(&course.root, &sub, &[l3]);
+        let path = path.display().to_string();
+        append_to_exercises(&sub.path, l3, &format!("#[path = {path:?}]\nmod alices;"));
+        let report = graded_submission_in(mode, &course, &sub, &["3"], 600);
+        let output = report["lessons"][0]["compiler_output"].as_str().unwrap();
+        assert!(
+            output.contains(&format!("couldn't read `{path}`")) && !output.contains("UTF-8"),
+            "{who}: {output}"
+        );
+        let unreadable = ["No such file or directory", "Permission denied"];
+        assert!(
+            unreadable.iter().any(|e| output.contains(e)),
+            "{who}: {output}"
+        );
+    }
 }
 
 /// A sandboxed process sees only the processes of its own sandbox in `/proc` (the host's `/proc`
