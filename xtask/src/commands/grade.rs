@@ -234,17 +234,7 @@ fn render(root: &Path, course: &Course, report: &Report, args: &GradeArgs) -> St
             // A local grade says how to get changed course files back where it runs.
             let restore = (report.graded != report::Graded::Submission)
                 .then(|| grader::course::pristine::Restore::at(root));
-            let mut text = report::human::render_for(report, &style, detail, restore);
-            if args.submission.is_some() && !report.modified_files.is_empty() {
-                text.push_str(
-                    "\nFiles the student changed outside exercises/*/src (not used: graded with \
-                     the instructors' copies):\n",
-                );
-                for f in &report.modified_files {
-                    text.push_str(&format!("  {}\n", report::student_text::name(f)));
-                }
-            }
-            text
+            report::human::render_for(report, &style, detail, restore)
         }
         Format::Json => report.to_json(),
         Format::Gradescope => report::gradescope::render(report),
