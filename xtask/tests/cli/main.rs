@@ -19,6 +19,8 @@ mod class_modes_cli;
 mod demo_cli;
 mod feedback_cli;
 mod find_your_way;
+#[cfg(target_os = "linux")]
+mod first_grade;
 mod grade_cli;
 mod handles_links_cli;
 mod hostile_cli;

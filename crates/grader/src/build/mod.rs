@@ -13,6 +13,7 @@ pub mod output;
 pub mod outside_sources;
 pub mod reuse;
 pub mod stub_out;
+pub mod units;
 
 pub use cargo::toolchain_homes;
 pub use messages::trim_error;
@@ -84,7 +85,27 @@ pub fn build(
             Reuse::for_local(&target, root, side)
         }
     };
-    build_reusing(root, lessons, side, target_dir, sandbox, reuse)
+    build_reusing(root, lessons, side, (target_dir, sandbox), reuse, None)
+}
+
+/// [`build`] of a local grade, cargo's progress passed to `observer` as it builds.
+pub fn build_observed(
+    root: &Path,
+    lessons: &[&Lesson],
+    side: Side,
+    target_dir: Option<&Path>,
+    observer: units::Observer<'_>,
+) -> Result<BuildOutput> {
+    let target = crate::course::layout::target_dir(root, target_dir);
+    let reuse = Reuse::for_local(&target, root, side);
+    build_reusing(
+        root,
+        lessons,
+        side,
+        (target_dir, None),
+        reuse,
+        Some(observer),
+    )
 }
 
 /// A sandboxed build of the exercises of `lessons` in the grading copy `root` of `course` for a
@@ -100,17 +121,25 @@ pub fn build_shared(
 ) -> Result<BuildOutput> {
     let reuse = Reuse::for_submission(cache, root, course, lessons)?;
     let side = Side::Exercises;
-    build_reusing(root, lessons, side, target_dir, Some(time_limit), reuse)
+    build_reusing(
+        root,
+        lessons,
+        side,
+        (target_dir, Some(time_limit)),
+        reuse,
+        None,
+    )
 }
 
-/// [`build`], taking earlier builds from `reuse` and keeping its own there.
+/// [`build`], taking earlier builds from `reuse` and keeping its own there; cargo's progress goes
+/// to `observer`.
 fn build_reusing(
     graded: &Path,
     lessons: &[&Lesson],
     side: Side,
-    target_dir: Option<&Path>,
-    sandbox: Option<std::time::Duration>,
+    (target_dir, sandbox): (Option<&Path>, Option<std::time::Duration>),
     reuse: Reuse,
+    observer: Option<units::Observer<'_>>,
 ) -> Result<BuildOutput> {
     let sandboxed = sandbox.is_some();
     let target = crate::course::layout::target_dir(graded, target_dir);
@@ -176,7 +205,9 @@ fn build_reusing(
     let (lessons, warnings, errors) = if building.is_empty() {
         Default::default()
     } else {
-        compile::cargo_build(root, &target, &building, side, target_dir, sandbox)?
+        compile::cargo_build(
+            root, &target, &building, side, target_dir, sandbox, observer,
+        )?
     };
     let mut output = BuildOutput {
         lessons,
