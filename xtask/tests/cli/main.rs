@@ -14,6 +14,7 @@ mod support;
 
 mod archives_cli;
 mod bad_input_cli;
+mod beside_watch;
 mod class_cli;
 mod class_modes_cli;
 mod demo_cli;

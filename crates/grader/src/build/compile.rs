@@ -19,7 +19,7 @@ pub(crate) fn cargo_build(
     side: Side,
     target_dir: Option<&Path>,
     sandbox: Option<std::time::Duration>,
-    observer: Option<Observer<'_>>,
+    observer: Option<&dyn Observer>,
 ) -> Result<Compiled> {
     let mut args: Vec<String> = ["build", "--keep-going", "--message-format=json"]
         .map(str::to_owned)
@@ -84,7 +84,7 @@ pub(crate) fn cargo_build(
 
 /// Runs the build `cmd`, its progress lines passed to `observer` as they come and kept out of its
 /// stderr.
-fn observed(mut cmd: Command, observer: Observer<'_>) -> Result<Output> {
+fn observed(mut cmd: Command, observer: &dyn Observer) -> Result<Output> {
     let mut child = cmd.spawn().context("could not run cargo")?;
     let (Some(mut stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
         anyhow::bail!("cargo's output is not piped");

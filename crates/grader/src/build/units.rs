@@ -1,6 +1,7 @@
-//! How far a local `cargo build` is: cargo's own progress line (`Building [==>  ] 23/61: a, b`),
-//! which cargo writes to its piped stderr when asked to (see [`CARGO_ARGS`]), read as the build
-//! runs and kept out of the stderr the build's outcome is read from.
+//! How far a local build is: whether it waits for another build of the same target folder (a
+//! watcher's grade), then cargo's own progress line (`Building [==>  ] 23/61: a, b`), which cargo
+//! writes to its piped stderr when asked to (see [`CARGO_ARGS`]), read as the build runs and kept
+//! out of the stderr the build's outcome is read from.
 
 use std::io::Read;
 
@@ -24,8 +25,13 @@ pub struct Units {
     pub now: String,
 }
 
-/// Called with each progress line of a build as it arrives.
-pub type Observer<'a> = &'a (dyn Fn(&Units) + Sync);
+/// What a local build tells as it goes (the grade's progress line).
+pub trait Observer: Sync {
+    /// Another build holds the target folder's build lock: this one waits for it.
+    fn waiting(&self);
+    /// Cargo's progress line, each time it changes.
+    fn units(&self, units: &Units);
+}
 
 /// Reads one of cargo's progress lines, `Building [===>   ] 23/61: a, b`.
 pub fn parse(segment: &str) -> Option<Units> {
@@ -42,7 +48,7 @@ pub fn parse(segment: &str) -> Option<Units> {
 
 /// Reads cargo's stderr to its end: each progress line goes to `observer`, every other line is
 /// returned (cargo ends a progress line with `\r`, and clears it with spaces and `\r`).
-pub fn split(stderr: impl Read, observer: Observer<'_>) -> Vec<u8> {
+pub fn split(stderr: impl Read, observer: &dyn Observer) -> Vec<u8> {
     let mut kept = Vec::new();
     let mut segment = Vec::new();
     for byte in std::io::BufReader::new(stderr).bytes() {
@@ -58,10 +64,10 @@ pub fn split(stderr: impl Read, observer: Observer<'_>) -> Vec<u8> {
 
 /// Passes on the segment just read: to `observer` when it is a progress line, dropped when it
 /// only clears one (spaces, then `\r`), else kept without its `\r`.
-fn take(segment: &mut Vec<u8>, kept: &mut Vec<u8>, observer: Observer<'_>) {
+fn take(segment: &mut Vec<u8>, kept: &mut Vec<u8>, observer: &dyn Observer) {
     let text = String::from_utf8_lossy(segment);
     if let Some(units) = parse(&text) {
-        observer(&units);
+        observer.units(&units);
     } else if !(text.trim().is_empty() && !text.ends_with('\n')) {
         kept.extend_from_slice(text.trim_end_matches('\r').as_bytes());
     }
@@ -97,21 +103,32 @@ mod tests {
         }
     }
 
+    /// The progress lines seen.
+    struct Seen(Mutex<Vec<(usize, usize, String)>>);
+
+    impl Observer for Seen {
+        fn waiting(&self) {}
+        fn units(&self, u: &Units) {
+            self.0
+                .lock()
+                .unwrap()
+                .push((u.done, u.total, u.now.clone()));
+        }
+    }
+
     #[test]
     fn progress_lines_are_taken_out_of_the_rest() {
         let stderr = "   Compiling a v1\n    Building [=>  ] 1/3: b       \r                  \r\
                       \x20  Compiling b v1\n    Building [==> ] 2/3: c       \r\
                       error: could not compile `c`\n";
-        let seen = Mutex::new(Vec::new());
-        let kept = split(stderr.as_bytes(), &|u: &Units| {
-            seen.lock().unwrap().push((u.done, u.total, u.now.clone()))
-        });
+        let seen = Seen(Mutex::new(Vec::new()));
+        let kept = split(stderr.as_bytes(), &seen);
         assert_eq!(
             String::from_utf8(kept).unwrap(),
             "   Compiling a v1\n   Compiling b v1\nerror: could not compile `c`\n"
         );
         assert_eq!(
-            seen.into_inner().unwrap(),
+            seen.0.into_inner().unwrap(),
             [(1, 3, "b".to_owned()), (2, 3, "c".to_owned())]
         );
     }

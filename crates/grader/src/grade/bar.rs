@@ -2,7 +2,7 @@
 //! record of grades, which is [`crate::progress`]): a line redrawn in place on a terminal, lines
 //! of their own now and then otherwise.
 
-use crate::build::units::Units;
+use crate::build::units::{Observer, Units};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressFinish, ProgressStyle};
 use std::io::{IsTerminal as _, Write as _};
 use std::sync::Mutex;
@@ -56,10 +56,22 @@ fn building_text(what: &str, units: &Units) -> String {
     text
 }
 
-impl Display {
+/// What a grade says while another build of the same course holds the build lock.
+const WAITING: &str = "Waiting for another grade of this course to finish its build (a \
+                                   `cargo xtask watch` in another terminal?)…";
+
+impl Observer for Display {
+    /// The line says so; plain output writes it at once.
+    fn waiting(&self) {
+        if self.plain.is_some() {
+            let _ = writeln!(std::io::stderr().lock(), "{WAITING}");
+        }
+        self.bar.set_message(WAITING);
+    }
+
     /// Cargo says how far the build is: the line shows it; plain output writes it every
     /// [`PLAIN_EVERY`] (its first report at once).
-    pub(super) fn units(&self, units: &Units) {
+    fn units(&self, units: &Units) {
         let text = building_text(&self.what, units);
         if let Some(last) = &self.plain {
             let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
@@ -70,7 +82,9 @@ impl Display {
         }
         self.bar.set_message(text);
     }
+}
 
+impl Display {
     /// Turns the progress line into `Running checks done/total…` with a bar.
     pub(super) fn running_checks(&self, total: usize) {
         self.bar.set_style(

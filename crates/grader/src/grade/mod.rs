@@ -374,8 +374,8 @@ impl<'a> Pipeline<'a> {
             // A copy of the course builds into the course's own target folder.
             let target =
                 (root != self.root).then(|| crate::course::layout::target_dir(self.root, None));
-            let observer = |units: &crate::build::units::Units| self.display.units(units);
-            let mut output = build_observed(root, lessons, side, target.as_deref(), &observer)?;
+            let display = &self.display;
+            let mut output = build_observed(root, lessons, side, target.as_deref(), display)?;
             // Official grading refuses a lesson whose sources use `unsafe` or read files at
             // compile time; local grading of the exercises reports the same compile error
             // (`crate::course::refused`), and then keeps a record that is never fresh, so the next
