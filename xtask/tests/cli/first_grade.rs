@@ -29,7 +29,10 @@ fn readable(text: &str) -> String {
 /// The last line of `shown` (split at `\r` and `\n`, as a terminal redraws) that says how far a
 /// build is.
 fn how_far(shown: &str) -> Option<Units> {
-    readable(shown).split(['\r', '\n']).filter_map(parse).last()
+    readable(shown)
+        .split(['\r', '\n'])
+        .filter_map(parse)
+        .next_back()
 }
 
 /// `cargo xtask grade` as a student starts it (the course's alias) in a fresh copy with an empty

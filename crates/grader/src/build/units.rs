@@ -68,7 +68,7 @@ fn take(segment: &mut Vec<u8>, kept: &mut Vec<u8>, observer: &dyn Observer) {
     let text = String::from_utf8_lossy(segment);
     if let Some(units) = parse(&text) {
         observer.units(&units);
-    } else if !(text.trim().is_empty() && !text.ends_with('\n')) {
+    } else if !text.trim().is_empty() || text.ends_with('\n') {
         kept.extend_from_slice(text.trim_end_matches('\r').as_bytes());
     }
     segment.clear();
