@@ -57,8 +57,8 @@ fn building_text(what: &str, units: &Units) -> String {
 }
 
 /// What a grade says while another build of the same course holds the build lock.
-const WAITING: &str = "Waiting for another grade of this course to finish its build (a \
-                                   `cargo xtask watch` in another terminal?)…";
+const WAITING: &str = "Waiting for another build of this course to finish (a `cargo xtask watch` \
+                       in another terminal?)…";
 
 impl Observer for Display {
     /// The line says so; plain output writes it at once.
