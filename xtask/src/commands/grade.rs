@@ -11,7 +11,6 @@ use grader::request::{Local, Request};
 #[cfg(feature = "instructor")]
 use grader::request::{Official, Sandbox};
 use grader::{grade, progress};
-use std::io::IsTerminal as _;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -113,7 +112,8 @@ fn request(args: &GradeArgs) -> Request<Local> {
         selection: args.lesson.clone(),
         timeout: args.timeout,
         jobs: crate::cli::jobs_or_cores(args.jobs),
-        progress: std::io::stderr().is_terminal(),
+        // A bar on a terminal, a line now and then elsewhere (see `grader::grade`).
+        progress: true,
         mode: Local {
             side: Side::from_solutions(args.solutions),
             plant: args.plant.clone(),
