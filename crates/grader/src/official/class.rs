@@ -529,6 +529,7 @@ fn class_row(r: &Row) -> crate::official::pages::ClassRow {
             (None, None, None) => Standing::Missing,
             (None, error, _) => Standing::NotGraded(error.clone().unwrap_or_default()),
         },
+        enrolment: r.enrolment,
     }
 }
 

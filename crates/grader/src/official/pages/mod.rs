@@ -8,6 +8,8 @@ mod class;
 mod class_stats;
 mod escape;
 mod feedback;
+#[cfg(test)]
+pub(crate) mod fixture;
 mod layout;
 mod plots;
 mod rows;
@@ -90,6 +92,7 @@ pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
                     .filter(|id| crate::official::report_name::stem(id) == stem)
                     .unwrap_or(stem),
                 standing: Standing::Graded(Box::new(report)),
+                enrolment: crate::official::roster::Enrolment::NoRoster,
             }),
             Err(e) => eprintln!(
                 "warning: skipped {}: not a grade report ({e})",

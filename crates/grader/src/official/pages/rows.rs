@@ -1,5 +1,6 @@
 //! A class page's rows: each student and what became of their submission.
 
+use crate::official::roster::Enrolment;
 use crate::report::Report;
 
 /// One student of the class page.
@@ -9,6 +10,8 @@ pub struct ClassRow {
     pub id: String,
     /// Their submission's fate.
     pub standing: Standing,
+    /// Whether the roster lists them (`NoRoster` when the class had none).
+    pub enrolment: Enrolment,
 }
 
 /// What became of a student's submission.
