@@ -12,6 +12,8 @@ pub mod demo;
 #[cfg(feature = "instructor")]
 pub mod dist;
 pub mod grade;
+#[cfg(feature = "instructor")]
+pub mod gradebook;
 pub mod hint;
 pub mod list;
 #[cfg(feature = "instructor")]
@@ -73,6 +75,19 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
         }
         #[cfg(feature = "instructor")]
         Cmd::ClassPage { dir } => class_page::run(&dir),
+        #[cfg(feature = "instructor")]
+        Cmd::Gradebook {
+            dir,
+            format,
+            roster,
+            missing,
+            output,
+        } => gradebook::run(
+            &dir,
+            grade::gradebook_options(format, missing),
+            roster.as_deref(),
+            output.as_deref(),
+        ),
         #[cfg(feature = "instructor")]
         Cmd::Dist { out_dir } => dist::run(&root, &course, &out_dir),
         #[cfg(feature = "instructor")]

@@ -176,6 +176,7 @@ fn a_class_run_writes_feedback_pages_and_the_class_page() {
     );
     assert_student_pages(&files);
     assert_hostile_text_inert(&files);
+    assert_gradebook_again(&course, &reports, &work.path.join("grades.csv"));
     assert_written_again(&course, &reports, &files);
     browse_pages(&reports, &format!("{EVE_STEM}.html"), &GRADED);
 }
@@ -275,6 +276,22 @@ fn assert_hostile_text_inert(files: &BTreeMap<String, String>) {
             "unfenced student text: {line}\n{eve_md}"
         );
     }
+}
+
+/// `gradebook RDIR` writes, without grading, the very gradebook the class run wrote (the
+/// submission not graded included).
+fn assert_gradebook_again(course: &Scratch, reports: &Path, written: &Path) {
+    let out = xtask_in(&course.root, &["gradebook", reports.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = std::fs::read_to_string(written).unwrap();
+    assert!(written.contains("\ncorrupt,0,"), "{written}");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), written);
 }
 
 /// `class-page` writes the same student pages again from the reports alone, and a class page

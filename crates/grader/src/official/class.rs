@@ -35,8 +35,8 @@ pub struct BatchOptions {
     pub reports: Option<PathBuf>,
     /// The class list to read.
     pub roster: Option<PathBuf>,
-    /// The gradebook's layout.
-    pub format: crate::official::gradebook::Format,
+    /// The gradebook's layout and its cells for missing students.
+    pub gradebook_options: crate::official::gradebook::Options,
     /// What `similarity.csv` (beside the reports) compares and reports.
     pub similarity: crate::official::similarity::Options,
 }
@@ -54,7 +54,7 @@ pub fn options(
     grade: Request<Official>,
     jobs: Option<usize>,
     outputs: (Option<PathBuf>, Option<PathBuf>, Option<PathBuf>),
-    format: crate::official::gradebook::Format,
+    gradebook_options: crate::official::gradebook::Options,
     similarity: crate::official::similarity::Options,
 ) -> BatchOptions {
     let (gradebook, reports, roster) = outputs;
@@ -69,7 +69,7 @@ pub fn options(
         gradebook,
         reports,
         roster,
-        format,
+        gradebook_options,
         similarity,
     }
 }
@@ -218,6 +218,7 @@ fn row(job: &Job, result: Option<Result<Report>>, max: u32, seconds: f64) -> Row
         isolation: crate::run::Isolation::None,
         error: None,
         seconds,
+        submitted_at: None,
         report: None,
     };
     match result {
@@ -244,11 +245,34 @@ fn row(job: &Job, result: Option<Result<Report>>, max: u32, seconds: f64) -> Row
     }
 }
 
+/// A row as a stored class run tells it ([`crate::official::stored`]): the student `id`, whether
+/// the roster lists them, the entry graded (`None`: nothing handed in) and its `outcome` (a
+/// report, or why it could not be graded), out of `max` points.
+pub fn stored_row(
+    id: &str,
+    enrolment: Enrolment,
+    submission: Option<String>,
+    outcome: Option<std::result::Result<Report, String>>,
+    max: u32,
+) -> Row {
+    let job = Job {
+        id: id.to_owned(),
+        enrolment,
+        entry: submission.map(|name| Entry {
+            id: id.to_owned(),
+            path: PathBuf::from(&name),
+            name,
+        }),
+    };
+    let result = outcome.map(|o| o.map_err(|e| anyhow::anyhow!(e)));
+    row(&job, result, max, 0.0)
+}
+
 /// Grades every submission in `dir` (and lists the roster's students who handed nothing in).
 pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Result<Batch> {
     let started = Instant::now();
     let roster = opts.roster.as_deref().map(Roster::load).transpose()?;
-    crate::official::gradebook::check(opts.format, roster.as_ref())?;
+    crate::official::gradebook::check(opts.gradebook_options.format, roster.as_ref())?;
     crate::course::require_solutions(root)?;
     let selected = crate::plan::select(course, opts.grade.selection.as_deref())?;
     let lessons: Vec<(String, u32)> = selected
@@ -452,21 +476,9 @@ pub fn summary(batch: &Batch) -> String {
 /// Returns true when every submission could be graded.
 pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Result<bool> {
     let batch = grade_all(root, course, dir, opts)?;
-    let csv = crate::official::gradebook::render(&batch, opts.format)?;
-    match &opts.gradebook {
-        Some(path) => {
-            crate::fsutil::write(path, &csv)?;
-            println!("gradebook written to {}", path.display());
-        }
-        None => print!("{csv}"),
-    }
+    crate::official::gradebook::write(&batch, opts.gradebook_options, opts.gradebook.as_deref())?;
     if let Some(reports) = &opts.reports {
-        for r in &batch.rows {
-            if let Some(report) = &r.report {
-                let stem = crate::official::report_name::stem(&r.id);
-                crate::fsutil::write(&reports.join(format!("{stem}.json")), &report.to_json())?;
-            }
-        }
+        crate::official::stored::write(reports, &batch, opts.roster.as_deref())?;
         println!("reports written to {}", reports.display());
         let pairs = similar_pairs(&batch, root, course, dir, &opts.similarity)?;
         let path = reports.join("similarity.csv");
@@ -520,7 +532,7 @@ fn similar_pairs(
 }
 
 /// A gradebook row as the class page shows it.
-fn class_row(r: &Row) -> crate::official::pages::ClassRow {
+pub fn class_row(r: &Row) -> crate::official::pages::ClassRow {
     use crate::official::pages::Standing;
     crate::official::pages::ClassRow {
         id: r.id.clone(),

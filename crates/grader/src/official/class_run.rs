@@ -30,6 +30,8 @@ pub struct Row {
     pub error: Option<String>,
     /// Wall time of this submission, seconds.
     pub seconds: f64,
+    /// When it was handed in (RFC 3339), when known.
+    pub submitted_at: Option<String>,
     /// The full report, when graded.
     pub report: Option<Report>,
 }

@@ -12,4 +12,5 @@ pub mod preflight;
 pub mod report_name;
 pub mod roster;
 pub mod similarity;
+pub mod stored;
 pub mod submission;

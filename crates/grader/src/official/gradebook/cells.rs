@@ -1,5 +1,6 @@
 //! The cells every gradebook layout writes: points, text made inert, the roster's columns.
 
+use super::Missing;
 use crate::official::class_run::{Batch, Row};
 use crate::official::roster::Enrolment;
 use crate::report::student_text;
@@ -22,9 +23,18 @@ pub fn roster_cell<'a>(batch: &'a Batch, row: &Row, keys: &[&str]) -> Option<&'a
     }
 }
 
-/// Points of `row` in the lesson `id` (0 when not graded).
-pub fn points(row: &Row, id: &str) -> String {
+/// Points of `row` in the lesson `id` (0 when not graded), or an empty cell for a student who
+/// handed nothing in when `missing` says so.
+pub fn points(row: &Row, id: &str, missing: Missing) -> String {
+    if blank(row, missing) {
+        return String::new();
+    }
     row.lessons.get(id).copied().unwrap_or(0).to_string()
+}
+
+/// Whether `row`'s points cells are left empty: nothing handed in, and `missing` is blank.
+pub fn blank(row: &Row, missing: Missing) -> bool {
+    row.submission.is_none() && missing == Missing::Blank
 }
 
 /// A text cell: escaped and cut ([`student_text::message`]), then made [`inert_cell`].

@@ -58,8 +58,9 @@ pub fn write(dir: &Path, rows: &[ClassRow], pairs: &[SimilarPair]) -> Result<usi
     Ok(written)
 }
 
-/// The class as its JSON reports in `dir` tell it (`<id>.json`, sorted by id); files that are
-/// not grade reports are skipped with a warning.
+/// The class as its reports folder `dir` tells it: every row of the class run's record
+/// ([`crate::official::stored`]) with its report, or (a folder without one) the JSON reports in
+/// `dir` (`<id>.json`, sorted by id; files that are not grade reports are skipped with a warning).
 pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
     if !dir.is_dir() {
         bail!(
@@ -68,12 +69,21 @@ pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
             dir.display()
         );
     }
+    if crate::official::stored::read_record(dir)?.is_some() {
+        let batch = crate::official::stored::load(dir, None)?;
+        return Ok(batch
+            .rows
+            .iter()
+            .map(crate::official::class::class_row)
+            .collect());
+    }
     let entries = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read the reports folder {}", dir.display()))?;
     let mut rows = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
-        if path.extension().is_none_or(|e| e != "json") || !path.is_file() {
+        let record = path.file_name() == Some(crate::official::stored::RECORD.as_ref());
+        if path.extension().is_none_or(|e| e != "json") || !path.is_file() || record {
             continue;
         }
         let stem = path

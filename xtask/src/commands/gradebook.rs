@@ -1,0 +1,18 @@
+//! `cargo xtask gradebook RDIR`: a graded class's gradebook written again from its reports folder.
+
+use anyhow::Result;
+use grader::official::gradebook::Options;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Writes the gradebook of the reports folder `dir` as `opts` say, to `output` or the standard
+/// output.
+pub fn run(
+    dir: &Path,
+    opts: Options,
+    roster: Option<&Path>,
+    output: Option<&Path>,
+) -> Result<ExitCode> {
+    grader::official::stored::write_gradebook(dir, opts, roster, output)?;
+    Ok(ExitCode::SUCCESS)
+}
