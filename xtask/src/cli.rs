@@ -221,6 +221,10 @@ pub enum Cmd {
         /// The reports folder of `grade --submissions DIR --reports RDIR`.
         #[arg(value_name = "RDIR")]
         dir: PathBuf,
+        /// A late policy to show on the students' pages (see docs/class-grading.md, "Late
+        /// work").
+        #[arg(long, value_name = "FILE.toml")]
+        late: Option<PathBuf>,
     },
     /// Write the gradebook of a graded class again from its reports folder, without grading
     /// (instructors): another layout, another roster, blank cells for missing students.
@@ -247,6 +251,9 @@ pub enum Cmd {
         /// leave the platform's grade as it is.
         #[arg(long, value_enum, default_value = "zero")]
         missing: MissingPoints,
+        /// A late policy to apply (see docs/class-grading.md, "Late work").
+        #[arg(long, value_name = "FILE.toml")]
+        late: Option<PathBuf>,
         /// Write the gradebook to FILE (default: standard output).
         #[arg(long, value_name = "FILE")]
         output: Option<PathBuf>,
@@ -370,6 +377,11 @@ pub struct GradeArgs {
     /// (default), or `blank` cells that leave the platform's grade as it is.
     #[arg(long, value_enum, value_name = "POINTS", requires = "submissions")]
     pub missing: Option<MissingPoints>,
+    /// With --submissions: a late policy (deadlines, a penalty per day or hour late down to a
+    /// floor, extensions, submission times) applied to the gradebook and shown on each
+    /// student's page (see docs/class-grading.md, "Late work").
+    #[arg(long, value_name = "FILE.toml", requires = "submissions")]
+    pub late: Option<PathBuf>,
     /// With --submissions: write one JSON report per student (`<id>.json`) in DIR, with their
     /// feedback pages (`<id>.html`, `<id>.md`), the class page (`index.html`) and
     /// `similarity.csv`, the pairs of students whose code looks alike (see `similarity`).
@@ -595,6 +607,7 @@ const INSTRUCTOR_GRADE_FLAGS: &[&str] = &[
     "gradebook_format",
     "roster",
     "missing",
+    "late",
     "reports",
     "similarity_threshold",
     "similarity_exercises",

@@ -164,7 +164,7 @@ fn class(
             .unwrap_or(similarity::DEFAULT_THRESHOLD),
         only.as_deref(),
     )?;
-    let batch = class::options(
+    let mut batch = class::options(
         request,
         args.jobs.map(usize::from),
         (args.gradebook, args.reports, args.roster),
@@ -174,6 +174,7 @@ fn class(
         ),
         similar,
     );
+    batch.late = args.late;
     Ok(exit(class::run(root, course, dir, &batch)?))
 }
 

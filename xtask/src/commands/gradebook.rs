@@ -5,14 +5,15 @@ use grader::official::gradebook::Options;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Writes the gradebook of the reports folder `dir` as `opts` say, to `output` or the standard
-/// output.
+/// Writes the gradebook of the reports folder `dir` as `opts` say, with the roster and the late
+/// policy at `inputs`, to `output` or the standard output.
 pub fn run(
     dir: &Path,
     opts: Options,
-    roster: Option<&Path>,
+    inputs: (Option<&Path>, Option<&Path>),
     output: Option<&Path>,
 ) -> Result<ExitCode> {
-    grader::official::stored::write_gradebook(dir, opts, roster, output)?;
+    let (roster, late) = inputs;
+    grader::official::stored::write_gradebook(dir, opts, roster, late, output)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -74,18 +74,19 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         #[cfg(feature = "instructor")]
-        Cmd::ClassPage { dir } => class_page::run(&dir),
+        Cmd::ClassPage { dir, late } => class_page::run(&dir, late.as_deref()),
         #[cfg(feature = "instructor")]
         Cmd::Gradebook {
             dir,
             format,
             roster,
             missing,
+            late,
             output,
         } => gradebook::run(
             &dir,
             grade::gradebook_options(format, missing),
-            roster.as_deref(),
+            (roster.as_deref(), late.as_deref()),
             output.as_deref(),
         ),
         #[cfg(feature = "instructor")]

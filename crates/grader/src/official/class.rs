@@ -39,6 +39,8 @@ pub struct BatchOptions {
     pub gradebook_options: crate::official::gradebook::Options,
     /// What `similarity.csv` (beside the reports) compares and reports.
     pub similarity: crate::official::similarity::Options,
+    /// The late policy to apply (`--late FILE.toml`).
+    pub late: Option<PathBuf>,
 }
 
 /// Submissions graded at once by default: two on a machine with two cores or more (one builds
@@ -71,6 +73,7 @@ pub fn options(
         roster,
         gradebook_options,
         similarity,
+        late: None,
     }
 }
 
@@ -219,6 +222,7 @@ fn row(job: &Job, result: Option<Result<Report>>, max: u32, seconds: f64) -> Row
         error: None,
         seconds,
         submitted_at: None,
+        late: None,
         report: None,
     };
     match result {
@@ -310,6 +314,7 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         first_seconds,
         total_seconds: started.elapsed().as_secs_f64(),
         parallel,
+        late: None,
         builds: cache.counts(),
     })
 }
@@ -345,7 +350,8 @@ fn grade_jobs(
         let t = Instant::now();
         let entry = job.entry.as_ref().expect("a job to grade has an entry");
         let result = grade_entry(root, course, entry, &job.id, grade);
-        let r = row(job, Some(result), max, t.elapsed().as_secs_f64());
+        let mut r = row(job, Some(result), max, t.elapsed().as_secs_f64());
+        r.submitted_at = crate::official::late::gradescope_time(&entry.path);
         announce(&r);
         r
     };
@@ -475,7 +481,15 @@ pub fn summary(batch: &Batch) -> String {
 /// `grade --submissions`: grades, writes the gradebook and the reports, prints the summary.
 /// Returns true when every submission could be graded.
 pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Result<bool> {
-    let batch = grade_all(root, course, dir, opts)?;
+    let policy = opts
+        .late
+        .as_deref()
+        .map(crate::official::late::Policy::load)
+        .transpose()?;
+    let mut batch = grade_all(root, course, dir, opts)?;
+    if let Some(policy) = &policy {
+        crate::official::late::apply(&mut batch, policy)?;
+    }
     crate::official::gradebook::write(&batch, opts.gradebook_options, opts.gradebook.as_deref())?;
     if let Some(reports) = &opts.reports {
         crate::official::stored::write(reports, &batch, opts.roster.as_deref())?;
@@ -542,6 +556,7 @@ pub fn class_row(r: &Row) -> crate::official::pages::ClassRow {
             (None, error, _) => Standing::NotGraded(error.clone().unwrap_or_default()),
         },
         enrolment: r.enrolment,
+        late: r.late.clone(),
     }
 }
 
@@ -587,6 +602,7 @@ pub mod fixture {
             first_seconds: 0.1,
             total_seconds: 0.1,
             parallel: 1,
+            late: None,
             builds: (0, 0),
         }
     }

@@ -32,6 +32,8 @@ pub struct Row {
     pub seconds: f64,
     /// When it was handed in (RFC 3339), when known.
     pub submitted_at: Option<String>,
+    /// Its lateness, once a late policy is applied ([`crate::official::late::apply`]).
+    pub late: Option<crate::official::late::Late>,
     /// The full report, when graded.
     pub report: Option<Report>,
 }
@@ -51,6 +53,8 @@ pub struct Batch {
     pub total_seconds: f64,
     /// Submissions graded at once.
     pub parallel: usize,
+    /// The late policy's curve, once applied to the rows.
+    pub late: Option<crate::official::late::curve::Curve>,
     /// Lesson builds run, and lesson builds reused from a submission with the same sources
     /// (see [`crate::build::reuse`]).
     pub builds: (usize, usize),

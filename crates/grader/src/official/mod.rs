@@ -7,6 +7,7 @@ pub mod class_run;
 pub mod entry;
 pub mod gradebook;
 pub mod handout;
+pub mod late;
 pub mod pages;
 pub mod preflight;
 pub mod report_name;

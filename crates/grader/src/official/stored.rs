@@ -212,6 +212,7 @@ pub fn load(dir: &Path, roster: Option<Roster>) -> Result<Batch> {
         first_seconds: 0.0,
         total_seconds: 0.0,
         parallel: 1,
+        late: None,
         builds: (0, 0),
     })
 }
@@ -222,11 +223,16 @@ pub fn write_gradebook(
     dir: &Path,
     opts: crate::official::gradebook::Options,
     roster: Option<&Path>,
+    late: Option<&Path>,
     output: Option<&Path>,
 ) -> Result<()> {
     let roster = roster.map(Roster::load).transpose()?;
     crate::official::gradebook::check(opts.format, roster.as_ref())?;
-    let batch = load_for_gradebook(dir, roster)?;
+    let policy = late.map(crate::official::late::Policy::load).transpose()?;
+    let mut batch = load_for_gradebook(dir, roster)?;
+    if let Some(policy) = &policy {
+        crate::official::late::apply(&mut batch, policy)?;
+    }
     crate::official::gradebook::write(&batch, opts, output)
 }
 
@@ -320,6 +326,28 @@ mod tests {
                 );
             }
         }
+        // With a late policy: ann's recorded time is a minute past the deadline.
+        let policy = crate::official::late::Policy {
+            deadline: crate::official::late::Deadline {
+                text: "2026-12-20T23:58:00+01:00".into(),
+                at: crate::official::late::time::instant("2026-12-20T23:58:00+01:00").unwrap(),
+            },
+            lessons: Default::default(),
+            curve: crate::official::late::curve::Curve {
+                deduction: 10.0,
+                interval: 3600,
+                floor: 0.0,
+            },
+            extensions: Default::default(),
+            times: Default::default(),
+        };
+        let (mut graded_late, mut stored_late) = (graded_batch.clone(), stored.clone());
+        crate::official::late::apply(&mut graded_late, &policy).unwrap();
+        crate::official::late::apply(&mut stored_late, &policy).unwrap();
+        let opts = Options::default();
+        let csv = gradebook::render(&stored_late, opts).unwrap();
+        assert_eq!(csv, gradebook::render(&graded_late, opts).unwrap());
+        assert!(csv.contains("\nann,Ann,ann@x,1,ann.zip,10.5,15,"), "{csv}");
         // The roster is needed again; a folder without a record is refused.
         let e = load_for_gradebook(dir.path(), None)
             .unwrap_err()

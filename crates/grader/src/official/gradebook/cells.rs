@@ -29,7 +29,7 @@ pub fn points(row: &Row, id: &str, missing: Missing) -> String {
     if blank(row, missing) {
         return String::new();
     }
-    row.lessons.get(id).copied().unwrap_or(0).to_string()
+    crate::official::late::after_penalty(row, Some(id))
 }
 
 /// Whether `row`'s points cells are left empty: nothing handed in, and `missing` is blank.

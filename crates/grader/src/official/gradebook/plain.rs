@@ -29,6 +29,9 @@ pub fn render(batch: &Batch, missing: Missing) -> Result<String> {
         header.extend([id.clone(), format!("{id} max")]);
     }
     header.extend(["official", "modified_files", "isolation", "error"].map(String::from));
+    if batch.late.is_some() {
+        header.extend(["submitted_at", "late_penalty"].map(String::from));
+    }
     let mut records = vec![header];
     for r in &batch.rows {
         let mut rec = vec![text(&r.id)];
@@ -44,7 +47,7 @@ pub fn render(batch: &Batch, missing: Missing) -> Result<String> {
         let total = if blank(r, missing) {
             String::new()
         } else {
-            r.score.to_string()
+            crate::official::late::after_penalty(r, None)
         };
         rec.extend([total, r.max.to_string(), status(r)]);
         if columns.is_some() {
@@ -58,6 +61,11 @@ pub fn render(batch: &Batch, missing: Missing) -> Result<String> {
         rec.push(r.modified.to_string());
         rec.push(r.isolation.to_string());
         rec.push(text(r.error.as_deref().unwrap_or_default()));
+        if batch.late.is_some() {
+            let late = r.late.as_ref();
+            rec.push(text(late.map_or("", |l| l.submitted_at.as_str())));
+            rec.push(late.map_or(String::new(), |l| crate::official::late::points(l.total())));
+        }
         records.push(rec);
     }
     to_csv(records)

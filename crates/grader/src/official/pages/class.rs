@@ -110,16 +110,24 @@ fn standing(row: &ClassRow) -> (String, String, String) {
                 .filter(|l| l.build == crate::report::Build::CompileError)
                 .map(|l| l.id.as_str())
                 .collect();
-            let unofficial = if r.official { "" } else { " (unofficial)" };
-            let status = if broken.is_empty() && r.official {
+            let mut notes = String::new();
+            if !r.official {
+                notes.push_str(" (unofficial)");
+            }
+            if let Some(late) = row.late.as_ref().filter(|l| l.total() > 0.0) {
+                let after = crate::official::late::points(f64::from(r.score) - late.total());
+                let _ = write!(
+                    notes,
+                    ", late: −{} → {after}",
+                    crate::official::late::points(late.total())
+                );
+            }
+            let status = if broken.is_empty() && notes.is_empty() {
                 "<td>graded</td>".to_owned()
             } else if broken.is_empty() {
-                flagged(&format!("graded{unofficial}"))
+                flagged(&format!("graded{notes}"))
             } else {
-                flagged(&format!(
-                    "does not compile: {}{unofficial}",
-                    broken.join(", ")
-                ))
+                flagged(&format!("does not compile: {}{notes}", broken.join(", ")))
             };
             (
                 format!("{}/{}", r.score, r.max_score),
@@ -323,6 +331,7 @@ mod tests {
             id: id.into(),
             standing,
             enrolment,
+            late: None,
         }
     }
 

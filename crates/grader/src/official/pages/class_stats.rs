@@ -166,6 +166,7 @@ mod tests {
             id: id.into(),
             standing: Standing::Graded(Box::new(r)),
             enrolment: Enrolment::NoRoster,
+            late: None,
         }
     }
 
@@ -207,11 +208,13 @@ mod tests {
                 id: "eve".into(),
                 standing: Standing::NotGraded("bad zip".into()),
                 enrolment: Enrolment::NotListed,
+                late: None,
             },
             ClassRow {
                 id: "fay".into(),
                 standing: Standing::Missing,
                 enrolment: Enrolment::Listed(0),
+                late: None,
             },
             graded(
                 "gus",

@@ -45,11 +45,11 @@ pub fn write(dir: &Path, rows: &[ClassRow], pairs: &[SimilarPair]) -> Result<usi
         };
         crate::fsutil::write(
             &dir.join(format!("{stem}.html")),
-            &student_html::render(&row.id, report),
+            &student_html::render(&row.id, report, row.late.as_ref()),
         )?;
         crate::fsutil::write(
             &dir.join(format!("{stem}.md")),
-            &student_md::render(&row.id, report),
+            &student_md::render(&row.id, report, row.late.as_ref()),
         )?;
         written += 1;
     }
@@ -103,6 +103,7 @@ pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
                     .unwrap_or(stem),
                 standing: Standing::Graded(Box::new(report)),
                 enrolment: crate::official::roster::Enrolment::NoRoster,
+                late: None,
             }),
             Err(e) => eprintln!(
                 "warning: skipped {}: not a grade report ({e})",
@@ -114,9 +115,22 @@ pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
     Ok(rows)
 }
 
-/// `cargo xtask class-page DIR`: the pages written again from the reports in `DIR`.
-pub fn run(dir: &Path) -> Result<()> {
-    let rows = from_reports(dir)?;
+/// `cargo xtask class-page DIR`: the pages written again from the reports in `DIR`, with the
+/// late policy at `late` (a class run's record is needed for it).
+pub fn run(dir: &Path, late: Option<&Path>) -> Result<()> {
+    let rows = match late {
+        None => from_reports(dir)?,
+        Some(path) => {
+            let policy = crate::official::late::Policy::load(path)?;
+            let mut batch = crate::official::stored::load(dir, None)?;
+            crate::official::late::apply(&mut batch, &policy)?;
+            batch
+                .rows
+                .iter()
+                .map(crate::official::class::class_row)
+                .collect()
+        }
+    };
     if rows.is_empty() {
         bail!(
             "{} holds no grade report (`<id>.json`): no page to write\n  help: grade the class \

@@ -12,6 +12,8 @@ pub struct ClassRow {
     pub standing: Standing,
     /// Whether the roster lists them (`NoRoster` when the class had none).
     pub enrolment: Enrolment,
+    /// Their submission's lateness, when a late policy was applied.
+    pub late: Option<crate::official::late::Late>,
 }
 
 /// What became of a student's submission.

@@ -7,6 +7,7 @@ use super::escape::{TEXT_CHARS, cut, href, html};
 use super::feedback::{Shown, percent, shown};
 use super::layout::document;
 use crate::judge::verdict::Status;
+use crate::official::late::{Late, points};
 use crate::report::human::{exercise_label, next_step};
 use crate::report::{Build, Diagnosis, LessonReport, Report};
 use std::collections::BTreeSet;
@@ -38,8 +39,8 @@ fn tone(status: Status) -> &'static str {
     }
 }
 
-/// The page of `report`, graded for the student `id`.
-pub fn render(id: &str, report: &Report) -> String {
+/// The page of `report`, graded for the student `id`, handed in with the lateness `late`.
+pub fn render(id: &str, report: &Report, late: Option<&Late>) -> String {
     let who = crate::report::student_text::name(id);
     let mut body = String::new();
     let _ = writeln!(body, "<h1>{}</h1>", html(&report.course));
@@ -55,6 +56,9 @@ pub fn render(id: &str, report: &Report) -> String {
         report.max_score,
         percent(report.score, report.max_score)
     );
+    if let Some(late) = late {
+        late_notice(&mut body, report, late);
+    }
     if !report.official {
         unofficial(&mut body, report);
     }
@@ -70,6 +74,28 @@ pub fn render(id: &str, report: &Report) -> String {
         );
     }
     document(&format!("{} · {who}", report.course), &body)
+}
+
+/// When the submission was handed in, what each late lesson cost, and the total after it.
+fn late_notice(body: &mut String, report: &Report, late: &Late) {
+    let _ = writeln!(body, "<div class=\"late\" id=\"late\">");
+    for (i, line) in late.sentences().iter().enumerate() {
+        let strong = if i == 0 {
+            "<strong>Late work:</strong> "
+        } else {
+            ""
+        };
+        let _ = writeln!(body, "<p>{strong}{}</p>", html(line));
+    }
+    if late.total() > 0.0 {
+        let _ = writeln!(
+            body,
+            "<p class=\"total\">Total after the late penalty: <strong>{}/{}</strong> points</p>",
+            points(f64::from(report.score) - late.total()),
+            report.max_score
+        );
+    }
+    let _ = writeln!(body, "</div>");
 }
 
 /// The notice of an unofficial grade, with the files that differ.
@@ -211,7 +237,7 @@ mod tests {
                 check(Status::Wrong, Some("m1")),
             ],
         );
-        let page = render("ann", &r);
+        let page = render("ann", &r, None);
         assert_eq!(page.matches("explanation of m1").count(), 1, "{page}");
         assert_eq!(page.matches("explanation of m2").count(), 1, "{page}");
         assert_eq!(page.matches("id=\"misconception-m1\"").count(), 1);
@@ -219,8 +245,49 @@ mod tests {
         assert!(!page.contains("href=\"#misconception-m2\""));
         // The explanation comes before the links to it.
         assert!(page.find("id=\"misconception-m1\"") < page.find("href=\"#misconception-m1\""));
-        let md = crate::official::pages::student_md::render("ann", &r);
+        let md = crate::official::pages::student_md::render("ann", &r, None);
         assert_eq!(md.matches("explanation of m1").count(), 1, "{md}");
         assert_eq!(md.matches("explained above").count(), 2, "{md}");
+    }
+
+    #[test]
+    fn a_late_submission_says_when_what_it_cost_and_the_total_after_it() {
+        use crate::official::late::{LessonLate, curve::Curve};
+        let mut r = report(Build::Ok, vec![check(Status::Passed, None)]);
+        r.score = 10;
+        r.max_score = 10;
+        let late = Late {
+            submitted_at: "2026-12-21T00:00:00+01:00".into(),
+            lessons: vec![LessonLate {
+                lesson: "lesson01".into(),
+                deadline: "2026-12-20T23:59:00+01:00".into(),
+                seconds: 60,
+                deduction: 1.5,
+            }],
+            curve: Curve {
+                deduction: 15.0,
+                interval: 86_400,
+                floor: 50.0,
+            },
+        };
+        let page = render("ann", &r, Some(&late));
+        assert!(
+            page.contains("Handed in at 2026-12-21T00:00:00+01:00"),
+            "{page}"
+        );
+        assert!(
+            page.contains("lesson01: 1 day(s) after the deadline"),
+            "{page}"
+        );
+        assert!(
+            page.contains("after the late penalty: <strong>8.5/10</strong>"),
+            "{page}"
+        );
+        let md = crate::official::pages::student_md::render("ann", &r, Some(&late));
+        assert!(
+            md.contains("**Total after the late penalty: 8.5/10 points**"),
+            "{md}"
+        );
+        assert!(!render("ann", &r, None).contains("Late work"));
     }
 }

@@ -3,13 +3,15 @@
 
 use super::escape::{TEXT_CHARS, cut, md_fence, md_inline};
 use super::feedback::{percent, shown};
+use crate::official::late::{Late, points};
 use crate::report::human::{exercise_label, next_step};
 use crate::report::{Build, LessonReport, Report};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-/// The Markdown feedback of `report`, graded for the student `id`.
-pub fn render(id: &str, report: &Report) -> String {
+/// The Markdown feedback of `report`, graded for the student `id`, handed in with the lateness
+/// `late`.
+pub fn render(id: &str, report: &Report, late: Option<&Late>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", md_inline(&report.course));
     let _ = writeln!(
@@ -24,6 +26,19 @@ pub fn render(id: &str, report: &Report) -> String {
         report.max_score,
         percent(report.score, report.max_score)
     );
+    if let Some(late) = late {
+        for line in late.sentences() {
+            let _ = writeln!(out, "{}\n", md_inline(&line));
+        }
+        if late.total() > 0.0 {
+            let _ = writeln!(
+                out,
+                "**Total after the late penalty: {}/{} points**\n",
+                points(f64::from(report.score) - late.total()),
+                report.max_score
+            );
+        }
+    }
     if !report.official {
         let _ = writeln!(
             out,
