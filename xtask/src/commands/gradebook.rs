@@ -1,19 +1,29 @@
 //! `cargo xtask gradebook RDIR`: a graded class's gradebook written again from its reports folder.
 
+use crate::cli::Cmd;
 use anyhow::Result;
-use grader::official::gradebook::Options;
-use std::path::Path;
 use std::process::ExitCode;
 
-/// Writes the gradebook of the reports folder `dir` as `opts` say, with the roster and the late
-/// policy at `inputs`, to `output` or the standard output.
-pub fn run(
-    dir: &Path,
-    opts: Options,
-    inputs: (Option<&Path>, Option<&Path>),
-    output: Option<&Path>,
-) -> Result<ExitCode> {
-    let (roster, late) = inputs;
-    grader::official::stored::write_gradebook(dir, opts, roster, late, output)?;
+/// Writes the gradebook of `command`'s reports folder, laid out as its flags say, with its roster
+/// and late policy, to its `--output` or the standard output.
+pub fn run(command: Cmd) -> Result<ExitCode> {
+    let Cmd::Gradebook {
+        dir,
+        format,
+        roster,
+        missing,
+        late,
+        output,
+    } = command
+    else {
+        unreachable!("`gradebook` only")
+    };
+    grader::official::stored::write_gradebook(
+        &dir,
+        super::grade::gradebook_options(format, missing),
+        roster.as_deref(),
+        late.as_deref(),
+        output.as_deref(),
+    )?;
     Ok(ExitCode::SUCCESS)
 }

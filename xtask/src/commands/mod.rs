@@ -76,19 +76,7 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
         #[cfg(feature = "instructor")]
         Cmd::ClassPage { dir, late } => class_page::run(&dir, late.as_deref()),
         #[cfg(feature = "instructor")]
-        Cmd::Gradebook {
-            dir,
-            format,
-            roster,
-            missing,
-            late,
-            output,
-        } => gradebook::run(
-            &dir,
-            grade::gradebook_options(format, missing),
-            (roster.as_deref(), late.as_deref()),
-            output.as_deref(),
-        ),
+        command @ Cmd::Gradebook { .. } => gradebook::run(command),
         #[cfg(feature = "instructor")]
         Cmd::Dist { out_dir } => dist::run(&root, &course, &out_dir),
         #[cfg(feature = "instructor")]

@@ -209,67 +209,10 @@ fn grade_entry(
 
 /// The row of `job`, from its grading's `result` (`None`: nothing to grade).
 fn row(job: &Job, result: Option<Result<Report>>, max: u32, seconds: f64) -> Row {
-    let blank = Row {
-        id: job.id.clone(),
-        enrolment: job.enrolment,
-        submission: job.entry.as_ref().map(|e| e.name.clone()),
-        score: 0,
-        max,
-        lessons: BTreeMap::new(),
-        official: false,
-        modified: 0,
-        isolation: crate::run::Isolation::None,
-        error: None,
-        seconds,
-        submitted_at: None,
-        late: None,
-        report: None,
-    };
-    match result {
-        None => blank,
-        Some(Ok(report)) => Row {
-            score: report.score,
-            max: report.max_score,
-            lessons: report
-                .lessons
-                .iter()
-                .map(|l| (l.id.clone(), l.score))
-                .collect(),
-            official: report.official,
-            modified: report.modified_files.len(),
-            isolation: report.isolation,
-            report: Some(report),
-            ..blank
-        },
-        Some(Err(error)) => Row {
-            // The whole chain on one line, as `{e:#}` prints it in `main`.
-            error: Some(format!("{error:#}")),
-            ..blank
-        },
-    }
-}
-
-/// A row as a stored class run tells it ([`crate::official::stored`]): the student `id`, whether
-/// the roster lists them, the entry graded (`None`: nothing handed in) and its `outcome` (a
-/// report, or why it could not be graded), out of `max` points.
-pub fn stored_row(
-    id: &str,
-    enrolment: Enrolment,
-    submission: Option<String>,
-    outcome: Option<std::result::Result<Report, String>>,
-    max: u32,
-) -> Row {
-    let job = Job {
-        id: id.to_owned(),
-        enrolment,
-        entry: submission.map(|name| Entry {
-            id: id.to_owned(),
-            path: PathBuf::from(&name),
-            name,
-        }),
-    };
-    let result = outcome.map(|o| o.map_err(|e| anyhow::anyhow!(e)));
-    row(&job, result, max, 0.0)
+    // The whole chain on one line, as `{e:#}` prints it in `main`.
+    let outcome = result.map(|r| r.map_err(|error| format!("{error:#}")));
+    let submission = job.entry.as_ref().map(|e| e.name.clone());
+    Row::new((&job.id, job.enrolment, submission), outcome, max, seconds)
 }
 
 /// Grades every submission in `dir` (and lists the roster's students who handed nothing in).
@@ -503,8 +446,11 @@ pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Res
             opts.similarity.threshold,
             path.display()
         );
-        let rows: Vec<crate::official::pages::ClassRow> =
-            batch.rows.iter().map(class_row).collect();
+        let rows: Vec<crate::official::pages::ClassRow> = batch
+            .rows
+            .iter()
+            .map(crate::official::pages::ClassRow::of)
+            .collect();
         let pages = crate::official::pages::write(reports, &rows, &pairs)?;
         println!(
             "feedback pages written: {pages} student(s) (<id>.html, <id>.md) and the class page {}",
@@ -543,21 +489,6 @@ fn similar_pairs(
             })
             .collect(),
     )
-}
-
-/// A gradebook row as the class page shows it.
-pub fn class_row(r: &Row) -> crate::official::pages::ClassRow {
-    use crate::official::pages::Standing;
-    crate::official::pages::ClassRow {
-        id: r.id.clone(),
-        standing: match (&r.report, &r.error, &r.submission) {
-            (Some(report), _, _) => Standing::Graded(Box::new(report.clone())),
-            (None, None, None) => Standing::Missing,
-            (None, error, _) => Standing::NotGraded(error.clone().unwrap_or_default()),
-        },
-        enrolment: r.enrolment,
-        late: r.late.clone(),
-    }
 }
 
 /// Rows and batches for the gradebooks' unit tests.

@@ -3,7 +3,7 @@
 //! the gradebook (who, whether the roster listed them, the entry graded, why it could not be,
 //! when it was handed in) and the graded lessons with their points.
 
-use crate::official::class_run::Batch;
+use crate::official::class_run::{Batch, Row};
 use crate::official::report_name;
 use crate::official::roster::{Enrolment, Roster};
 use crate::report::Report;
@@ -181,12 +181,11 @@ pub fn load(dir: &Path, roster: Option<Roster>) -> Result<Batch> {
             (_, Some(error)) => Some(Err(error.clone())),
             (_, None) => Some(Ok(read_report(dir, &s.id)?)),
         };
-        let mut row = crate::official::class::stored_row(
-            &s.id,
-            enrolment(i, s),
-            s.submission.clone(),
+        let mut row = Row::new(
+            (&s.id, enrolment(i, s), s.submission.clone()),
             outcome,
             max,
+            0.0,
         );
         row.submitted_at = s.submitted_at.clone();
         rows.push(row);
@@ -194,13 +193,8 @@ pub fn load(dir: &Path, roster: Option<Roster>) -> Result<Batch> {
     if let Some(r) = &roster {
         for (i, student) in r.students.iter().enumerate() {
             if !rows.iter().any(|row| row.id == student.id) {
-                rows.push(crate::official::class::stored_row(
-                    &student.id,
-                    Enrolment::Listed(i),
-                    None,
-                    None,
-                    max,
-                ));
+                let who = (student.id.as_str(), Enrolment::Listed(i), None);
+                rows.push(Row::new(who, None, max, 0.0));
             }
         }
     }
@@ -253,7 +247,6 @@ fn read_report(dir: &Path, id: &str) -> Result<Report> {
 mod tests {
     use super::*;
     use crate::official::class::fixture::{batch, failed, graded as graded_row};
-    use crate::official::class_run::Row;
     use crate::official::gradebook::{self, Format, Missing, Options};
     use std::path::PathBuf;
 

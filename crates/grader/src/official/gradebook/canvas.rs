@@ -3,8 +3,7 @@
 //! the Gradebook?"): identity columns (`IDENTITY`), one column per lesson named by its id, a
 //! `Points Possible` line, then one line per student.
 
-use super::Missing;
-use super::cells::{enrolled, points, roster_cell, text, to_csv};
+use super::cells::{Missing, enrolled, points, roster_cell, text, to_csv};
 use crate::official::class_run::Batch;
 use anyhow::Result;
 

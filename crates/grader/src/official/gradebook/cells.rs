@@ -1,10 +1,20 @@
 //! The cells every gradebook layout writes: points, text made inert, the roster's columns.
 
-use super::Missing;
 use crate::official::class_run::{Batch, Row};
 use crate::official::roster::Enrolment;
 use crate::report::student_text;
 use anyhow::Result;
+
+/// The points of a roster's student who handed nothing in (`--missing`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Missing {
+    /// 0 points.
+    #[default]
+    Zero,
+    /// Empty cells: a platform's import then leaves the student's grade as it is (Canvas and
+    /// Moodle skip an empty cell).
+    Blank,
+}
 
 /// The rows a learning platform gets: every row but a submission the roster does not list (the
 /// platform would not know the student; the `csv` gradebook and the run's messages name it).
@@ -29,7 +39,20 @@ pub fn points(row: &Row, id: &str, missing: Missing) -> String {
     if blank(row, missing) {
         return String::new();
     }
-    crate::official::late::after_penalty(row, Some(id))
+    after_penalty(row, Some(id))
+}
+
+/// The points of `row` after its late penalty, in all and in the lesson `id`.
+pub fn after_penalty(row: &Row, id: Option<&str>) -> String {
+    let raw = match id {
+        Some(id) => row.lessons.get(id).copied().unwrap_or(0),
+        None => row.score,
+    };
+    let deducted = row.late.as_ref().map_or(0.0, |l| match id {
+        Some(id) => l.of(id),
+        None => l.total(),
+    });
+    crate::official::late::lateness::points(f64::from(raw) - deducted)
 }
 
 /// Whether `row`'s points cells are left empty: nothing handed in, and `missing` is blank.

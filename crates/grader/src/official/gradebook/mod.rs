@@ -8,7 +8,7 @@ mod cells;
 pub mod moodle;
 pub mod plain;
 
-pub use cells::inert_cell;
+pub use cells::{Missing, inert_cell};
 
 use crate::official::class_run::Batch;
 use crate::official::roster::Roster;
@@ -25,17 +25,6 @@ pub enum Format {
     Canvas,
     /// For Moodle's CSV grade import.
     Moodle,
-}
-
-/// The points of a roster's student who handed nothing in (`--missing`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Missing {
-    /// 0 points.
-    #[default]
-    Zero,
-    /// Empty cells: a platform's import then leaves the student's grade as it is (Canvas and
-    /// Moodle skip an empty cell).
-    Blank,
 }
 
 /// How a gradebook is written.

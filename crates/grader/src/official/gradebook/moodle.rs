@@ -5,8 +5,7 @@
 //! user field and each lesson column to its grade item, made beforehand with that maximum grade
 //! (a grade item the import creates is out of 100).
 
-use super::Missing;
-use super::cells::{enrolled, points, roster_cell, text, to_csv};
+use super::cells::{Missing, enrolled, points, roster_cell, text, to_csv};
 use crate::official::class_run::Batch;
 use crate::official::roster::Roster;
 use anyhow::{Result, bail};

@@ -1,8 +1,7 @@
 //! The course's own gradebook (`--gradebook-format csv`): every column the run knows (see
 //! [`render`]).
 
-use super::Missing;
-use super::cells::{blank, points, text, to_csv};
+use super::cells::{Missing, after_penalty, blank, points, text, to_csv};
 use crate::official::class_run::{Batch, Row};
 use crate::official::roster::Enrolment;
 use anyhow::Result;
@@ -47,7 +46,7 @@ pub fn render(batch: &Batch, missing: Missing) -> Result<String> {
         let total = if blank(r, missing) {
             String::new()
         } else {
-            crate::official::late::after_penalty(r, None)
+            after_penalty(r, None)
         };
         rec.extend([total, r.max.to_string(), status(r)]);
         if columns.is_some() {
@@ -64,7 +63,9 @@ pub fn render(batch: &Batch, missing: Missing) -> Result<String> {
         if batch.late.is_some() {
             let late = r.late.as_ref();
             rec.push(text(late.map_or("", |l| l.submitted_at.as_str())));
-            rec.push(late.map_or(String::new(), |l| crate::official::late::points(l.total())));
+            rec.push(late.map_or(String::new(), |l| {
+                crate::official::late::lateness::points(l.total())
+            }));
         }
         records.push(rec);
     }

@@ -115,11 +115,12 @@ fn standing(row: &ClassRow) -> (String, String, String) {
                 notes.push_str(" (unofficial)");
             }
             if let Some(late) = row.late.as_ref().filter(|l| l.total() > 0.0) {
-                let after = crate::official::late::points(f64::from(r.score) - late.total());
+                let after =
+                    crate::official::late::lateness::points(f64::from(r.score) - late.total());
                 let _ = write!(
                     notes,
                     ", late: −{} → {after}",
-                    crate::official::late::points(late.total())
+                    crate::official::late::lateness::points(late.total())
                 );
             }
             let status = if broken.is_empty() && notes.is_empty() {

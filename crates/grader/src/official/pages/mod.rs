@@ -71,11 +71,7 @@ pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
     }
     if crate::official::stored::read_record(dir)?.is_some() {
         let batch = crate::official::stored::load(dir, None)?;
-        return Ok(batch
-            .rows
-            .iter()
-            .map(crate::official::class::class_row)
-            .collect());
+        return Ok(batch.rows.iter().map(ClassRow::of).collect());
     }
     let entries = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read the reports folder {}", dir.display()))?;
@@ -124,11 +120,7 @@ pub fn run(dir: &Path, late: Option<&Path>) -> Result<()> {
             let policy = crate::official::late::Policy::load(path)?;
             let mut batch = crate::official::stored::load(dir, None)?;
             crate::official::late::apply(&mut batch, &policy)?;
-            batch
-                .rows
-                .iter()
-                .map(crate::official::class::class_row)
-                .collect()
+            batch.rows.iter().map(ClassRow::of).collect()
         }
     };
     if rows.is_empty() {

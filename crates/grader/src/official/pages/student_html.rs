@@ -7,7 +7,7 @@ use super::escape::{TEXT_CHARS, cut, href, html};
 use super::feedback::{Shown, percent, shown};
 use super::layout::document;
 use crate::judge::verdict::Status;
-use crate::official::late::{Late, points};
+use crate::official::late::lateness::{Late, points};
 use crate::report::human::{exercise_label, next_step};
 use crate::report::{Build, Diagnosis, LessonReport, Report};
 use std::collections::BTreeSet;
@@ -252,7 +252,7 @@ mod tests {
 
     #[test]
     fn a_late_submission_says_when_what_it_cost_and_the_total_after_it() {
-        use crate::official::late::{LessonLate, curve::Curve};
+        use crate::official::late::{curve::Curve, lateness::LessonLate};
         let mut r = report(Build::Ok, vec![check(Status::Passed, None)]);
         r.score = 10;
         r.max_score = 10;

@@ -3,7 +3,7 @@
 
 use super::escape::{TEXT_CHARS, cut, md_fence, md_inline};
 use super::feedback::{percent, shown};
-use crate::official::late::{Late, points};
+use crate::official::late::lateness::{Late, points};
 use crate::report::human::{exercise_label, next_step};
 use crate::report::{Build, LessonReport, Report};
 use std::collections::BTreeSet;
