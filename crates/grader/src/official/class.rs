@@ -293,8 +293,7 @@ fn grade_jobs(
         let t = Instant::now();
         let entry = job.entry.as_ref().expect("a job to grade has an entry");
         let result = grade_entry(root, course, entry, &job.id, grade);
-        let mut r = row(job, Some(result), max, t.elapsed().as_secs_f64());
-        r.submitted_at = crate::official::late::gradescope_time(&entry.path);
+        let r = row(job, Some(result), max, t.elapsed().as_secs_f64());
         announce(&r);
         r
     };

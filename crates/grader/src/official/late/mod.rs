@@ -2,7 +2,9 @@
 //! curve in the style of Canvas' late policy ([`curve`]), applied to the gradebook and shown on
 //! the student's page. A submission's time comes from the roster's `submitted_at` column, else
 //! the policy's times file (the GitHub Classroom workflow's `submissions.csv`, or any CSV of ids
-//! and times), else the `created_at` of Gradescope's `submission_metadata.json` in the entry.
+//! and times), else the `created_at` of a Gradescope `submission_metadata.json` in the policy's
+//! `gradescope` folder, else the time the class run recorded. Never from the student's own
+//! files: a submission could carry a forged `submission_metadata.json`.
 
 pub mod curve;
 pub mod lateness;
@@ -64,6 +66,7 @@ struct File {
     floor: f64,
     extensions: Option<String>,
     submitted_at: Option<String>,
+    gradescope: Option<String>,
 }
 
 impl Policy {
@@ -135,7 +138,37 @@ impl Policy {
                 }
             }
         }
+        if let Some(f) = &file.gradescope {
+            policy.read_gradescope(&dir.join(f))?;
+        }
         Ok(policy)
+    }
+
+    /// Adds the times of the Gradescope `submission_metadata.json` files in `dir`, one per
+    /// student named `<id>.json`, to those the times file did not give.
+    fn read_gradescope(&mut self, dir: &Path) -> Result<()> {
+        let entries = std::fs::read_dir(dir)
+            .with_context(|| format!("cannot read the Gradescope folder {}", dir.display()))?;
+        for entry in entries {
+            let path = entry?.path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let id = path
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let Some(at) = gradescope_time(&path) else {
+                bail!(
+                    "{}: no `created_at` time in RFC 3339 form\n  help: give Gradescope's \
+                     submission_metadata.json of the student `{id}`",
+                    path.display()
+                );
+            };
+            self.times.entry(id).or_insert(at);
+        }
+        Ok(())
     }
 
     /// The deadline of `lesson` for a student with `extension`.
@@ -250,7 +283,8 @@ fn table(path: &Path, ids: &[&str], values: &[&str]) -> Result<Vec<(String, Stri
 }
 
 /// Applies `policy` to every graded row of `batch`: its time from the roster's `submitted_at`
-/// column, else the policy's times file, else the one its entry recorded; its extension from
+/// column, else the policy's times (its file, then its Gradescope folder), else the one the
+/// class run recorded; its extension from
 /// the policy's file, else the roster's `extension` column. A graded row without a time is named
 /// on the standard error and left without penalty.
 pub fn apply(batch: &mut Batch, policy: &Policy) -> Result<()> {
@@ -285,15 +319,16 @@ pub fn apply(batch: &mut Batch, policy: &Policy) -> Result<()> {
         let late = policy
             .lateness(&submitted, extension, &earned)
             .with_context(|| format!("the submission time of `{}`", row.id))?;
+        // The class run's record keeps the time it went by.
+        batch.rows[i].submitted_at = Some(submitted);
         batch.rows[i].late = Some(late);
     }
     Ok(())
 }
 
-/// The `created_at` of Gradescope's `submission_metadata.json` in the entry folder `entry`, if
-/// it has one.
-pub fn gradescope_time(entry: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(entry.join("submission_metadata.json")).ok()?;
+/// The `created_at` of the Gradescope `submission_metadata.json` at `path`, if it has one.
+pub fn gradescope_time(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
     let meta: serde_json::Value = serde_json::from_str(&text).ok()?;
     let at = meta.get("created_at")?.as_str()?;
     time::instant(at).is_ok().then(|| at.to_owned())

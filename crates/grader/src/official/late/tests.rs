@@ -151,17 +151,34 @@ fn the_gradebook_takes_the_penalty_and_says_when_and_how_much() {
 #[test]
 fn a_gradescope_submission_tells_its_time() {
     let dir = tempfile::tempdir().unwrap();
-    assert_eq!(gradescope_time(dir.path()), None);
     let meta = dir.path().join("submission_metadata.json");
+    assert_eq!(gradescope_time(&meta), None);
     std::fs::write(
         &meta,
         r#"{"id": 1, "created_at": "2026-12-21T00:00:00.123456+01:00", "users": []}"#,
     )
     .unwrap();
     assert_eq!(
-        gradescope_time(dir.path()).as_deref(),
+        gradescope_time(&meta).as_deref(),
         Some("2026-12-21T00:00:00.123456+01:00")
     );
+    // A policy's Gradescope folder: one metadata file per student, `<id>.json`.
+    let folder = dir.path().join("gradescope");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(&meta, folder.join("ann.json")).unwrap();
+    std::fs::write(
+        dir.path().join("late.toml"),
+        format!("deadline = \"{DEADLINE}\"\ndeduction = 10\ninterval = \"hour\"\ngradescope = \"gradescope\"\n"),
+    )
+    .unwrap();
+    let p = Policy::load(&dir.path().join("late.toml")).unwrap();
+    assert_eq!(p.times["ann"], "2026-12-21T00:00:00.123456+01:00");
     std::fs::write(&meta, r#"{"created_at": "yesterday"}"#).unwrap();
-    assert_eq!(gradescope_time(dir.path()), None);
+    assert_eq!(gradescope_time(&meta), None);
+    std::fs::copy(&meta, folder.join("bo.json")).unwrap();
+    let e = Policy::load(&dir.path().join("late.toml")).unwrap_err();
+    assert!(
+        format!("{e:#}").contains("bo.json: no `created_at`"),
+        "{e:#}"
+    );
 }
