@@ -164,24 +164,38 @@ fn class(
             .unwrap_or(similarity::DEFAULT_THRESHOLD),
         only.as_deref(),
     )?;
-    let batch = class::options(
+    let mut batch = class::options(
         request,
         args.jobs.map(usize::from),
         (args.gradebook, args.reports, args.roster),
-        gradebook_format(args.gradebook_format.unwrap_or_default()),
+        gradebook_options(
+            args.gradebook_format.unwrap_or_default(),
+            args.missing.unwrap_or_default(),
+        ),
         similar,
     );
+    batch.late = args.late;
     Ok(exit(class::run(root, course, dir, &batch)?))
 }
 
+/// The gradebook's layout and missing students' points, as the command line names them.
 #[cfg(feature = "instructor")]
-fn gradebook_format(f: crate::cli::GradebookFormat) -> grader::official::gradebook::Format {
-    use crate::cli::GradebookFormat as G;
-    use grader::official::gradebook::Format;
-    match f {
-        G::Csv => Format::Csv,
-        G::Canvas => Format::Canvas,
-        G::Moodle => Format::Moodle,
+pub fn gradebook_options(
+    f: crate::cli::GradebookFormat,
+    missing: crate::cli::MissingPoints,
+) -> grader::official::gradebook::Options {
+    use crate::cli::{GradebookFormat as G, MissingPoints as M};
+    use grader::official::gradebook::{Format, Missing, Options};
+    Options {
+        format: match f {
+            G::Csv => Format::Csv,
+            G::Canvas => Format::Canvas,
+            G::Moodle => Format::Moodle,
+        },
+        missing: match missing {
+            M::Zero => Missing::Zero,
+            M::Blank => Missing::Blank,
+        },
     }
 }
 

@@ -12,6 +12,8 @@ pub mod demo;
 #[cfg(feature = "instructor")]
 pub mod dist;
 pub mod grade;
+#[cfg(feature = "instructor")]
+pub mod gradebook;
 pub mod hint;
 pub mod list;
 #[cfg(feature = "instructor")]
@@ -72,7 +74,9 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         #[cfg(feature = "instructor")]
-        Cmd::ClassPage { dir } => class_page::run(&dir),
+        Cmd::ClassPage { dir, late } => class_page::run(&dir, late.as_deref()),
+        #[cfg(feature = "instructor")]
+        command @ Cmd::Gradebook { .. } => gradebook::run(command),
         #[cfg(feature = "instructor")]
         Cmd::Dist { out_dir } => dist::run(&root, &course, &out_dir),
         #[cfg(feature = "instructor")]

@@ -8,6 +8,8 @@ mod class;
 mod class_stats;
 mod escape;
 mod feedback;
+#[cfg(test)]
+pub(crate) mod fixture;
 mod layout;
 mod plots;
 mod rows;
@@ -43,11 +45,11 @@ pub fn write(dir: &Path, rows: &[ClassRow], pairs: &[SimilarPair]) -> Result<usi
         };
         crate::fsutil::write(
             &dir.join(format!("{stem}.html")),
-            &student_html::render(&row.id, report),
+            &student_html::render(&row.id, report, row.late.as_ref()),
         )?;
         crate::fsutil::write(
             &dir.join(format!("{stem}.md")),
-            &student_md::render(&row.id, report),
+            &student_md::render(&row.id, report, row.late.as_ref()),
         )?;
         written += 1;
     }
@@ -56,8 +58,9 @@ pub fn write(dir: &Path, rows: &[ClassRow], pairs: &[SimilarPair]) -> Result<usi
     Ok(written)
 }
 
-/// The class as its JSON reports in `dir` tell it (`<id>.json`, sorted by id); files that are
-/// not grade reports are skipped with a warning.
+/// The class as its reports folder `dir` tells it: every row of the class run's record
+/// ([`crate::official::stored`]) with its report, or (a folder without one) the JSON reports in
+/// `dir` (`<id>.json`, sorted by id; files that are not grade reports are skipped with a warning).
 pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
     if !dir.is_dir() {
         bail!(
@@ -66,12 +69,17 @@ pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
             dir.display()
         );
     }
+    if crate::official::stored::read_record(dir)?.is_some() {
+        let batch = crate::official::stored::load(dir, None)?;
+        return Ok(batch.rows.iter().map(ClassRow::of).collect());
+    }
     let entries = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read the reports folder {}", dir.display()))?;
     let mut rows = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
-        if path.extension().is_none_or(|e| e != "json") || !path.is_file() {
+        let record = path.file_name() == Some(crate::official::stored::RECORD.as_ref());
+        if path.extension().is_none_or(|e| e != "json") || !path.is_file() || record {
             continue;
         }
         let stem = path
@@ -90,6 +98,8 @@ pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
                     .filter(|id| crate::official::report_name::stem(id) == stem)
                     .unwrap_or(stem),
                 standing: Standing::Graded(Box::new(report)),
+                enrolment: crate::official::roster::Enrolment::NoRoster,
+                late: None,
             }),
             Err(e) => eprintln!(
                 "warning: skipped {}: not a grade report ({e})",
@@ -101,9 +111,18 @@ pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
     Ok(rows)
 }
 
-/// `cargo xtask class-page DIR`: the pages written again from the reports in `DIR`.
-pub fn run(dir: &Path) -> Result<()> {
-    let rows = from_reports(dir)?;
+/// `cargo xtask class-page DIR`: the pages written again from the reports in `DIR`, with the
+/// late policy at `late` (a class run's record is needed for it).
+pub fn run(dir: &Path, late: Option<&Path>) -> Result<()> {
+    let rows = match late {
+        None => from_reports(dir)?,
+        Some(path) => {
+            let policy = crate::official::late::Policy::load(path)?;
+            let mut batch = crate::official::stored::load(dir, None)?;
+            crate::official::late::apply(&mut batch, &policy)?;
+            batch.rows.iter().map(ClassRow::of).collect()
+        }
+    };
     if rows.is_empty() {
         bail!(
             "{} holds no grade report (`<id>.json`): no page to write\n  help: grade the class \

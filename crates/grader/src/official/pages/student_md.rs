@@ -3,12 +3,15 @@
 
 use super::escape::{TEXT_CHARS, cut, md_fence, md_inline};
 use super::feedback::{percent, shown};
+use crate::official::late::lateness::{Late, points};
 use crate::report::human::{exercise_label, next_step};
 use crate::report::{Build, LessonReport, Report};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-/// The Markdown feedback of `report`, graded for the student `id`.
-pub fn render(id: &str, report: &Report) -> String {
+/// The Markdown feedback of `report`, graded for the student `id`, handed in with the lateness
+/// `late`.
+pub fn render(id: &str, report: &Report, late: Option<&Late>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", md_inline(&report.course));
     let _ = writeln!(
@@ -23,6 +26,19 @@ pub fn render(id: &str, report: &Report) -> String {
         report.max_score,
         percent(report.score, report.max_score)
     );
+    if let Some(late) = late {
+        for line in late.sentences() {
+            let _ = writeln!(out, "{}\n", md_inline(&line));
+        }
+        if late.total() > 0.0 {
+            let _ = writeln!(
+                out,
+                "**Total after the late penalty: {}/{} points**\n",
+                points(f64::from(report.score) - late.total()),
+                report.max_score
+            );
+        }
+    }
     if !report.official {
         let _ = writeln!(
             out,
@@ -38,8 +54,9 @@ pub fn render(id: &str, report: &Report) -> String {
         }
         out.push('\n');
     }
+    let mut explained = BTreeSet::new();
     for lesson in &report.lessons {
-        lesson_section(&mut out, lesson);
+        lesson_section(&mut out, lesson, &mut explained);
     }
     if let Some(next) = next_step(report) {
         let _ = writeln!(out, "## Next step\n\n{}", md_inline(&next.text()));
@@ -47,8 +64,13 @@ pub fn render(id: &str, report: &Report) -> String {
     out
 }
 
-/// A lesson: its points, its compile error, its exercises' table and their failing checks.
-fn lesson_section(out: &mut String, lesson: &LessonReport) {
+/// A lesson: its points, its compile error, its exercises' table and their failing checks; a
+/// misconception is explained the first time only (`explained`: the ids already explained).
+fn lesson_section<'a>(
+    out: &mut String,
+    lesson: &'a LessonReport,
+    explained: &mut BTreeSet<&'a str>,
+) {
     let _ = writeln!(
         out,
         "## {} · {} ({}/{})\n",
@@ -102,7 +124,14 @@ fn lesson_section(out: &mut String, lesson: &LessonReport) {
             if let Some(b) = &s.blocked {
                 let _ = writeln!(out, "{}\n", md_inline(b));
             }
-            if let Some(d) = s.diagnosis {
+            if let Some(d) = s.diagnosis.filter(|d| !explained.insert(&d.id)) {
+                let _ = writeln!(
+                    out,
+                    "> **Misconception:** {} ({}), explained above.\n",
+                    md_inline(&d.title),
+                    md_inline(&d.id)
+                );
+            } else if let Some(d) = s.diagnosis {
                 let _ = writeln!(
                     out,
                     "> **Misconception:** {} ({})\n>\n> {}\n",
