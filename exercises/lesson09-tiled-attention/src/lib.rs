@@ -9,4 +9,5 @@
 pub mod exercises;
 pub mod setup;
 
-pub use exercises::placeholder;
+pub use exercises::*;
+pub use setup::{Grads, RowState, Tiling, WorkedExample, worked_example};
