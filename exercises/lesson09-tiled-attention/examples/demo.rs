@@ -25,6 +25,11 @@ const LENGTHS: [usize; 4] = [128, 256, 512, 1024];
 const MEMORY_HS: usize = 16;
 /// Tiles of the memory comparison: 64 queries by 64 keys.
 const MEMORY_TILE: usize = 64;
+/// The sequence length and head size of the core crate's comparison.
+const CORE_T: usize = 4096;
+/// Head size of the core crate's comparison: small, so the unoptimised demo stays quick (the
+/// weights, `T²` numbers, do not depend on it).
+const CORE_HS: usize = 8;
 /// Central differences' step.
 const EPS: f64 = 1e-5;
 
@@ -35,6 +40,7 @@ pub fn main() -> ExitCode {
     forward(&d);
     backward(&d);
     memory(&d);
+    core_memory(&d);
     d.finish()
 }
 
@@ -257,6 +263,32 @@ fn memory(d: &Demo) {
                 .labels(&["plain", "tiled"], &cols)
                 .panel("log2(peak bytes)", grid.view())
                 .scaled_to_max())
+        },
+    );
+}
+
+/// The core crate's plain and tiled forwards at `T = 4096` (one head, not causal): the peak
+/// extra bytes of each (`docs/bench-core.md` times them, optimised).
+fn core_memory(d: &Demo) {
+    d.line(
+        &format!("the core crate at T = {CORE_T}, hs = {CORE_HS}, tiles 128 × 128 (scaled_dot_product / tiled::tiled_attention): "),
+        || {
+            let mut rng = attention::rng::RandomState::new(0);
+            let q: ndarray::Array3<f64> = rng.randn((1, CORE_T, CORE_HS));
+            let (k, v): (ndarray::Array3<f64>, ndarray::Array3<f64>) =
+                (rng.randn((1, CORE_T, CORE_HS)), rng.randn((1, CORE_T, CORE_HS)));
+            let none: Option<&ndarray::ArrayView2<bool>> = None;
+            let (plain, plain_bytes) =
+                METER.peak_during(|| scaled_dot_product(q.view(), k.view(), v.view(), none));
+            let config = attention::tiled::TileConfig::default();
+            let (tiled, tiled_bytes) = METER
+                .peak_during(|| attention::tiled::tiled_attention(q.view(), k.view(), v.view(), config));
+            let (plain, tiled) = (plain?.0, tiled?.0);
+            let diff = plain.iter().zip(&tiled).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            Ok(format!(
+                "{plain_bytes} / {tiled_bytes} bytes ({:.0}× less), outputs {diff:.1e} apart",
+                plain_bytes as f64 / tiled_bytes as f64
+            ))
         },
     );
 }
