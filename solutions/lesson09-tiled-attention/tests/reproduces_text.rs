@@ -276,3 +276,29 @@ fn what_tiles_save() {
     );
     assert!(ratios.windows(2).all(|w| w[1].1 > w[0].1), "{ratios:?}");
 }
+
+#[test]
+fn the_cores_tiled_forward_at_4096() {
+    // The demo's last line: the core's two forwards, one head, T = 4096, hs = 8.
+    let (t, hs) = (4096, 8);
+    let mut rng = attention::rng::RandomState::new(0);
+    let q: Array3<f64> = rng.randn((1, t, hs));
+    let (k, v): (Array3<f64>, Array3<f64>) = (rng.randn((1, t, hs)), rng.randn((1, t, hs)));
+    let none: Option<&ndarray::ArrayView2<bool>> = None;
+    let (plain, plain_bytes) = METER.peak_during(|| {
+        attention::attend::scaled_dot_product(q.view(), k.view(), v.view(), none).unwrap()
+    });
+    let config = attention::tiled::TileConfig::default();
+    let (tiled, tiled_bytes) = METER.peak_during(|| {
+        attention::tiled::tiled_attention(q.view(), k.view(), v.view(), config).unwrap()
+    });
+    assert!(
+        plain_bytes >= t * t * 8,
+        "the (T, T) weights: {plain_bytes}"
+    );
+    assert!(
+        plain_bytes > 200 * tiled_bytes,
+        "{plain_bytes} / {tiled_bytes}"
+    );
+    assert!(largest_difference(&plain.0, &tiled.0) < 1e-14);
+}
