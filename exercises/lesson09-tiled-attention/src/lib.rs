@@ -3,9 +3,9 @@
 //! Lesson 3's attention writes every score of a head down before it takes a single softmax: a
 //! `(T, S)` matrix of scores, then one of weights. Its memory grows with the square of the text:
 //! one head of a 32k-token text holds 32768² = 1 073 741 824 weights, 4 GiB in f32, and a GPU's
-//! fast memory holds a few hundred kilobytes. Every long-context model today computes attention
-//! in **tiles** instead, a block of queries against a block of keys at a time, with an **online
-//! softmax** that never needs a whole row at once (Milakov & Gimelshein 2018, *Online normalizer
+//! fast on-chip memory holds a few hundred kilobytes per processor. Every long-context model
+//! today computes attention in **tiles** instead, a block of queries against a block of keys at a
+//! time, with an **online softmax** that never needs a whole row at once (Milakov & Gimelshein 2018, *Online normalizer
 //! calculation for softmax*; Dao, Fu, Ermon, Rudra & Ré 2022, *FlashAttention: Fast and
 //! Memory-Efficient Exact Attention with IO-Awareness*; Dao 2023, *FlashAttention-2: Faster
 //! Attention with Better Parallelism and Work Partitioning*). And it trains through a backward
@@ -59,8 +59,9 @@
 //! the token at position `i + S − T`, the last `T` of `S` positions, as when new tokens are scored
 //! against a KV cache (lesson 7), and reads key `j` when `j <= i + S − T`
 //! ([`setup::may_attend`]). With `T = S` that is lesson 3's `j <= i`. With `T > S` the first
-//! `T − S` queries come before every key: their rows are fully masked, their output is 0 and their
-//! logsumexp `−∞` (FlashAttention-2's convention), never NaN. A key tile that lies wholly above
+//! `T − S` queries come before every key: their rows are fully masked, their output is 0
+//! (FlashAttention-2's convention) and their logsumexp `−∞`, the log of an empty sum; never NaN.
+//! A key tile that lies wholly above
 //! the diagonal changes nothing and can be skipped: a causal forward does about half the work.
 //!
 //! ## What it buys, and how the checks see it

@@ -75,7 +75,7 @@ impl Tiling {
 ///
 /// When `t == s` this is lesson 3's causal mask, `j <= i`. When `t > s` the first `t − s`
 /// queries come before every key and read none: their rows are fully masked, their output is 0
-/// and their logsumexp `−∞` (FlashAttention-2's convention).
+/// (FlashAttention-2's convention) and their logsumexp `−∞`, the log of an empty sum.
 pub fn may_attend(i: usize, j: usize, t: usize, s: usize) -> bool {
     j + t <= i + s
 }
