@@ -5,13 +5,14 @@
 //! one head of a 32k-token text holds 32768² = 1 073 741 824 weights, 4 GiB in f32, and a GPU's
 //! fast on-chip memory holds a few hundred kilobytes per processor. Every long-context model
 //! today computes attention in **tiles** instead, a block of queries against a block of keys at a
-//! time, with an **online softmax** that never needs a whole row at once (Milakov & Gimelshein 2018, *Online normalizer
-//! calculation for softmax*; Dao, Fu, Ermon, Rudra & Ré 2022, *FlashAttention: Fast and
-//! Memory-Efficient Exact Attention with IO-Awareness*; Dao 2023, *FlashAttention-2: Faster
-//! Attention with Better Parallelism and Work Partitioning*). And it trains through a backward
-//! pass that recomputes the weights, tile by tile, from one number per query saved by the
-//! forward: the row's **logsumexp**. This lesson builds all three on the CPU in f64, where every
-//! step can be checked exactly and every gradient against finite differences.
+//! time, with an **online softmax** that never needs a whole row at once (Milakov &
+//! Gimelshein 2018, *Online normalizer calculation for softmax*; Dao, Fu, Ermon, Rudra & Ré 2022,
+//! *FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness*; Dao 2023,
+//! *FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning*). And it
+//! trains through a backward pass that recomputes the weights, tile by tile, from one number per
+//! query saved by the forward: the row's **logsumexp**. This lesson builds all three on the CPU
+//! in f64, where every step can be checked exactly and every gradient against finite
+//! differences.
 //!
 //! ## The online softmax
 //!
