@@ -276,7 +276,7 @@ fn what_tiles_save() {
     }
     let (t, ratio) = ratios[3];
     assert!(
-        ratio > 30.0,
+        ratio > 20.0,
         "T = {t}: (T, T) f64 over the tiled forward's bytes: {ratio}"
     );
     assert!(ratios.windows(2).all(|w| w[1].1 > w[0].1), "{ratios:?}");
@@ -303,7 +303,7 @@ fn the_cores_tiled_forward_at_4096() {
         "the (T, T) weights: {plain_bytes}"
     );
     assert!(
-        plain_bytes > 200 * tiled_bytes,
+        plain_bytes > 100 * tiled_bytes,
         "{plain_bytes} / {tiled_bytes}"
     );
     assert!(largest_difference(&plain.0, &tiled.0) < 1e-14);
