@@ -193,6 +193,28 @@ fn assert_class_page(index: &str) {
         );
     }
     assert!(index.contains("<td>corrupt</td>"), "{index}");
+    // The students table flags what needs an eye and names each student's misconceptions.
+    let row = |id: &str| {
+        index
+            .lines()
+            .find(|l| {
+                l.starts_with(&format!("<tr><td>{id}</td>"))
+                    || l.contains(&format!(">{id}</a></td><td class=\"num\">"))
+            })
+            .unwrap_or_else(|| panic!("no row of {id}:\n{index}"))
+    };
+    assert!(
+        row("corrupt").contains("<td class=\"flag\">not graded</td>"),
+        "{index}"
+    );
+    assert!(
+        row("dave").contains("<td class=\"flag\">does not compile: lesson02</td>"),
+        "{index}"
+    );
+    assert!(
+        row("bob").ends_with(">split-without-transpose</code></td></tr>"),
+        "{index}"
+    );
     assert!(!index.contains("corrupt.html"), "{index}");
     let misconception = index
         .lines()

@@ -40,20 +40,107 @@ pub struct RecordLesson {
     pub max: u32,
 }
 
-/// One gradebook row, its report aside (`<stem>.json`, [`report_name::stem`] of its id).
+/// One gradebook row, its report aside (`<stem>.json`, [`report_name::stem`] of its id). Its
+/// texts may be the student's (an entry's name, an error quoting it): the file holds them with
+/// every control or reordering character and every `\` escaped ([`inert`]), which reads back
+/// as it was.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecordRow {
     /// The student's id.
+    #[serde(with = "inert::text")]
     pub id: String,
     /// `listed`, `not_listed` (a submission the roster does not list) or `no_roster`.
     pub roster: String,
     /// The entry graded; `None` for a roster's student who handed nothing in.
+    #[serde(with = "inert::optional")]
     pub submission: Option<String>,
     /// Why the submission could not be graded (it then has no report).
+    #[serde(with = "inert::optional")]
     pub error: Option<String>,
     /// When it was handed in (RFC 3339), when known.
-    #[serde(default)]
+    #[serde(default, with = "inert::optional")]
     pub submitted_at: Option<String>,
+}
+
+/// Text a file may hold without a control character, and read back as it was: `\` as `\\`,
+/// and each [`crate::report::student_text::hidden_effect`] character as `\u{hex}`.
+mod inert {
+    use crate::report::student_text::hidden_effect;
+
+    /// `text` escaped.
+    pub fn escape(text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        for c in text.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                c if hidden_effect(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+                c => out.push(c),
+            }
+        }
+        out
+    }
+
+    /// `text` as it was before [`escape`]; an escape it cannot read is kept as it is.
+    pub fn unescape(text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find('\\') {
+            out.push_str(&rest[..at]);
+            rest = &rest[at..];
+            if let Some(after) = rest.strip_prefix("\\\\") {
+                out.push('\\');
+                rest = after;
+                continue;
+            }
+            let code = rest
+                .strip_prefix("\\u{")
+                .and_then(|r| r.split_once('}'))
+                .and_then(|(hex, after)| {
+                    Some((char::from_u32(u32::from_str_radix(hex, 16).ok()?)?, after))
+                });
+            match code {
+                Some((c, after)) => {
+                    out.push(c);
+                    rest = after;
+                }
+                None => {
+                    out.push('\\');
+                    rest = &rest[1..];
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// `serde(with)` for a text.
+    pub mod text {
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        pub fn serialize<S: Serializer>(t: &str, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(&super::escape(t))
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+            Ok(super::unescape(&String::deserialize(d)?))
+        }
+    }
+
+    /// `serde(with)` for an optional text.
+    pub mod optional {
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        pub fn serialize<S: Serializer>(t: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+            match t {
+                Some(t) => s.serialize_some(&super::escape(t)),
+                None => s.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+            Ok(Option::<String>::deserialize(d)?.map(|t| super::unescape(&t)))
+        }
+    }
 }
 
 /// The record of `batch`.
@@ -350,6 +437,25 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("holds no class-run.json"), "{e}");
+    }
+
+    #[test]
+    fn the_record_holds_no_control_character_and_reads_back_every_text() {
+        for text in [
+            "plain",
+            "eve\x1b[2J\x07\r\u{7f}\u{9b}\u{202e}x",
+            "a\\b\\u{1b}\\\\",
+            "\\u{zz}\\u{110000}\\",
+            "王芳 \n",
+        ] {
+            let escaped = inert::escape(text);
+            assert!(
+                !escaped
+                    .chars()
+                    .any(crate::report::student_text::hidden_effect)
+            );
+            assert_eq!(inert::unescape(&escaped), text, "{escaped}");
+        }
     }
 
     #[test]

@@ -48,18 +48,27 @@ impl Late {
         } else {
             "day"
         };
+        let floor = if self.curve.floor > 0.0 {
+            format!(", never below {}% of its points", self.curve.floor)
+        } else {
+            String::new()
+        };
         let mut out = vec![format!(
             "Handed in at {}. Late policy: {}% of a lesson's points per {unit} late (a started \
-             {unit} counts), never below {}% of its points.",
-            self.submitted_at, self.curve.deduction, self.curve.floor
+             {unit} counts){floor}.",
+            self.submitted_at, self.curve.deduction
         )];
         for l in self.lessons.iter().filter(|l| l.seconds > 0) {
+            let cost = if l.deduction > 0.0 {
+                format!("−{} point(s)", points(l.deduction))
+            } else {
+                "nothing deducted (its grade is at or below the floor)".to_owned()
+            };
             out.push(format!(
-                "{}: {} {unit}(s) after the deadline {}: −{} point(s).",
+                "{}: {} {unit}(s) after the deadline {}: {cost}.",
                 l.lesson,
                 self.curve.intervals(l.seconds),
-                l.deadline,
-                points(l.deduction)
+                l.deadline
             ));
         }
         if out.len() == 1 {

@@ -79,14 +79,16 @@ pub fn render(id: &str, report: &Report, late: Option<&Late>) -> String {
 /// When the submission was handed in, what each late lesson cost, and the total after it.
 fn late_notice(body: &mut String, report: &Report, late: &Late) {
     let _ = writeln!(body, "<div class=\"late\" id=\"late\">");
-    for (i, line) in late.sentences().iter().enumerate() {
-        let strong = if i == 0 {
-            "<strong>Late work:</strong> "
-        } else {
-            ""
-        };
-        let _ = writeln!(body, "<p>{strong}{}</p>", html(line));
+    let lines = late.sentences();
+    let _ = writeln!(
+        body,
+        "<p><strong>Late work:</strong> {}</p>\n<ul>",
+        html(&lines[0])
+    );
+    for line in &lines[1..] {
+        let _ = writeln!(body, "<li>{}</li>", html(line));
     }
+    let _ = writeln!(body, "</ul>");
     if late.total() > 0.0 {
         let _ = writeln!(
             body,

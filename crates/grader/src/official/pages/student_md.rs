@@ -27,9 +27,12 @@ pub fn render(id: &str, report: &Report, late: Option<&Late>) -> String {
         percent(report.score, report.max_score)
     );
     if let Some(late) = late {
-        for line in late.sentences() {
-            let _ = writeln!(out, "{}\n", md_inline(&line));
+        let lines = late.sentences();
+        let _ = writeln!(out, "**Late work:** {}\n", md_inline(&lines[0]));
+        for line in &lines[1..] {
+            let _ = writeln!(out, "- {}", md_inline(line));
         }
+        out.push('\n');
         if late.total() > 0.0 {
             let _ = writeln!(
                 out,
