@@ -211,6 +211,28 @@ pub enum Cmd {
         /// The reports folder of `grade --submissions DIR --reports RDIR`.
         #[arg(value_name = "RDIR")]
         dir: PathBuf,
+        /// Show on the class page what changed since the run whose reports are in OLD_RDIR
+        /// (as `regrade-diff OLD_RDIR RDIR` lists it).
+        #[arg(long, value_name = "OLD_RDIR")]
+        regrade_from: Option<PathBuf>,
+    },
+    /// What a regrade changed, from two class runs' JSON reports, without grading
+    /// (instructors): whose points changed and by how much, and which checks changed verdict.
+    ///
+    /// Students with a report in one run only are listed too. Exits 0 whether or not anything
+    /// changed; 2 when a folder holds no report.
+    #[command(
+        name = "regrade-diff",
+        after_help = "Example, after fixing a check:\n  cargo xtask grade --submissions class/ \
+                      --reports reports-v2/\n  cargo xtask regrade-diff reports/ reports-v2/"
+    )]
+    RegradeDiff {
+        /// The reports folder of the earlier run.
+        #[arg(value_name = "OLD_RDIR")]
+        old: PathBuf,
+        /// The reports folder of the regrade.
+        #[arg(value_name = "NEW_RDIR")]
+        new: PathBuf,
     },
     /// Create the course secret, `course-secret` (instructors): 32 random bytes from which each
     /// student's variant-check inputs are drawn, mode 600 and ignored by git. Official grading
@@ -534,6 +556,7 @@ pub const INSTRUCTOR_COMMANDS: &[&str] = &[
     "secret",
     "similarity",
     "class-page",
+    "regrade-diff",
     "autograder",
 ];
 
@@ -648,6 +671,7 @@ fn instructor_command(command: &Cmd) -> Option<&'static str> {
         Cmd::Secret { .. } => "secret",
         Cmd::Similarity { .. } => "similarity",
         Cmd::ClassPage { .. } => "class-page",
+        Cmd::RegradeDiff { .. } => "regrade-diff",
         Cmd::Autograder {
             platform: Platform::Gradescope { .. },
         } => "autograder gradescope",

@@ -18,6 +18,7 @@ pub fn needs_instructor(command: &Cmd) -> bool {
         | Cmd::NewExercise { .. }
         | Cmd::Dist { .. }
         | Cmd::ClassPage { .. }
+        | Cmd::RegradeDiff { .. }
         | Cmd::Secret { .. }
         | Cmd::Manifest
         | Cmd::Similarity { .. } => true,

@@ -1,11 +1,20 @@
-//! `cargo xtask class-page RDIR`: the feedback pages and the class page again, from the reports.
+//! `cargo xtask class-page RDIR`: the feedback pages and the class page again, from the reports;
+//! `cargo xtask regrade-diff OLD_RDIR NEW_RDIR`: what a regrade changed, from two runs' reports.
 
 use anyhow::Result;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Writes the pages of the reports folder `dir`.
-pub fn run(dir: &Path) -> Result<ExitCode> {
-    grader::official::pages::run(dir)?;
+/// Writes the pages of the reports folder `dir`, with the regrade since `regrade_from`.
+pub fn run(dir: &Path, regrade_from: Option<&Path>) -> Result<ExitCode> {
+    grader::official::pages::run(dir, regrade_from)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints what changed from the reports in `old` to those in `new`.
+pub fn regrade_diff(old: &Path, new: &Path) -> Result<ExitCode> {
+    let diff = grader::official::pages::regrade(old, new)?;
+    println!("Regrade from {} to {}:", old.display(), new.display());
+    print!("{}", grader::official::regrade::render(&diff));
     Ok(ExitCode::SUCCESS)
 }

@@ -72,7 +72,9 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         #[cfg(feature = "instructor")]
-        Cmd::ClassPage { dir } => class_page::run(&dir),
+        Cmd::ClassPage { dir, regrade_from } => class_page::run(&dir, regrade_from.as_deref()),
+        #[cfg(feature = "instructor")]
+        Cmd::RegradeDiff { old, new } => class_page::regrade_diff(&old, &new),
         #[cfg(feature = "instructor")]
         Cmd::Dist { out_dir } => dist::run(&root, &course, &out_dir),
         #[cfg(feature = "instructor")]

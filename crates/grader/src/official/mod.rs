@@ -9,6 +9,7 @@ pub mod gradebook;
 pub mod handout;
 pub mod pages;
 pub mod preflight;
+pub mod regrade;
 pub mod report_name;
 pub mod roster;
 pub mod similarity;

@@ -4,6 +4,7 @@
 
 use super::class_stats::{BINS, Stats, stats};
 use super::escape::{href, html};
+use super::extras::Extras;
 use super::feedback::percent;
 use super::layout::document;
 use super::rows::{ClassRow, SimilarPair, Standing, page_stem};
@@ -11,8 +12,13 @@ use anyhow::Result;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-/// The class page of `rows`, with the `pairs` the similarity check found.
-pub fn render(course: &str, rows: &[ClassRow], pairs: &[SimilarPair]) -> Result<String> {
+/// The class page of `rows`, with the `pairs` the similarity check found and the `extras` asked for.
+pub fn render(
+    course: &str,
+    rows: &[ClassRow],
+    pairs: &[SimilarPair],
+    extras: &Extras,
+) -> Result<String> {
     let s = stats(rows);
     let graded = s.histogram.iter().sum::<usize>();
     let mut body = String::new();
@@ -35,6 +41,9 @@ pub fn render(course: &str, rows: &[ClassRow], pairs: &[SimilarPair]) -> Result<
     diagnoses(&mut body, &s, &pages);
     problems(&mut body, &s, &pages);
     similar(&mut body, pairs, &pages);
+    if let Some((old, diff)) = &extras.regrade {
+        super::regrade::section(&mut body, old, diff, &|id| who(id, &pages));
+    }
     Ok(document(&format!("{course}: the class"), &body))
 }
 

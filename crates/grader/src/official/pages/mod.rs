@@ -7,13 +7,16 @@
 mod class;
 mod class_stats;
 mod escape;
+mod extras;
 mod feedback;
 mod layout;
 mod plots;
+mod regrade;
 mod rows;
 mod student_html;
 mod student_md;
 
+pub use extras::Extras;
 pub use rows::{ClassRow, SimilarPair, Standing, page_stem};
 
 use crate::report::Report;
@@ -26,6 +29,16 @@ pub const CLASS_PAGE: &str = "index.html";
 /// Writes the pages of every graded student and the class page into `dir`; returns how many
 /// students got pages.
 pub fn write(dir: &Path, rows: &[ClassRow], pairs: &[SimilarPair]) -> Result<usize> {
+    write_with(dir, rows, pairs, &Extras::default())
+}
+
+/// [`write`], the pages showing `extras` too.
+pub fn write_with(
+    dir: &Path,
+    rows: &[ClassRow],
+    pairs: &[SimilarPair],
+    extras: &Extras,
+) -> Result<usize> {
     let mut written = 0;
     let mut course = None;
     for row in rows {
@@ -51,7 +64,7 @@ pub fn write(dir: &Path, rows: &[ClassRow], pairs: &[SimilarPair]) -> Result<usi
         )?;
         written += 1;
     }
-    let page = class::render(course.unwrap_or("The course"), rows, pairs)?;
+    let page = class::render(course.unwrap_or("The course"), rows, pairs, extras)?;
     crate::fsutil::write(&dir.join(CLASS_PAGE), &page)?;
     Ok(written)
 }
@@ -101,18 +114,56 @@ pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
     Ok(rows)
 }
 
-/// `cargo xtask class-page DIR`: the pages written again from the reports in `DIR`.
-pub fn run(dir: &Path) -> Result<()> {
+/// The graded students of `rows` with their reports, for [`crate::official::regrade::diff`].
+fn graded(rows: &[ClassRow]) -> Vec<(String, &Report)> {
+    rows.iter()
+        .filter_map(|r| match &r.standing {
+            Standing::Graded(report) => Some((r.id.clone(), report.as_ref())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The class in `dir`, refused (exit 2) when the folder holds no report.
+fn class_of(dir: &Path) -> Result<Vec<ClassRow>> {
     let rows = from_reports(dir)?;
     if rows.is_empty() {
         bail!(
-            "{} holds no grade report (`<id>.json`): no page to write\n  help: grade the class \
-             first: `cargo xtask grade --submissions DIR --reports {}`",
+            "{} holds no grade report (`<id>.json`)\n  help: grade the class first: `cargo xtask \
+             grade --submissions DIR --reports {}`",
             dir.display(),
             dir.display()
         );
     }
-    let written = write(dir, &rows, &crate::official::similarity::read_csv(dir)?)?;
+    Ok(rows)
+}
+
+/// The regrade from the run whose reports are in `old` to the one in `new`
+/// (`cargo xtask regrade-diff OLD NEW`); each must hold reports.
+pub fn regrade(old: &Path, new: &Path) -> Result<crate::official::regrade::Diff> {
+    let (before, after) = (class_of(old)?, class_of(new)?);
+    Ok(crate::official::regrade::diff(
+        &graded(&before),
+        &graded(&after),
+    ))
+}
+
+/// `cargo xtask class-page DIR [--regrade-from OLD]`: the pages written again from the reports
+/// in `DIR`, with the regrade since the run in `OLD` on the class page when given.
+pub fn run(dir: &Path, regrade_from: Option<&Path>) -> Result<()> {
+    let rows = class_of(dir)?;
+    let mut extras = Extras::default();
+    if let Some(old) = regrade_from {
+        let before = class_of(old)?;
+        let diff = crate::official::regrade::diff(&graded(&before), &graded(&rows));
+        extras.regrade = Some((old.display().to_string(), diff));
+    }
+    let written = write_with(
+        dir,
+        &rows,
+        &crate::official::similarity::read_csv(dir)?,
+        &extras,
+    )?;
     println!(
         "wrote {written} student page(s) (.html, .md) and {} in {}",
         CLASS_PAGE,
