@@ -189,6 +189,18 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
         "checks.sha256 matches the tree",
         manifest_problems(root, course, &lessons, lesson),
     );
+    // A class run would stop on it: said here first.
+    if root.join(grader::official::comments::FILE).exists() {
+        let comments = grader::official::comments::Comments::load(root, course);
+        sections.add(
+            "comments.toml names the course's misconceptions and checks",
+            comments
+                .err()
+                .map(|e| format!("{e:#}"))
+                .into_iter()
+                .collect(),
+        );
+    }
     Ok(sections.finish())
 }
 

@@ -2,12 +2,20 @@
 //! `cargo xtask regrade-diff OLD_RDIR NEW_RDIR`: what a regrade changed, from two runs' reports.
 
 use anyhow::Result;
+use grader::course::Course;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Writes the pages of the reports folder `dir`, with the regrade since `regrade_from`.
-pub fn run(dir: &Path, regrade_from: Option<&Path>) -> Result<ExitCode> {
-    grader::official::pages::run(dir, regrade_from)?;
+/// Writes the pages of the reports folder `dir`, with the course's comments (`comments.toml`)
+/// and the regrade since `regrade_from`.
+pub fn run(
+    root: &Path,
+    course: &Course,
+    dir: &Path,
+    regrade_from: Option<&Path>,
+) -> Result<ExitCode> {
+    let comments = grader::official::comments::Comments::load(root, course)?;
+    grader::official::pages::run(dir, regrade_from, comments)?;
     Ok(ExitCode::SUCCESS)
 }
 

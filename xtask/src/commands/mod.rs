@@ -72,7 +72,9 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         #[cfg(feature = "instructor")]
-        Cmd::ClassPage { dir, regrade_from } => class_page::run(&dir, regrade_from.as_deref()),
+        Cmd::ClassPage { dir, regrade_from } => {
+            class_page::run(&root, &course, &dir, regrade_from.as_deref())
+        }
         #[cfg(feature = "instructor")]
         Cmd::RegradeDiff { old, new } => class_page::regrade_diff(&old, &new),
         #[cfg(feature = "instructor")]

@@ -451,6 +451,9 @@ pub fn summary(batch: &Batch) -> String {
 /// `grade --submissions`: grades, writes the gradebook and the reports, prints the summary.
 /// Returns true when every submission could be graded.
 pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Result<bool> {
+    // Before grading: a comment about a check or misconception the course lacks stops the run.
+    let comments =
+        crate::official::comments::Comments::load(root, course).context("nothing was graded")?;
     let batch = grade_all(root, course, dir, opts)?;
     let csv = crate::official::gradebook::render(&batch, opts.format)?;
     match &opts.gradebook {
@@ -479,7 +482,11 @@ pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Res
         );
         let rows: Vec<crate::official::pages::ClassRow> =
             batch.rows.iter().map(class_row).collect();
-        let pages = crate::official::pages::write(reports, &rows, &pairs)?;
+        let extras = crate::official::pages::Extras {
+            comments,
+            ..Default::default()
+        };
+        let pages = crate::official::pages::write_with(reports, &rows, &pairs, &extras)?;
         println!(
             "feedback pages written: {pages} student(s) (<id>.html, <id>.md) and the class page {}",
             reports.join(crate::official::pages::CLASS_PAGE).display()

@@ -4,6 +4,7 @@
 pub mod archive;
 pub mod class;
 pub mod class_run;
+pub mod comments;
 pub mod entry;
 pub mod gradebook;
 pub mod handout;

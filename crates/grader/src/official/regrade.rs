@@ -327,7 +327,10 @@ pub mod tests {
         assert_eq!((first.old, first.new), (Some(Wrong), Some(Passed)));
         assert_eq!(first.students, ["alice", "bob"]);
         let text = render(&d);
-        assert!(text.starts_with("4 student(s) changed, 1 unchanged."), "{text}");
+        assert!(
+            text.starts_with("4 student(s) changed, 1 unchanged."),
+            "{text}"
+        );
         assert!(text.contains("\nalice: 2/4 -> 4/4 (+2)\n"), "{text}");
         assert!(
             text.contains("  lesson01 / split / values: wrong -> passed (+2)\n"),

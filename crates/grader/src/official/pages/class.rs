@@ -41,6 +41,7 @@ pub fn render(
     diagnoses(&mut body, &s, &pages);
     problems(&mut body, &s, &pages);
     similar(&mut body, pairs, &pages);
+    super::comments::class_section(&mut body, &extras.comments, rows, &|id| who(id, &pages));
     if let Some((old, diff)) = &extras.regrade {
         super::regrade::section(&mut body, old, diff, &|id| who(id, &pages));
     }

@@ -6,4 +6,7 @@ pub struct Extras {
     /// The regrade since an older run: the old reports folder as given, and the diff
     /// (`class-page --regrade-from`).
     pub regrade: Option<(String, crate::official::regrade::Diff)>,
+    /// The instructors' comments (`comments.toml`): on the page of each student they apply to,
+    /// and counted on the class page.
+    pub comments: crate::official::comments::Comments,
 }

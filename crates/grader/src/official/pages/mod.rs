@@ -6,6 +6,7 @@
 
 mod class;
 mod class_stats;
+mod comments;
 mod escape;
 mod extras;
 mod feedback;
@@ -54,13 +55,14 @@ pub fn write_with(
             );
             continue;
         };
+        let comments = extras.comments.applying(report);
         crate::fsutil::write(
             &dir.join(format!("{stem}.html")),
-            &student_html::render(&row.id, report),
+            &student_html::render(&row.id, report, &comments),
         )?;
         crate::fsutil::write(
             &dir.join(format!("{stem}.md")),
-            &student_md::render(&row.id, report),
+            &student_md::render(&row.id, report, &comments),
         )?;
         written += 1;
     }
@@ -149,10 +151,18 @@ pub fn regrade(old: &Path, new: &Path) -> Result<crate::official::regrade::Diff>
 }
 
 /// `cargo xtask class-page DIR [--regrade-from OLD]`: the pages written again from the reports
-/// in `DIR`, with the regrade since the run in `OLD` on the class page when given.
-pub fn run(dir: &Path, regrade_from: Option<&Path>) -> Result<()> {
+/// in `DIR`, with the instructors' `comments`, and the regrade since the run in `OLD` on the
+/// class page when given.
+pub fn run(
+    dir: &Path,
+    regrade_from: Option<&Path>,
+    comments: crate::official::comments::Comments,
+) -> Result<()> {
     let rows = class_of(dir)?;
-    let mut extras = Extras::default();
+    let mut extras = Extras {
+        comments,
+        ..Extras::default()
+    };
     if let Some(old) = regrade_from {
         let before = class_of(old)?;
         let diff = crate::official::regrade::diff(&graded(&before), &graded(&rows));

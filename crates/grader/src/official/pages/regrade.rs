@@ -67,11 +67,14 @@ mod tests {
         let mut body = String::new();
         section(&mut body, "old<run>", &d, &|id| html(id));
         assert!(body.contains("<code>old&lt;run&gt;</code>: 1 student(s) changed, 0 unchanged"));
-        assert!(body.contains(
-            "<tr><td>&lt;b&gt;</td><td class=\"num\">0/2</td><td class=\"num\">2/2</td>\
+        assert!(
+            body.contains(
+                "<tr><td>&lt;b&gt;</td><td class=\"num\">0/2</td><td class=\"num\">2/2</td>\
              <td class=\"num\">+2</td><td><code>lesson01 / split / values</code>: wrong → \
              passed</td></tr>"
-        ), "{body}");
+            ),
+            "{body}"
+        );
         let mut none = String::new();
         section(&mut none, "old", &diff(&[], &[]), &|id| html(id));
         assert!(!none.contains("<table"), "{none}");

@@ -6,6 +6,7 @@ use super::escape::{TEXT_CHARS, cut, html};
 use super::feedback::{Shown, percent, shown};
 use super::layout::document;
 use crate::judge::verdict::Status;
+use crate::official::comments::Comment;
 use crate::report::human::{exercise_label, next_step};
 use crate::report::{Build, LessonReport, Report};
 use std::fmt::Write as _;
@@ -36,8 +37,9 @@ fn tone(status: Status) -> &'static str {
     }
 }
 
-/// The page of `report`, graded for the student `id`.
-pub fn render(id: &str, report: &Report) -> String {
+/// The page of `report`, graded for the student `id`, with the instructors' `comments` that
+/// apply to them.
+pub fn render(id: &str, report: &Report, comments: &[&Comment]) -> String {
     let who = crate::report::student_text::name(id);
     let mut body = String::new();
     let _ = writeln!(body, "<h1>{}</h1>", html(&report.course));
@@ -56,6 +58,7 @@ pub fn render(id: &str, report: &Report) -> String {
     if !report.official {
         unofficial(&mut body, report);
     }
+    super::comments::student_html(&mut body, comments);
     for lesson in &report.lessons {
         lesson_section(&mut body, lesson);
     }

@@ -3,12 +3,14 @@
 
 use super::escape::{TEXT_CHARS, cut, md_fence, md_inline};
 use super::feedback::{percent, shown};
+use crate::official::comments::Comment;
 use crate::report::human::{exercise_label, next_step};
 use crate::report::{Build, LessonReport, Report};
 use std::fmt::Write as _;
 
-/// The Markdown feedback of `report`, graded for the student `id`.
-pub fn render(id: &str, report: &Report) -> String {
+/// The Markdown feedback of `report`, graded for the student `id`, with the instructors'
+/// `comments` that apply to them.
+pub fn render(id: &str, report: &Report, comments: &[&Comment]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", md_inline(&report.course));
     let _ = writeln!(
@@ -38,6 +40,7 @@ pub fn render(id: &str, report: &Report) -> String {
         }
         out.push('\n');
     }
+    super::comments::student_md(&mut out, comments);
     for lesson in &report.lessons {
         lesson_section(&mut out, lesson);
     }
