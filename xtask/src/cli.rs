@@ -215,6 +215,26 @@ pub enum Cmd {
         /// (as `regrade-diff OLD_RDIR RDIR` lists it).
         #[arg(long, value_name = "OLD_RDIR")]
         regrade_from: Option<PathBuf>,
+        /// Put together into RDIR a class graded in parts (`grade --submissions --shard K/N
+        /// --reports SHARD_RDIR`): every part's reports folder, comma-separated. Refused unless
+        /// they are parts 1 to N of one class run.
+        #[arg(
+            long,
+            value_name = "SHARD_RDIR,...",
+            value_delimiter = ',',
+            conflicts_with = "regrade_from"
+        )]
+        merge: Option<Vec<PathBuf>>,
+        /// With --merge: the class folder the parts graded, for similarity.csv over the whole
+        /// class.
+        #[arg(long, value_name = "DIR", requires = "merge")]
+        submissions: Option<PathBuf>,
+        /// With --merge: write the whole class's gradebook to FILE.
+        #[arg(long, value_name = "FILE", requires = "merge")]
+        gradebook: Option<PathBuf>,
+        /// With --gradebook: its layout, as for `grade --submissions`.
+        #[arg(long, value_enum, value_name = "FORMAT", requires = "gradebook")]
+        gradebook_format: Option<GradebookFormat>,
     },
     /// What a regrade changed, from two class runs' JSON reports, without grading
     /// (instructors): whose points changed and by how much, and which checks changed verdict.
@@ -367,6 +387,11 @@ pub struct GradeArgs {
         requires = "reports"
     )]
     pub similarity_exercises: Option<Vec<String>>,
+    /// With --submissions: grade only part K of N of the class (1 <= K <= N), for a class
+    /// spread over N machines: the students in id order, cut into N runs of nearly equal size.
+    /// `class-page RDIR --merge` puts the parts' reports folders together.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard, requires = "submissions")]
+    pub shard: Option<String>,
 }
 
 /// `--timeout SECS`: a number of seconds from a millisecond to a day (a smaller one would round
@@ -383,6 +408,14 @@ pub fn parse_timeout(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(Duration::from_secs_f64(secs))
+}
+
+/// `--shard K/N`: part K of N, 1 <= K <= N (checked by the full grader, which the student build
+/// hands `--submissions` to).
+pub fn parse_shard(text: &str) -> Result<String, String> {
+    #[cfg(feature = "instructor")]
+    grader::official::shard::Shard::parse(text).map_err(|e| e.to_string())?;
+    Ok(text.to_owned())
 }
 
 /// `--threshold X`: a score above 0 and at most 1 (0 would report every pair).
@@ -576,6 +609,7 @@ const INSTRUCTOR_GRADE_FLAGS: &[&str] = &[
     "reports",
     "similarity_threshold",
     "similarity_exercises",
+    "shard",
 ];
 
 /// What the command line is, for a student.

@@ -1,9 +1,11 @@
-//! `cargo xtask class-page RDIR`: the feedback pages and the class page again, from the reports;
+//! `cargo xtask class-page RDIR`: the feedback pages and the class page again, from the reports
+//! (or, with `--merge`, from the reports folders of a class graded in parts);
 //! `cargo xtask regrade-diff OLD_RDIR NEW_RDIR`: what a regrade changed, from two runs' reports.
 
+use crate::cli::GradebookFormat;
 use anyhow::Result;
 use grader::course::Course;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Writes the pages of the reports folder `dir`, with the course's comments (`comments.toml`)
@@ -16,6 +18,24 @@ pub fn run(
 ) -> Result<ExitCode> {
     let comments = grader::official::comments::Comments::load(root, course)?;
     grader::official::pages::run(dir, regrade_from, comments)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Puts the class graded in the reports folders `parts` together into `dir`.
+pub fn merge(
+    root: &Path,
+    course: &Course,
+    dir: &Path,
+    parts: &[PathBuf],
+    submissions: Option<PathBuf>,
+    gradebook: Option<(PathBuf, GradebookFormat)>,
+) -> Result<ExitCode> {
+    let comments = grader::official::comments::Comments::load(root, course)?;
+    let outputs = grader::official::merge::Outputs {
+        submissions,
+        gradebook: gradebook.map(|(path, f)| (path, crate::commands::grade::gradebook_format(f))),
+    };
+    grader::official::merge::run(root, course, dir, parts, &outputs, comments)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -164,18 +164,23 @@ fn class(
             .unwrap_or(similarity::DEFAULT_THRESHOLD),
         only.as_deref(),
     )?;
-    let batch = class::options(
+    let mut batch = class::options(
         request,
         args.jobs.map(usize::from),
         (args.gradebook, args.reports, args.roster),
         gradebook_format(args.gradebook_format.unwrap_or_default()),
         similar,
     );
+    batch.shard = args
+        .shard
+        .as_deref()
+        .map(grader::official::shard::Shard::parse)
+        .transpose()?;
     Ok(exit(class::run(root, course, dir, &batch)?))
 }
 
 #[cfg(feature = "instructor")]
-fn gradebook_format(f: crate::cli::GradebookFormat) -> grader::official::gradebook::Format {
+pub fn gradebook_format(f: crate::cli::GradebookFormat) -> grader::official::gradebook::Format {
     use crate::cli::GradebookFormat as G;
     use grader::official::gradebook::Format;
     match f {

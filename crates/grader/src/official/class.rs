@@ -39,6 +39,8 @@ pub struct BatchOptions {
     pub format: crate::official::gradebook::Format,
     /// What `similarity.csv` (beside the reports) compares and reports.
     pub similarity: crate::official::similarity::Options,
+    /// Only this part of the class (`--shard K/N`); `None` for the whole class.
+    pub shard: Option<crate::official::shard::Shard>,
 }
 
 /// Submissions graded at once by default: two on a machine with two cores or more (one builds
@@ -71,6 +73,7 @@ pub fn options(
         roster,
         format,
         similarity,
+        shard: None,
     }
 }
 
@@ -244,6 +247,21 @@ fn row(job: &Job, result: Option<Result<Report>>, max: u32, seconds: f64) -> Row
     }
 }
 
+/// The jobs of the part of the class `opts` asks for ([`crate::official::shard`]), in id order.
+fn shard_of(mut jobs: Vec<Job>, opts: &BatchOptions) -> Vec<Job> {
+    let Some(shard) = opts.shard else {
+        return jobs;
+    };
+    jobs.sort_by(|a, b| a.id.cmp(&b.id));
+    let all = jobs.len();
+    let part = shard.select(jobs);
+    eprintln!(
+        "shard {shard}: {} of the class's {all} student(s)",
+        part.len()
+    );
+    part
+}
+
 /// Grades every submission in `dir` (and lists the roster's students who handed nothing in).
 pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Result<Batch> {
     let started = Instant::now();
@@ -257,11 +275,14 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         .collect();
     let max: u32 = lessons.iter().map(|(_, m)| m).sum();
     // A class folder that is none is named before the course is checked.
-    let (graded, missing): (Vec<Job>, Vec<Job>) = jobs(dir, roster.as_ref())?
+    let all = jobs(dir, roster.as_ref())?;
+    let (graded, missing): (Vec<Job>, Vec<Job>) = shard_of(all.clone(), opts)
         .into_iter()
         .partition(|j| j.entry.is_some());
     crate::official::preflight::check(root, course)?;
-    check_report_names(&graded, roster.is_some())?;
+    // Over the whole class: two parts' reports must not share a file once merged either.
+    let submitted: Vec<Job> = all.into_iter().filter(|j| j.entry.is_some()).collect();
+    check_report_names(&submitted, roster.is_some())?;
     let mut rows: Vec<Row> = missing.iter().map(|j| row(j, None, max, 0.0)).collect();
     let cache = std::sync::Arc::new(crate::build::reuse::BuildCache::new()?);
     let grade = opts.grade.with_mode(Official {
@@ -464,22 +485,13 @@ pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Res
         None => print!("{csv}"),
     }
     if let Some(reports) = &opts.reports {
-        for r in &batch.rows {
-            if let Some(report) = &r.report {
-                let stem = crate::official::report_name::stem(&r.id);
-                crate::fsutil::write(&reports.join(format!("{stem}.json")), &report.to_json())?;
-            }
-        }
+        crate::official::class_record::write(reports, &batch, opts.shard)?;
         println!("reports written to {}", reports.display());
-        let pairs = similar_pairs(&batch, root, course, dir, &opts.similarity)?;
-        let path = reports.join("similarity.csv");
-        crate::fsutil::write(&path, &crate::official::similarity::csv(&pairs)?)?;
-        println!(
-            "{} pair(s) of similar code at or above {} written to {}",
-            pairs.len(),
-            opts.similarity.threshold,
-            path.display()
-        );
+        // A part compares no code: the merge compares the whole class's.
+        let pairs = match opts.shard {
+            Some(_) => Vec::new(),
+            None => similarity(&batch, root, course, dir, reports, &opts.similarity)?,
+        };
         let rows: Vec<crate::official::pages::ClassRow> =
             batch.rows.iter().map(class_row).collect();
         let extras = crate::official::pages::Extras {
@@ -496,9 +508,30 @@ pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Res
     Ok(batch.rows.iter().all(|r| r.error.is_none()))
 }
 
+/// Writes `similarity.csv` of the class in `dir` beside the `reports`: the similar pairs.
+fn similarity(
+    batch: &Batch,
+    root: &Path,
+    course: &Course,
+    dir: &Path,
+    reports: &Path,
+    opts: &crate::official::similarity::Options,
+) -> Result<Vec<crate::official::similarity::Pair>> {
+    let pairs = similar_pairs(batch, root, course, dir, opts)?;
+    let path = reports.join("similarity.csv");
+    crate::fsutil::write(&path, &crate::official::similarity::csv(&pairs)?)?;
+    println!(
+        "{} pair(s) of similar code at or above {} written to {}",
+        pairs.len(),
+        opts.threshold,
+        path.display()
+    );
+    Ok(pairs)
+}
+
 /// The class's similar pairs, each student named by their gradebook id (a roster's id, where the
 /// similarity pass knows the entry by its name).
-fn similar_pairs(
+pub fn similar_pairs(
     batch: &Batch,
     root: &Path,
     course: &Course,
@@ -527,7 +560,7 @@ fn similar_pairs(
 }
 
 /// A gradebook row as the class page shows it.
-fn class_row(r: &Row) -> crate::official::pages::ClassRow {
+pub fn class_row(r: &Row) -> crate::official::pages::ClassRow {
     use crate::official::pages::Standing;
     crate::official::pages::ClassRow {
         id: r.id.clone(),
@@ -570,6 +603,31 @@ pub mod fixture {
             official: true,
             ..failed(id, "", max)
         }
+    }
+
+    /// The row of `id` (whose entry is `entry`) graded with `report`, as the class run makes it.
+    pub fn reported(id: &str, enrolment: Enrolment, entry: &str, report: Report) -> Row {
+        let job = Job {
+            id: id.to_owned(),
+            enrolment,
+            entry: Some(Entry {
+                name: entry.to_owned(),
+                id: id.to_owned(),
+                path: PathBuf::from(entry),
+            }),
+        };
+        let max = report.max_score;
+        row(&job, Some(Ok(report)), max, 0.1)
+    }
+
+    /// The row of the roster's student `s`, `id`, who handed nothing in.
+    pub fn missing(id: &str, s: usize, max: u32) -> Row {
+        let job = Job {
+            id: id.to_owned(),
+            enrolment: Enrolment::Listed(s),
+            entry: None,
+        };
+        row(&job, None, max, 0.0)
     }
 
     /// A class of `rows` graded on `lessons`.

@@ -3,15 +3,18 @@
 
 pub mod archive;
 pub mod class;
+pub mod class_record;
 pub mod class_run;
 pub mod comments;
 pub mod entry;
 pub mod gradebook;
 pub mod handout;
+pub mod merge;
 pub mod pages;
 pub mod preflight;
 pub mod regrade;
 pub mod report_name;
 pub mod roster;
+pub mod shard;
 pub mod similarity;
 pub mod submission;

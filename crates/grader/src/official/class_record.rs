@@ -1,0 +1,194 @@
+//! What a class run keeps beside its reports (`RDIR/class.json`), so that a class can be put
+//! back together from its report folders without grading ([`crate::official::merge`]): the
+//! graded lessons, the roster, the shard, and per student what the reports do not hold (whose
+//! row it is, the entry graded, why a submission could not be graded). The points stay in the
+//! reports.
+
+use crate::official::class_run::{Batch, Row};
+use crate::official::roster::{Enrolment, Roster, Student};
+use crate::official::shard::Shard;
+use crate::report::Report;
+use anyhow::{Context as _, Result, bail};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The record's file name in a reports folder.
+pub const FILE: &str = "class.json";
+
+/// The record's layout version.
+const VERSION: u32 = 1;
+
+/// A class run's record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The layout version ([`VERSION`]).
+    pub version: u32,
+    /// The part of the class graded (`K/N`), `None` for a whole class.
+    pub shard: Option<String>,
+    /// The graded lessons, in course order: `(id, max points)`.
+    pub lessons: Vec<(String, u32)>,
+    /// The roster the run read.
+    pub roster: Option<RosterRecord>,
+    /// One per row of the run's gradebook, by id.
+    pub rows: Vec<RowRecord>,
+}
+
+/// A roster as read (its file's columns and students).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RosterRecord {
+    /// The file it was read from.
+    pub path: PathBuf,
+    /// Its columns other than `id` and `submission`.
+    pub columns: Vec<String>,
+    /// Per student: id, submission cell, the other cells, line.
+    pub students: Vec<(String, Option<String>, Vec<String>, u64)>,
+}
+
+/// A row's part that its report does not hold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowRecord {
+    /// The student's id.
+    pub id: String,
+    /// The roster's index of the student; `None` without a roster or for one it does not list.
+    pub listed: Option<usize>,
+    /// The entry graded; `None` for a roster's student who handed nothing in.
+    pub submission: Option<String>,
+    /// Why the submission could not be graded.
+    pub error: Option<String>,
+    /// Whether the row has a report (`<id>.json`).
+    pub graded: bool,
+}
+
+impl Record {
+    /// The record of `batch`, graded as part `shard` of its class.
+    pub fn of(batch: &Batch, shard: Option<Shard>) -> Record {
+        Record {
+            version: VERSION,
+            shard: shard.map(|s| s.to_string()),
+            lessons: batch.lessons.clone(),
+            roster: batch.roster.as_ref().map(|r| RosterRecord {
+                path: r.path.clone(),
+                columns: r.columns.clone(),
+                students: r
+                    .students
+                    .iter()
+                    .map(|s| (s.id.clone(), s.submission.clone(), s.cells.clone(), s.line))
+                    .collect(),
+            }),
+            rows: batch
+                .rows
+                .iter()
+                .map(|r| RowRecord {
+                    id: r.id.clone(),
+                    listed: match r.enrolment {
+                        Enrolment::Listed(i) => Some(i),
+                        _ => None,
+                    },
+                    submission: r.submission.clone(),
+                    error: r.error.clone(),
+                    graded: r.report.is_some(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The record in the reports folder `dir`.
+    pub fn read(dir: &Path) -> Result<Record> {
+        let path = dir.join(FILE);
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "cannot read {}: a reports folder of `grade --submissions --reports` holds it\n  \
+                 help: grade the class (or its shard) into that folder again",
+                path.display()
+            )
+        })?;
+        let record: Record = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a class run's record", path.display()))?;
+        if record.version != VERSION {
+            bail!(
+                "{} has layout version {}, this grader reads {VERSION}",
+                path.display(),
+                record.version
+            );
+        }
+        Ok(record)
+    }
+
+    /// The roster as the gradebooks read it.
+    pub fn roster(&self) -> Option<Roster> {
+        self.roster.as_ref().map(|r| Roster {
+            path: r.path.clone(),
+            columns: r.columns.clone(),
+            students: r
+                .students
+                .iter()
+                .map(|(id, submission, cells, line)| Student {
+                    id: id.clone(),
+                    submission: submission.clone(),
+                    cells: cells.clone(),
+                    line: *line,
+                })
+                .collect(),
+        })
+    }
+}
+
+/// Writes each graded row's JSON report (`<id>.json`) and the record of `batch` into `dir`.
+pub fn write(dir: &Path, batch: &Batch, shard: Option<Shard>) -> Result<()> {
+    for r in &batch.rows {
+        if let Some(report) = &r.report {
+            let stem = crate::official::report_name::stem(&r.id);
+            crate::fsutil::write(&dir.join(format!("{stem}.json")), &report.to_json())?;
+        }
+    }
+    write_record(dir, batch, shard)
+}
+
+/// Writes the record of `batch` (graded as part `shard`) into `dir`.
+pub fn write_record(dir: &Path, batch: &Batch, shard: Option<Shard>) -> Result<()> {
+    let record = serde_json::to_string_pretty(&Record::of(batch, shard))?;
+    crate::fsutil::write(&dir.join(FILE), &format!("{record}\n"))
+}
+
+/// The gradebook row of `r`, with its `report` (read from `<id>.json`) when it has one, as the
+/// class run made it.
+pub fn row(record: &Record, r: &RowRecord, report: Option<Report>) -> Row {
+    let max = record.lessons.iter().map(|(_, m)| m).sum();
+    let enrolment = match (&record.roster, r.listed) {
+        (None, _) => Enrolment::NoRoster,
+        (Some(_), Some(i)) => Enrolment::Listed(i),
+        (Some(_), None) => Enrolment::NotListed,
+    };
+    let blank = Row {
+        id: r.id.clone(),
+        enrolment,
+        submission: r.submission.clone(),
+        score: 0,
+        max,
+        lessons: BTreeMap::new(),
+        official: false,
+        modified: 0,
+        isolation: crate::run::Isolation::None,
+        error: r.error.clone(),
+        seconds: 0.0,
+        report: None,
+    };
+    match report {
+        None => blank,
+        Some(report) => Row {
+            score: report.score,
+            max: report.max_score,
+            lessons: report
+                .lessons
+                .iter()
+                .map(|l| (l.id.clone(), l.score))
+                .collect(),
+            official: report.official,
+            modified: report.modified_files.len(),
+            isolation: report.isolation,
+            report: Some(report),
+            ..blank
+        },
+    }
+}
