@@ -485,6 +485,15 @@ pub enum Platform {
         /// the grading workflow's `deadline` input.
         #[arg(long, value_name = "DATE", value_parser = parse_deadline)]
         deadline: Option<String>,
+        /// Grade the class in N parts, one runner each (`grade --submissions --shard K/N`), then
+        /// merge them (`class-page --merge`) into one gradebook.
+        #[arg(
+            long,
+            value_name = "N",
+            default_value_t = 4,
+            value_parser = clap::value_parser!(u16).range(1..=256)
+        )]
+        shards: u16,
     },
     /// Print a JSON report (or, when it is missing or unreadable, a zero-point error) as GitHub
     /// Classroom's runner result: `result=<base64 JSON>`, for `$GITHUB_OUTPUT`.

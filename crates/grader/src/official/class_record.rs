@@ -1,4 +1,4 @@
-//! What a class run keeps beside its reports (`RDIR/class.json`), so that a class can be put
+//! What a class run keeps beside its reports (`RDIR/class.record`, JSON), so that a class can be put
 //! back together from its report folders without grading ([`crate::official::merge`]): the
 //! graded lessons, the roster, the shard, and per student what the reports do not hold (whose
 //! row it is, the entry graded, why a submission could not be graded). The points stay in the
@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The record's file name in a reports folder.
-pub const FILE: &str = "class.json";
+/// The record's file name in a reports folder: not `*.json`, the reports' (`<id>.json`), so no
+/// student's id can name it and readers of the reports pass it by.
+pub const FILE: &str = "class.record";
 
 /// The record's layout version.
 const VERSION: u32 = 1;
