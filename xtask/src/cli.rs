@@ -207,35 +207,7 @@ pub enum Cmd {
     ///
     /// `grade --submissions DIR --reports RDIR` writes them too.
     #[command(name = "class-page")]
-    ClassPage {
-        /// The reports folder of `grade --submissions DIR --reports RDIR`.
-        #[arg(value_name = "RDIR")]
-        dir: PathBuf,
-        /// Show on the class page what changed since the run whose reports are in OLD_RDIR
-        /// (as `regrade-diff OLD_RDIR RDIR` lists it).
-        #[arg(long, value_name = "OLD_RDIR")]
-        regrade_from: Option<PathBuf>,
-        /// Put together into RDIR a class graded in parts (`grade --submissions --shard K/N
-        /// --reports SHARD_RDIR`): every part's reports folder, comma-separated. Refused unless
-        /// they are parts 1 to N of one class run.
-        #[arg(
-            long,
-            value_name = "SHARD_RDIR,...",
-            value_delimiter = ',',
-            conflicts_with = "regrade_from"
-        )]
-        merge: Option<Vec<PathBuf>>,
-        /// With --merge: the class folder the parts graded, for similarity.csv over the whole
-        /// class.
-        #[arg(long, value_name = "DIR", requires = "merge")]
-        submissions: Option<PathBuf>,
-        /// With --merge: write the whole class's gradebook to FILE.
-        #[arg(long, value_name = "FILE", requires = "merge")]
-        gradebook: Option<PathBuf>,
-        /// With --gradebook: its layout, as for `grade --submissions`.
-        #[arg(long, value_enum, value_name = "FORMAT", requires = "gradebook")]
-        gradebook_format: Option<GradebookFormat>,
-    },
+    ClassPage(ClassPageArgs),
     /// What a regrade changed, from two class runs' JSON reports, without grading
     /// (instructors): whose points changed and by how much, and which checks changed verdict.
     ///
@@ -273,6 +245,38 @@ pub enum Cmd {
         #[arg(last = true)]
         command: Vec<String>,
     },
+}
+
+/// `cargo xtask class-page`'s flags.
+#[derive(clap::Args)]
+pub struct ClassPageArgs {
+    /// The reports folder of `grade --submissions DIR --reports RDIR`.
+    #[arg(value_name = "RDIR")]
+    pub dir: PathBuf,
+    /// Show on the class page what changed since the run whose reports are in OLD_RDIR
+    /// (as `regrade-diff OLD_RDIR RDIR` lists it).
+    #[arg(long, value_name = "OLD_RDIR")]
+    pub regrade_from: Option<PathBuf>,
+    /// Put together into RDIR a class graded in parts (`grade --submissions --shard K/N
+    /// --reports SHARD_RDIR`): every part's reports folder, comma-separated. Refused unless
+    /// they are parts 1 to N of one class run.
+    #[arg(
+        long,
+        value_name = "SHARD_RDIR,...",
+        value_delimiter = ',',
+        conflicts_with = "regrade_from"
+    )]
+    pub merge: Option<Vec<PathBuf>>,
+    /// With --merge: the class folder the parts graded, for similarity.csv over the whole
+    /// class.
+    #[arg(long, value_name = "DIR", requires = "merge")]
+    pub submissions: Option<PathBuf>,
+    /// With --merge: write the whole class's gradebook to FILE.
+    #[arg(long, value_name = "FILE", requires = "merge")]
+    pub gradebook: Option<PathBuf>,
+    /// With --gradebook: its layout, as for `grade --submissions`.
+    #[arg(long, value_enum, value_name = "FORMAT", requires = "gradebook")]
+    pub gradebook_format: Option<GradebookFormat>,
 }
 
 /// `cargo xtask grade`'s flags, as given (see [`crate::commands::grade`] for what they become).
@@ -713,7 +717,7 @@ fn instructor_command(command: &Cmd) -> Option<&'static str> {
         Cmd::Manifest => "manifest",
         Cmd::Secret { .. } => "secret",
         Cmd::Similarity { .. } => "similarity",
-        Cmd::ClassPage { .. } => "class-page",
+        Cmd::ClassPage(_) => "class-page",
         Cmd::RegradeDiff { .. } => "regrade-diff",
         Cmd::Autograder {
             platform: Platform::Gradescope { .. },

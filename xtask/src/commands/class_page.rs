@@ -2,11 +2,27 @@
 //! (or, with `--merge`, from the reports folders of a class graded in parts);
 //! `cargo xtask regrade-diff OLD_RDIR NEW_RDIR`: what a regrade changed, from two runs' reports.
 
-use crate::cli::GradebookFormat;
+use crate::cli::{ClassPageArgs, GradebookFormat};
 use anyhow::Result;
 use grader::course::Course;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// `class-page` as `args` ask: the pages of a reports folder, or the merge of a class's parts.
+pub fn command(root: &Path, course: &Course, args: ClassPageArgs) -> Result<ExitCode> {
+    match args.merge {
+        Some(parts) => merge(
+            root,
+            course,
+            &args.dir,
+            &parts,
+            args.submissions,
+            args.gradebook
+                .map(|g| (g, args.gradebook_format.unwrap_or_default())),
+        ),
+        None => run(root, course, &args.dir, args.regrade_from.as_deref()),
+    }
+}
 
 /// Writes the pages of the reports folder `dir`, with the course's comments (`comments.toml`)
 /// and the regrade since `regrade_from`.

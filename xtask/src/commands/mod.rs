@@ -72,24 +72,7 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         #[cfg(feature = "instructor")]
-        Cmd::ClassPage {
-            dir,
-            regrade_from,
-            merge,
-            submissions,
-            gradebook,
-            gradebook_format,
-        } => match merge {
-            Some(parts) => class_page::merge(
-                &root,
-                &course,
-                &dir,
-                &parts,
-                submissions,
-                gradebook.map(|g| (g, gradebook_format.unwrap_or_default())),
-            ),
-            None => class_page::run(&root, &course, &dir, regrade_from.as_deref()),
-        },
+        Cmd::ClassPage(args) => class_page::command(&root, &course, args),
         #[cfg(feature = "instructor")]
         Cmd::RegradeDiff { old, new } => class_page::regrade_diff(&old, &new),
         #[cfg(feature = "instructor")]

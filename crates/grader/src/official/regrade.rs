@@ -158,7 +158,7 @@ pub fn diff(old: &[(String, &Report)], new: &[(String, &Report)]) -> Diff {
         })
         .collect();
     out.by_check
-        .sort_by(|a, b| b.students.len().cmp(&a.students.len()));
+        .sort_by_key(|c| std::cmp::Reverse(c.students.len()));
     out
 }
 
@@ -218,6 +218,7 @@ pub fn render(diff: &Diff) -> String {
     out
 }
 
+/// The diff's tests, and the reports other modules' tests build.
 #[cfg(test)]
 pub mod tests {
     use super::*;
