@@ -247,9 +247,10 @@ fn row(job: &Job, result: Option<Result<Report>>, max: u32, seconds: f64) -> Row
     }
 }
 
-/// The jobs of the part of the class `opts` asks for ([`crate::official::shard`]), in id order.
-fn shard_of(mut jobs: Vec<Job>, opts: &BatchOptions) -> Vec<Job> {
-    let Some(shard) = opts.shard else {
+/// The jobs of the part `shard` of the class ([`crate::official::shard`]), in id order; all of
+/// them without one.
+fn shard_of(mut jobs: Vec<Job>, shard: Option<crate::official::shard::Shard>) -> Vec<Job> {
+    let Some(shard) = shard else {
         return jobs;
     };
     jobs.sort_by(|a, b| a.id.cmp(&b.id));
@@ -276,7 +277,7 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
     let max: u32 = lessons.iter().map(|(_, m)| m).sum();
     // A class folder that is none is named before the course is checked.
     let all = jobs(dir, roster.as_ref())?;
-    let (graded, missing): (Vec<Job>, Vec<Job>) = shard_of(all.clone(), opts)
+    let (graded, missing): (Vec<Job>, Vec<Job>) = shard_of(all.clone(), opts.shard)
         .into_iter()
         .partition(|j| j.entry.is_some());
     crate::official::preflight::check(root, course)?;
@@ -647,6 +648,36 @@ pub mod fixture {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shard_takes_its_run_of_the_class_in_id_order() {
+        use crate::official::shard::Shard;
+        let job = |id: &str, entry: bool| Job {
+            id: id.to_owned(),
+            enrolment: Enrolment::NoRoster,
+            entry: entry.then(|| Entry {
+                name: id.to_owned(),
+                id: id.to_owned(),
+                path: PathBuf::from(id),
+            }),
+        };
+        // A roster's missing students come after the entries: a part is cut from all, by id.
+        let class = || {
+            vec![
+                job("d", true),
+                job("a", true),
+                job("e", false),
+                job("b", false),
+                job("c", true),
+            ]
+        };
+        let ids = |jobs: Vec<Job>| jobs.into_iter().map(|j| j.id).collect::<Vec<_>>();
+        assert_eq!(ids(shard_of(class(), None)), ["d", "a", "e", "b", "c"]);
+        let parts: Vec<Vec<String>> = (1..=2)
+            .map(|k| ids(shard_of(class(), Some(Shard { k, n: 2 }))))
+            .collect();
+        assert_eq!(parts, [vec!["a", "b"], vec!["c", "d", "e"]]);
+    }
 
     #[test]
     fn scores_fall_in_their_bins() {
