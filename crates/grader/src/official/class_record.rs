@@ -193,3 +193,43 @@ pub fn row(record: &Record, r: &RowRecord, report: Option<Report>) -> Row {
         },
     }
 }
+
+/// The report of `id` in `dir` (`<id>.json`, see [`crate::official::report_name`]).
+pub fn read_report(dir: &Path, id: &str) -> Result<Report> {
+    let path = dir.join(format!("{}.json", crate::official::report_name::stem(id)));
+    let text = std::fs::read_to_string(&path).with_context(|| {
+        format!(
+            "cannot read {}, the report of `{}` its folder's {FILE} names",
+            path.display(),
+            crate::report::student_text::name(id)
+        )
+    })?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not a grade report", path.display()))
+}
+
+/// The rows of the run whose `record` is in `dir`, each with its report, as the run made them.
+pub fn rows(dir: &Path, record: &Record) -> Result<Vec<Row>> {
+    record
+        .rows
+        .iter()
+        .map(|r| {
+            let report = r.graded.then(|| read_report(dir, &r.id)).transpose()?;
+            Ok(row(record, r, report))
+        })
+        .collect()
+}
+
+/// The class run (or part) whose reports and record are in `dir`, without grading: its
+/// gradebook, in any layout, is the one the run wrote.
+pub fn load(dir: &Path) -> Result<Batch> {
+    let record = Record::read(dir)?;
+    Ok(Batch {
+        lessons: record.lessons.clone(),
+        roster: record.roster(),
+        rows: rows(dir, &record)?,
+        first_seconds: 0.0,
+        total_seconds: 0.0,
+        parallel: 1,
+        builds: (0, 0),
+    })
+}

@@ -9,7 +9,6 @@ use crate::course::Course;
 use crate::official::class_record::{self, Record};
 use crate::official::class_run::Batch;
 use crate::official::shard::Shard;
-use crate::report::Report;
 use anyhow::{Context as _, Result, bail};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -96,9 +95,8 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged> {
                 dir.display()
             );
         }
-        for r in &record.rows {
-            let report = r.graded.then(|| read_report(dir, &r.id)).transpose()?;
-            rows.push((class_record::row(record, r, report), dir.clone()));
+        for row in class_record::rows(dir, record)? {
+            rows.push((row, dir.clone()));
         }
     }
     rows.sort_by(|a, b| a.0.id.cmp(&b.0.id));
@@ -132,20 +130,6 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged> {
         },
         sources,
     })
-}
-
-/// The report of `id` in `dir`.
-fn read_report(dir: &Path, id: &str) -> Result<Report> {
-    let path = dir.join(format!("{}.json", crate::official::report_name::stem(id)));
-    let text = std::fs::read_to_string(&path).with_context(|| {
-        format!(
-            "cannot read {}, the report of `{}` its folder's {} names",
-            path.display(),
-            crate::report::student_text::name(id),
-            class_record::FILE
-        )
-    })?;
-    serde_json::from_str(&text).with_context(|| format!("{} is not a grade report", path.display()))
 }
 
 /// What to write besides the reports and the pages.
@@ -347,6 +331,20 @@ mod tests {
         let csv = render(&class, Format::Csv).unwrap();
         for cell in [",not_in_roster,", ",missing,", ",error,", "bob-final.zip"] {
             assert!(csv.contains(cell), "{cell} in\n{csv}");
+        }
+    }
+
+    #[test]
+    fn a_whole_class_read_back_from_its_folder_writes_the_same_gradebook() {
+        let class = class();
+        let tmp = tempfile::tempdir().unwrap();
+        class_record::write(tmp.path(), &class, None).unwrap();
+        let again = class_record::load(tmp.path()).unwrap();
+        for format in [Format::Csv, Format::Canvas, Format::Moodle] {
+            assert_eq!(
+                render(&again, format).unwrap(),
+                render(&class, format).unwrap()
+            );
         }
     }
 
