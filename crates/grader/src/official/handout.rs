@@ -393,6 +393,8 @@ mod tests {
         assert!(!instructor_only(
             "exercises/lesson01-why-heads/src/exercises.rs"
         ));
+        // The instructors' comments name what students get wrong.
+        assert!(instructor_only("comments.toml"));
     }
 
     #[test]
