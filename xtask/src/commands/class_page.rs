@@ -33,7 +33,8 @@ pub fn run(
     regrade_from: Option<&Path>,
 ) -> Result<ExitCode> {
     let comments = grader::official::comments::Comments::load(root, course)?;
-    grader::official::pages::run(dir, regrade_from, comments)?;
+    let rows = grader::official::merge::class_rows(dir)?;
+    grader::official::pages::run(dir, &rows, regrade_from, comments)?;
     Ok(ExitCode::SUCCESS)
 }
 

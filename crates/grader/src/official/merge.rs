@@ -132,6 +132,21 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged> {
     })
 }
 
+/// The class page's rows of the reports folder `dir`: from its [`class_record::FILE`] when it
+/// has one (every row, students missing or not graded too, and no report file the run did not
+/// write), else from its reports.
+pub fn class_rows(dir: &Path) -> Result<Vec<crate::official::pages::ClassRow>> {
+    if !dir.join(class_record::FILE).is_file() {
+        return crate::official::pages::class_of(dir);
+    }
+    let batch = class_record::load(dir)?;
+    Ok(batch
+        .rows
+        .iter()
+        .map(crate::official::class::class_row)
+        .collect())
+}
+
 /// What to write besides the reports and the pages.
 #[derive(Debug, Clone, Default)]
 pub struct Outputs {
@@ -346,6 +361,42 @@ mod tests {
                 render(&class, format).unwrap()
             );
         }
+    }
+
+    #[test]
+    fn the_class_page_reads_every_row_from_the_record_and_only_reports_without_one() {
+        use crate::official::pages::Standing;
+        let tmp = tempfile::tempdir().unwrap();
+        class_record::write(tmp.path(), &class(), None).unwrap();
+        // A report the run did not write (left from an earlier run) is not the class's.
+        let stale = report(&[("a", Passed), ("b", Passed)]);
+        std::fs::write(tmp.path().join("old-student.json"), stale.to_json()).unwrap();
+        let kinds = |rows: Vec<crate::official::pages::ClassRow>| -> Vec<(String, &'static str)> {
+            rows.into_iter()
+                .map(|r| {
+                    let kind = match r.standing {
+                        Standing::Graded(_) => "graded",
+                        Standing::NotGraded(_) => "not graded",
+                        Standing::Missing => "missing",
+                    };
+                    (r.id, kind)
+                })
+                .collect()
+        };
+        let all = kinds(class_rows(tmp.path()).unwrap());
+        let want = [
+            ("alice", "graded"),
+            ("bob", "graded"),
+            ("carol", "not graded"),
+            ("dan", "missing"),
+            ("erin", "graded"),
+            ("zed", "graded"),
+        ];
+        assert_eq!(all, want.map(|(i, k)| (i.to_owned(), k)));
+        std::fs::remove_file(tmp.path().join(class_record::FILE)).unwrap();
+        let reports = kinds(class_rows(tmp.path()).unwrap());
+        assert_eq!(reports.len(), 5, "{reports:?}");
+        assert!(reports.iter().all(|(_, k)| *k == "graded"));
     }
 
     #[test]

@@ -126,8 +126,8 @@ fn graded(rows: &[ClassRow]) -> Vec<(String, &Report)> {
         .collect()
 }
 
-/// The class in `dir`, refused (exit 2) when the folder holds no report.
-fn class_of(dir: &Path) -> Result<Vec<ClassRow>> {
+/// The class in `dir`, from its reports, refused (exit 2) when the folder holds none.
+pub fn class_of(dir: &Path) -> Result<Vec<ClassRow>> {
     let rows = from_reports(dir)?;
     if rows.is_empty() {
         bail!(
@@ -150,27 +150,27 @@ pub fn regrade(old: &Path, new: &Path) -> Result<crate::official::regrade::Diff>
     ))
 }
 
-/// `cargo xtask class-page DIR [--regrade-from OLD]`: the pages written again from the reports
-/// in `DIR`, with the instructors' `comments`, and the regrade since the run in `OLD` on the
-/// class page when given.
+/// `cargo xtask class-page DIR [--regrade-from OLD]`: the pages of the class `rows` written
+/// again into `DIR`, with the instructors' `comments`, and the regrade since the run in `OLD` on
+/// the class page when given.
 pub fn run(
     dir: &Path,
+    rows: &[ClassRow],
     regrade_from: Option<&Path>,
     comments: crate::official::comments::Comments,
 ) -> Result<()> {
-    let rows = class_of(dir)?;
     let mut extras = Extras {
         comments,
         ..Extras::default()
     };
     if let Some(old) = regrade_from {
         let before = class_of(old)?;
-        let diff = crate::official::regrade::diff(&graded(&before), &graded(&rows));
+        let diff = crate::official::regrade::diff(&graded(&before), &graded(rows));
         extras.regrade = Some((old.display().to_string(), diff));
     }
     let written = write_with(
         dir,
-        &rows,
+        rows,
         &crate::official::similarity::read_csv(dir)?,
         &extras,
     )?;
