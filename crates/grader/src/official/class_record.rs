@@ -38,15 +38,16 @@ pub struct Record {
 /// A roster as read (its file's columns and students).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RosterRecord {
-    /// The file it was read from.
-    pub path: PathBuf,
+    /// The file it was read from ([`encode`]d).
+    pub path: String,
     /// Its columns other than `id` and `submission`.
     pub columns: Vec<String>,
     /// Per student: id, submission cell, the other cells, line.
     pub students: Vec<(String, Option<String>, Vec<String>, u64)>,
 }
 
-/// A row's part that its report does not hold.
+/// A row's part that its report does not hold. Every text of the record (here and in
+/// [`RosterRecord`]) is [`encode`]d.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RowRecord {
     /// The student's id.
@@ -69,25 +70,33 @@ impl Record {
             shard: shard.map(|s| s.to_string()),
             lessons: batch.lessons.clone(),
             roster: batch.roster.as_ref().map(|r| RosterRecord {
-                path: r.path.clone(),
-                columns: r.columns.clone(),
+                path: encode(&r.path.display().to_string()),
+                columns: r.columns.iter().map(|c| encode(c)).collect(),
                 students: r
                     .students
                     .iter()
-                    .map(|s| (s.id.clone(), s.submission.clone(), s.cells.clone(), s.line))
+                    .map(|s| {
+                        let cells = s.cells.iter().map(|c| encode(c)).collect();
+                        (
+                            encode(&s.id),
+                            s.submission.as_deref().map(encode),
+                            cells,
+                            s.line,
+                        )
+                    })
                     .collect(),
             }),
             rows: batch
                 .rows
                 .iter()
                 .map(|r| RowRecord {
-                    id: r.id.clone(),
+                    id: encode(&r.id),
                     listed: match r.enrolment {
                         Enrolment::Listed(i) => Some(i),
                         _ => None,
                     },
-                    submission: r.submission.clone(),
-                    error: r.error.clone(),
+                    submission: r.submission.as_deref().map(encode),
+                    error: r.error.as_deref().map(encode),
                     graded: r.report.is_some(),
                 })
                 .collect(),
@@ -119,15 +128,15 @@ impl Record {
     /// The roster as the gradebooks read it.
     pub fn roster(&self) -> Option<Roster> {
         self.roster.as_ref().map(|r| Roster {
-            path: r.path.clone(),
-            columns: r.columns.clone(),
+            path: PathBuf::from(decode(&r.path)),
+            columns: r.columns.iter().map(|c| decode(c)).collect(),
             students: r
                 .students
                 .iter()
                 .map(|(id, submission, cells, line)| Student {
-                    id: id.clone(),
-                    submission: submission.clone(),
-                    cells: cells.clone(),
+                    id: decode(id),
+                    submission: submission.as_deref().map(decode),
+                    cells: cells.iter().map(|c| decode(c)).collect(),
                     line: *line,
                 })
                 .collect(),
@@ -162,16 +171,16 @@ pub fn row(record: &Record, r: &RowRecord, report: Option<Report>) -> Row {
         (Some(_), None) => Enrolment::NotListed,
     };
     let blank = Row {
-        id: r.id.clone(),
+        id: decode(&r.id),
         enrolment,
-        submission: r.submission.clone(),
+        submission: r.submission.as_deref().map(decode),
         score: 0,
         max,
         lessons: BTreeMap::new(),
         official: false,
         modified: 0,
         isolation: crate::run::Isolation::None,
-        error: r.error.clone(),
+        error: r.error.as_deref().map(decode),
         seconds: 0.0,
         report: None,
     };
@@ -213,7 +222,10 @@ pub fn rows(dir: &Path, record: &Record) -> Result<Vec<Row>> {
         .rows
         .iter()
         .map(|r| {
-            let report = r.graded.then(|| read_report(dir, &r.id)).transpose()?;
+            let report = r
+                .graded
+                .then(|| read_report(dir, &decode(&r.id)))
+                .transpose()?;
             Ok(row(record, r, report))
         })
         .collect()
@@ -232,4 +244,82 @@ pub fn load(dir: &Path) -> Result<Batch> {
         parallel: 1,
         builds: (0, 0),
     })
+}
+
+/// True for a character the record writes as `%XX`: `%` itself, a control character (line
+/// feeds, escapes, C1) or one that reorders text.
+fn encoded(c: char) -> bool {
+    c == '%'
+        || c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` as the record writes it: every [`encoded`] character as `%XX` per UTF-8 byte, so the
+/// file shows nothing a student's id or file name could do to a terminal, and [`decode`] gives
+/// `text` back exactly.
+pub fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if encoded(c) {
+            let mut buf = [0; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The text [`encode`] wrote as `text`.
+pub fn decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_are_written_printable_and_read_back_exactly() {
+        for text in [
+            "bob",
+            "=x\u{1b}[2J%41\u{9b}\u{202e}é\nnext",
+            "100%",
+            "%%",
+            "",
+        ] {
+            let written = encode(text);
+            assert!(
+                !written.chars().any(encoded) || written.contains('%'),
+                "{written}"
+            );
+            assert!(
+                !written.chars().any(|c| c.is_control() || c == '\u{202e}'),
+                "{written}"
+            );
+            assert_eq!(decode(&written), text);
+        }
+        assert_eq!(encode("a%\u{1b}é"), "a%25%1Bé");
+    }
 }

@@ -275,6 +275,11 @@ mod tests {
         .unwrap();
         let listed = Enrolment::Listed;
         let rows: Vec<Row> = vec![
+            // A hostile archive name, not on the roster, that could not be graded.
+            Row {
+                enrolment: Enrolment::NotListed,
+                ..failed(HOSTILE, "bad archive \u{1b}[2J\nnext line %41", 4)
+            },
             reported(
                 "alice",
                 listed(0),
@@ -307,6 +312,10 @@ mod tests {
         ];
         batch(&[("lesson01", 4)], rows, Some(roster))
     }
+
+    /// An id with an escape, a C1 control, a reordering character and what looks like an
+    /// encoded byte.
+    const HOSTILE: &str = "=x\u{1b}[2J%41\u{9b}\u{202e}";
 
     /// Writes part `shard` of `class` into `dir` as a sharded class run does.
     fn write_part(class: &Batch, shard: Shard, dir: &Path) {
@@ -342,6 +351,15 @@ mod tests {
                 );
             }
         }
+        // The record shows nothing a terminal would act on.
+        let record = std::fs::read(tmp.path().join("4-1").join(class_record::FILE)).unwrap();
+        let text = String::from_utf8(record).unwrap();
+        assert!(text.contains("%1B[2J%2541%C2%9B%E2%80%AE"), "{text}");
+        assert!(
+            !text
+                .chars()
+                .any(|c| c.is_control() && c != '\n' || c == '\u{202e}')
+        );
         // The plain gradebook holds every kind of row the merge had to rebuild.
         let csv = render(&class, Format::Csv).unwrap();
         for cell in [",not_in_roster,", ",missing,", ",error,", "bob-final.zip"] {
@@ -385,6 +403,7 @@ mod tests {
         };
         let all = kinds(class_rows(tmp.path()).unwrap());
         let want = [
+            (HOSTILE, "not graded"),
             ("alice", "graded"),
             ("bob", "graded"),
             ("carol", "not graded"),
