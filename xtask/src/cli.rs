@@ -49,6 +49,16 @@ pub enum GradebookFormat {
     Moodle,
 }
 
+/// The points of a roster's student who handed nothing in (`--missing`).
+#[derive(Clone, Copy, Debug, Default, ValueEnum, PartialEq, Eq)]
+pub enum MissingPoints {
+    /// 0 points.
+    #[default]
+    Zero,
+    /// Empty cells, which Canvas' and Moodle's imports skip (the grade there stays as it is).
+    Blank,
+}
+
 #[derive(Subcommand)]
 pub enum Cmd {
     /// Grade the exercises (or the reference solutions), check by check, each judged by the grader.
@@ -226,6 +236,38 @@ pub enum Cmd {
         #[arg(value_name = "NEW_RDIR")]
         new: PathBuf,
     },
+    /// Write the gradebook of a graded class again from its reports folder, without grading
+    /// (instructors): another layout, another roster, blank cells for missing students.
+    ///
+    /// Reads RDIR's `class-run.json` and `<id>.json` reports, written by `grade --submissions DIR
+    /// --reports RDIR`. The file equals the one that run writes with the same flags.
+    #[command(
+        after_help = "Example:\n  cargo xtask gradebook reports/ --roster roster.csv \
+                            --format canvas --output canvas.csv"
+    )]
+    Gradebook {
+        /// The reports folder of `grade --submissions DIR --reports RDIR`.
+        #[arg(value_name = "RDIR")]
+        dir: PathBuf,
+        /// The layout: `csv` (every column), or a file to upload to Canvas or Moodle (see
+        /// docs/class-grading.md).
+        #[arg(long, value_enum, value_name = "FORMAT", default_value = "csv")]
+        format: GradebookFormat,
+        /// The class list (needed when the class was graded with one; may be updated since):
+        /// students are paired with the reports by `id`.
+        #[arg(long, value_name = "FILE.csv")]
+        roster: Option<PathBuf>,
+        /// The points of a roster's student who handed nothing in: `zero`, or `blank` cells that
+        /// leave the platform's grade as it is.
+        #[arg(long, value_enum, default_value = "zero")]
+        missing: MissingPoints,
+        /// A late policy to apply (see docs/class-grading.md, "Late work").
+        #[arg(long, value_name = "FILE.toml")]
+        late: Option<PathBuf>,
+        /// Write the gradebook to FILE (default: standard output).
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// Create the course secret, `course-secret` (instructors): 32 random bytes from which each
     /// student's variant-check inputs are drawn, mode 600 and ignored by git. Official grading
     /// needs it; keep it safe beside the solutions and never ship it.
@@ -257,6 +299,9 @@ pub struct ClassPageArgs {
     /// (as `regrade-diff OLD_RDIR RDIR` lists it).
     #[arg(long, value_name = "OLD_RDIR")]
     pub regrade_from: Option<PathBuf>,
+    /// A late policy to show on the students' pages (see docs/class-grading.md, "Late work").
+    #[arg(long, value_name = "FILE.toml")]
+    pub late: Option<PathBuf>,
     /// Put together into RDIR a class graded in parts (`grade --submissions --shard K/N
     /// --reports SHARD_RDIR`): every part's reports folder, comma-separated. Refused unless
     /// they are parts 1 to N of one class run.
@@ -271,12 +316,6 @@ pub struct ClassPageArgs {
     /// class.
     #[arg(long, value_name = "DIR", requires = "merge")]
     pub submissions: Option<PathBuf>,
-    /// With --merge: write the whole class's gradebook to FILE.
-    #[arg(long, value_name = "FILE", requires = "merge")]
-    pub gradebook: Option<PathBuf>,
-    /// With --gradebook: its layout, as for `grade --submissions`.
-    #[arg(long, value_enum, value_name = "FORMAT", requires = "gradebook")]
-    pub gradebook_format: Option<GradebookFormat>,
 }
 
 /// `cargo xtask grade`'s flags, as given (see [`crate::commands::grade`] for what they become).
@@ -373,6 +412,15 @@ pub struct GradeArgs {
     /// row (`missing` without a submission); its other columns go into the gradebook.
     #[arg(long, value_name = "FILE.csv", requires = "submissions")]
     pub roster: Option<PathBuf>,
+    /// With --submissions: the points of a roster's student who handed nothing in: `zero`
+    /// (default), or `blank` cells that leave the platform's grade as it is.
+    #[arg(long, value_enum, value_name = "POINTS", requires = "submissions")]
+    pub missing: Option<MissingPoints>,
+    /// With --submissions: a late policy (deadlines, a penalty per day or hour late down to a
+    /// floor, extensions, submission times) applied to the gradebook and shown on each
+    /// student's page (see docs/class-grading.md, "Late work").
+    #[arg(long, value_name = "FILE.toml", requires = "submissions")]
+    pub late: Option<PathBuf>,
     /// With --submissions: write one JSON report per student (`<id>.json`) in DIR, with their
     /// feedback pages (`<id>.html`, `<id>.md`), the class page (`index.html`) and
     /// `similarity.csv`, the pairs of students whose code looks alike (see `similarity`).
@@ -603,6 +651,7 @@ pub const INSTRUCTOR_COMMANDS: &[&str] = &[
     "similarity",
     "class-page",
     "regrade-diff",
+    "gradebook",
     "autograder",
 ];
 
@@ -619,6 +668,8 @@ const INSTRUCTOR_GRADE_FLAGS: &[&str] = &[
     "gradebook",
     "gradebook_format",
     "roster",
+    "missing",
+    "late",
     "reports",
     "similarity_threshold",
     "similarity_exercises",
@@ -719,6 +770,7 @@ fn instructor_command(command: &Cmd) -> Option<&'static str> {
         Cmd::Similarity { .. } => "similarity",
         Cmd::ClassPage(_) => "class-page",
         Cmd::RegradeDiff { .. } => "regrade-diff",
+        Cmd::Gradebook { .. } => "gradebook",
         Cmd::Autograder {
             platform: Platform::Gradescope { .. },
         } => "autograder gradescope",

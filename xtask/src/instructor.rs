@@ -19,6 +19,7 @@ pub fn needs_instructor(command: &Cmd) -> bool {
         | Cmd::Dist { .. }
         | Cmd::ClassPage(_)
         | Cmd::RegradeDiff { .. }
+        | Cmd::Gradebook { .. }
         | Cmd::Secret { .. }
         | Cmd::Manifest
         | Cmd::Similarity { .. } => true,

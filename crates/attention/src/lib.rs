@@ -6,6 +6,8 @@
 //! * [`rng`]: NumPy's legacy seeded generator, bit-exact, so lessons print NumPy's numbers.
 //! * [`softmax`], [`mask`], [`attend`]: stable softmax, boolean masks, scaled dot-product attention.
 //! * [`error`]: shape errors that say what was expected and what arrived.
+//! * [`tiled`]: the same attention in tiles with an online softmax, never holding the `(T, S)`
+//!   weights (lesson 9).
 
 pub mod attend;
 pub mod error;
@@ -14,5 +16,6 @@ pub mod mask;
 pub mod print;
 pub mod rng;
 pub mod softmax;
+pub mod tiled;
 
 pub use error::{Result, ShapeError};

@@ -23,6 +23,7 @@
 
 mod compare;
 pub mod fitted;
+pub mod memory;
 mod proof;
 pub mod property;
 mod render;

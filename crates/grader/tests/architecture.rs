@@ -1,6 +1,7 @@
-//! The grader's shape, checked: no cycle between its modules, no function over 100 lines, no
-//! file over 800 (tests aside), and every source file the docs name exists. A reader can then
-//! trust docs/architecture.md's layering.
+//! The grader's shape, checked: no cycle between its modules, its top-level modules used in the
+//! order docs/architecture.md states, no function over 100 lines, no file over 800 (tests aside),
+//! and every source file the docs name exists. A reader can then trust docs/architecture.md's
+//! layering.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -314,6 +315,84 @@ fn no_module_depends_on_itself_through_others() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The layers docs/architecture.md states for the grader's top-level modules, left to right: the
+/// sentence that starts "Each uses only those to its left:", layers split at `←`, the modules of
+/// one layer (which use none of each other) at `,`.
+fn stated_layers(doc: &str) -> Vec<Vec<String>> {
+    let start = doc
+        .find("Each uses only those to its left:")
+        .expect("docs/architecture.md states the modules' order");
+    let paragraph = doc[start..].split("\n\n").next().unwrap_or_default();
+    let order = paragraph.split_once(':').map_or("", |(_, o)| o);
+    let order = order.split('.').next().unwrap_or_default();
+    order
+        .split('←')
+        .map(|layer| {
+            layer
+                .split(',')
+                .filter_map(|m| {
+                    let name = m.trim().trim_matches('`');
+                    (!name.is_empty()).then(|| name.to_owned())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// What breaks the stated `layers` in `deps` (module -> the modules it names): a top-level module
+/// the order leaves out or names twice, and a use of a module in its own layer or one to its right.
+fn layering_problems(
+    layers: &[Vec<String>],
+    deps: &BTreeMap<String, BTreeSet<String>>,
+) -> Vec<String> {
+    let mut rank: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut problems = Vec::new();
+    for (i, layer) in layers.iter().enumerate() {
+        for m in layer {
+            if rank.insert(m.as_str(), i).is_some() {
+                problems.push(format!("`{m}` is named twice in the stated order"));
+            }
+        }
+    }
+    let top = |m: &str| m.split("::").next().unwrap_or("").to_owned();
+    for (m, ds) in deps {
+        if m.is_empty() {
+            continue;
+        }
+        let Some(&from) = rank.get(top(m).as_str()) else {
+            problems.push(format!("`{}` is not in the stated order", top(m)));
+            continue;
+        };
+        for d in ds.iter().filter(|d| !d.is_empty() && top(d) != top(m)) {
+            match rank.get(top(d).as_str()) {
+                Some(&to) if to < from => {}
+                Some(_) => problems.push(format!(
+                    "`{m}` uses `{d}`, which the stated order puts in its layer or to its right"
+                )),
+                None => problems.push(format!("`{}` is not in the stated order", top(d))),
+            }
+        }
+    }
+    problems.sort();
+    problems.dedup();
+    problems
+}
+
+#[test]
+fn the_grader_uses_its_modules_in_the_order_the_docs_state() {
+    let doc = std::fs::read_to_string(course_root().join("docs/architecture.md")).unwrap();
+    let layers = stated_layers(&doc);
+    assert!(layers.len() > 3, "the stated order: {layers:?}");
+    let src = course_root().join("crates/grader/src");
+    let problems = layering_problems(&layers, &dependencies(&modules(&src)));
+    assert!(
+        problems.is_empty(),
+        "docs/architecture.md, \"The modules of crates/grader/src\", states an order the code \
+         does not follow (change the code or the order):\n{}",
+        problems.join("\n")
+    );
+}
+
 /// `(first line, lines)` of every `fn` in `code` with a body.
 fn functions(code: &str) -> Vec<(usize, usize, String)> {
     let lines: Vec<&str> = code.lines().collect();
@@ -441,4 +520,21 @@ fn the_checker_sees_a_cycle_a_long_function_and_a_string_brace() {
     let found = functions(&code_only(&long));
     assert_eq!(found.len(), 2, "{found:?}");
     assert_eq!((found[0].1, found[1].1), (122, 1));
+    let layers = stated_layers("Each uses only those to its left: `a` ← `b`, `c` ← `d`.\n\nNext.");
+    assert_eq!(layers, [vec!["a"], vec!["b", "c"], vec!["d"]]);
+    let deps = |pairs: &[(&str, &str)]| -> BTreeMap<String, BTreeSet<String>> {
+        let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (m, d) in pairs {
+            out.entry((*m).to_owned())
+                .or_default()
+                .insert((*d).to_owned());
+        }
+        out
+    };
+    assert!(layering_problems(&layers, &deps(&[("d::x", "b"), ("b", "a::y")])).is_empty());
+    assert_eq!(
+        layering_problems(&layers, &deps(&[("a", "d"), ("b", "c"), ("e", "a")])).len(),
+        3,
+        "a use to the right, one within a layer, a module the order leaves out"
+    );
 }

@@ -2,57 +2,27 @@
 //! (or, with `--merge`, from the reports folders of a class graded in parts);
 //! `cargo xtask regrade-diff OLD_RDIR NEW_RDIR`: what a regrade changed, from two runs' reports.
 
-use crate::cli::{ClassPageArgs, GradebookFormat};
+use crate::cli::ClassPageArgs;
 use anyhow::Result;
 use grader::course::Course;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-/// `class-page` as `args` ask: the pages of a reports folder, or the merge of a class's parts.
+/// `class-page` as `args` ask: the parts of a class merged first when given, then the pages of
+/// the reports folder, with the course's comments (`comments.toml`), the late policy and the
+/// regrade since `--regrade-from`.
 pub fn command(root: &Path, course: &Course, args: ClassPageArgs) -> Result<ExitCode> {
-    match args.merge {
-        Some(parts) => merge(
-            root,
-            course,
-            &args.dir,
-            &parts,
-            args.submissions,
-            args.gradebook
-                .map(|g| (g, args.gradebook_format.unwrap_or_default())),
-        ),
-        None => run(root, course, &args.dir, args.regrade_from.as_deref()),
+    let comments = grader::official::comments::Comments::load(root, course)?;
+    if let Some(parts) = &args.merge {
+        let class = args.submissions.as_deref();
+        grader::official::merge::run(root, course, &args.dir, parts, class)?;
     }
-}
-
-/// Writes the pages of the reports folder `dir`, with the course's comments (`comments.toml`)
-/// and the regrade since `regrade_from`.
-pub fn run(
-    root: &Path,
-    course: &Course,
-    dir: &Path,
-    regrade_from: Option<&Path>,
-) -> Result<ExitCode> {
-    let comments = grader::official::comments::Comments::load(root, course)?;
-    let rows = grader::official::merge::class_rows(dir)?;
-    grader::official::pages::run(dir, &rows, regrade_from, comments)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Puts the class graded in the reports folders `parts` together into `dir`.
-pub fn merge(
-    root: &Path,
-    course: &Course,
-    dir: &Path,
-    parts: &[PathBuf],
-    submissions: Option<PathBuf>,
-    gradebook: Option<(PathBuf, GradebookFormat)>,
-) -> Result<ExitCode> {
-    let comments = grader::official::comments::Comments::load(root, course)?;
-    let outputs = grader::official::merge::Outputs {
-        submissions,
-        gradebook: gradebook.map(|(path, f)| (path, crate::commands::grade::gradebook_format(f))),
-    };
-    grader::official::merge::run(root, course, dir, parts, &outputs, comments)?;
+    grader::official::pages::run(
+        &args.dir,
+        args.late.as_deref(),
+        args.regrade_from.as_deref(),
+        comments,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

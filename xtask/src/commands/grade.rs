@@ -11,7 +11,6 @@ use grader::request::{Local, Request};
 #[cfg(feature = "instructor")]
 use grader::request::{Official, Sandbox};
 use grader::{grade, progress};
-use std::io::IsTerminal as _;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -113,7 +112,8 @@ fn request(args: &GradeArgs) -> Request<Local> {
         selection: args.lesson.clone(),
         timeout: args.timeout,
         jobs: crate::cli::jobs_or_cores(args.jobs),
-        progress: std::io::stderr().is_terminal(),
+        // A bar on a terminal, a line now and then elsewhere (see `grader::grade`).
+        progress: true,
         mode: Local {
             side: Side::from_solutions(args.solutions),
             plant: args.plant.clone(),
@@ -168,7 +168,10 @@ fn class(
         request,
         args.jobs.map(usize::from),
         (args.gradebook, args.reports, args.roster),
-        gradebook_format(args.gradebook_format.unwrap_or_default()),
+        gradebook_options(
+            args.gradebook_format.unwrap_or_default(),
+            args.missing.unwrap_or_default(),
+        ),
         similar,
     );
     batch.shard = args
@@ -176,17 +179,28 @@ fn class(
         .as_deref()
         .map(grader::official::shard::Shard::parse)
         .transpose()?;
+    batch.late = args.late;
     Ok(exit(class::run(root, course, dir, &batch)?))
 }
 
+/// The gradebook's layout and missing students' points, as the command line names them.
 #[cfg(feature = "instructor")]
-pub fn gradebook_format(f: crate::cli::GradebookFormat) -> grader::official::gradebook::Format {
-    use crate::cli::GradebookFormat as G;
-    use grader::official::gradebook::Format;
-    match f {
-        G::Csv => Format::Csv,
-        G::Canvas => Format::Canvas,
-        G::Moodle => Format::Moodle,
+pub fn gradebook_options(
+    f: crate::cli::GradebookFormat,
+    missing: crate::cli::MissingPoints,
+) -> grader::official::gradebook::Options {
+    use crate::cli::{GradebookFormat as G, MissingPoints as M};
+    use grader::official::gradebook::{Format, Missing, Options};
+    Options {
+        format: match f {
+            G::Csv => Format::Csv,
+            G::Canvas => Format::Canvas,
+            G::Moodle => Format::Moodle,
+        },
+        missing: match missing {
+            M::Zero => Missing::Zero,
+            M::Blank => Missing::Blank,
+        },
     }
 }
 
@@ -239,17 +253,7 @@ fn render(root: &Path, course: &Course, report: &Report, args: &GradeArgs) -> St
             // A local grade says how to get changed course files back where it runs.
             let restore = (report.graded != report::Graded::Submission)
                 .then(|| grader::course::pristine::Restore::at(root));
-            let mut text = report::human::render_for(report, &style, detail, restore);
-            if args.submission.is_some() && !report.modified_files.is_empty() {
-                text.push_str(
-                    "\nFiles the student changed outside exercises/*/src (not used: graded with \
-                     the instructors' copies):\n",
-                );
-                for f in &report.modified_files {
-                    text.push_str(&format!("  {}\n", report::student_text::name(f)));
-                }
-            }
-            text
+            report::human::render_for(report, &style, detail, restore)
         }
         Format::Json => report.to_json(),
         Format::Gradescope => report::gradescope::render(report),

@@ -12,6 +12,8 @@ pub mod demo;
 #[cfg(feature = "instructor")]
 pub mod dist;
 pub mod grade;
+#[cfg(feature = "instructor")]
+pub mod gradebook;
 pub mod hint;
 pub mod list;
 #[cfg(feature = "instructor")]
@@ -75,6 +77,8 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
         Cmd::ClassPage(args) => class_page::command(&root, &course, args),
         #[cfg(feature = "instructor")]
         Cmd::RegradeDiff { old, new } => class_page::regrade_diff(&old, &new),
+        #[cfg(feature = "instructor")]
+        command @ Cmd::Gradebook { .. } => gradebook::run(command),
         #[cfg(feature = "instructor")]
         Cmd::Dist { out_dir } => dist::run(&root, &course, &out_dir),
         #[cfg(feature = "instructor")]

@@ -854,7 +854,8 @@ fn the_github_classroom_workflows_are_valid_and_only_the_instructors_one_holds_a
         "--shard \"$SHARD/4\"",
         "needs: [fetch, grade]",
         "pattern: reports-*",
-        "class-page ../reports --merge \"$parts\" --submissions ../class --gradebook ../grades.csv",
+        "class-page ../reports --merge \"$parts\" --submissions ../class\n",
+        "gradebook ../reports --output ../grades.csv",
     ] {
         assert!(
             grading.contains(step),

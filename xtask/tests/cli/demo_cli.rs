@@ -74,12 +74,27 @@ const FIGURES: &[(&str, &str, &[&str])] = &[
             "cached position",
         ],
     ),
+    (
+        "8",
+        "lesson08-relative-scores",
+        &["query position m", "key position n"],
+    ),
+    (
+        "8",
+        "lesson08-shifted-scores",
+        &["positions (m, n)", "positions (m + 100, n + 100)"],
+    ),
+    (
+        "8",
+        "lesson08-window-mask",
+        &["allowed (1) / outside (0)", "query position"],
+    ),
 ];
 
 #[test]
 fn reference_demos_write_titled_labelled_svgs() {
     let out = OutDir::new("demo-svg");
-    for lesson in ["1", "2", "3", "4", "5", "6", "7"] {
+    for lesson in ["1", "2", "3", "4", "5", "6", "7", "8"] {
         xtask_in(
             &course_root(),
             &["demo", lesson, "--solutions", "--svg", out.arg()],

@@ -32,6 +32,69 @@ fn graded(s: &Scratch, args: &[&str]) -> serde_json::Value {
     json_of(s.xtask(&all).assert().code(1).get_output())
 }
 
+/// The wrong split's report, graded once as JSON, in every other format (`--format` and
+/// `--brief` only pick the renderer: grading again gives the same run): the table shows every
+/// failing check, the blame and the misconception once; Gradescope and JUnit carry the blame and
+/// the misconception in each check's text; `--brief` keeps the one-failure-per-exercise form.
+fn in_every_other_format(s: &Scratch, json: &serde_json::Value) {
+    use grader::report::{self, human::Detail, style::Style};
+    let report: report::Report = serde_json::from_value(json.clone()).unwrap();
+    let restore = Some(grader::course::pristine::Restore::at(&s.root));
+    let table = report::human::render_for(&report, &Style::plain(), Detail::Full, restore);
+    assert!(
+        table.contains("blocked: fix `split_heads` first"),
+        "{table}"
+    );
+    assert!(
+        table.contains("split_heads_batch_and_heads_differ: wrong"),
+        "{table}"
+    );
+    assert!(
+        table.contains("merge_inverts_split_exactly: wrong, blocked by `split_heads`"),
+        "{table}"
+    );
+    assert_eq!(
+        table
+            .matches("Misconception: Reshaped straight to (B, h, T, hs)\n")
+            .count(),
+        1,
+        "{table}"
+    );
+    assert!(table.contains("(explained above)"), "{table}");
+    assert!(table.contains("Next: work on `split_heads`"), "{table}");
+    let gradescope: serde_json::Value =
+        serde_json::from_str(&report::gradescope::render(&report)).unwrap();
+    let test = gradescope["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| {
+            t["name"]
+                .as_str()
+                .unwrap()
+                .ends_with("/ merge_inverts_split_exactly")
+        })
+        .unwrap();
+    let output = test["output"].as_str().unwrap();
+    assert!(output.contains("Blocked: `split_heads`"), "{output}");
+    assert!(
+        output.contains("Misconception: Reshaped straight to (B, h, T, hs)."),
+        "{output}"
+    );
+    let course = grader::course::Course::load(&s.root).unwrap();
+    let junit = report::junit::render(&report, &course);
+    assert!(
+        junit.contains("Misconception: Reshaped straight to (B, h, T, hs)."),
+        "{junit}"
+    );
+    let brief = report::human::render_for(&report, &Style::plain(), Detail::Brief, restore);
+    assert!(!brief.contains("Misconception"), "{brief}");
+    assert!(
+        brief.contains("split_heads_moves_data: first at index"),
+        "{brief}"
+    );
+}
+
 #[test]
 fn a_wrong_split_is_decoded_named_and_blamed_where_it_is() {
     let s = Scratch::new("feedback-split");
@@ -71,71 +134,8 @@ fn a_wrong_split_is_decoded_named_and_blamed_where_it_is() {
         .sum();
     assert_eq!(report["score"].as_u64().unwrap(), passed);
 
-    // The table shows every failing check, the blame and the misconception once.
-    let out = s.xtask(&["grade", "lesson02"]).assert().code(1);
-    let table = String::from_utf8_lossy(&out.get_output().stdout).to_string();
-    assert!(
-        table.contains("blocked: fix `split_heads` first"),
-        "{table}"
-    );
-    assert!(
-        table.contains("split_heads_batch_and_heads_differ: wrong"),
-        "{table}"
-    );
-    assert!(
-        table.contains("merge_inverts_split_exactly: wrong, blocked by `split_heads`"),
-        "{table}"
-    );
-    assert_eq!(
-        table
-            .matches("Misconception: Reshaped straight to (B, h, T, hs)\n")
-            .count(),
-        1,
-        "{table}"
-    );
-    assert!(table.contains("(explained above)"), "{table}");
-    assert!(table.contains("Next: work on `split_heads`"), "{table}");
-    // Gradescope and JUnit carry the blame and the misconception in each check's text.
-    let gradescope = json_of(
-        s.xtask(&["grade", "lesson02", "--format", "gradescope"])
-            .assert()
-            .code(1)
-            .get_output(),
-    );
-    let test = gradescope["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| {
-            t["name"]
-                .as_str()
-                .unwrap()
-                .ends_with("/ merge_inverts_split_exactly")
-        })
-        .unwrap();
-    let output = test["output"].as_str().unwrap();
-    assert!(output.contains("Blocked: `split_heads`"), "{output}");
-    assert!(
-        output.contains("Misconception: Reshaped straight to (B, h, T, hs)."),
-        "{output}"
-    );
-    let junit = s
-        .xtask(&["grade", "lesson02", "--format", "junit"])
-        .assert()
-        .code(1);
-    let junit = String::from_utf8_lossy(&junit.get_output().stdout).to_string();
-    assert!(
-        junit.contains("Misconception: Reshaped straight to (B, h, T, hs)."),
-        "{junit}"
-    );
-    // --brief keeps the one-failure-per-exercise form.
-    s.xtask(&["grade", "lesson02", "--brief"])
-        .assert()
-        .code(1)
-        .stdout(predicate::str::contains("Misconception").not())
-        .stdout(predicate::str::contains(
-            "split_heads_moves_data: first at index",
-        ));
+    // The other formats, rendered from this run's report (`--format` only picks the renderer).
+    in_every_other_format(&s, &report);
     // A source that reads a file at compile time (even one no module includes) is refused
     // locally as official grading refuses it, instead of passing here and scoring 0 there.
     s.write(

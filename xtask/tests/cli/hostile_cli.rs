@@ -734,7 +734,12 @@ fn hostile_submissions(mode: Mode) {
     let all = statuses(&report);
     let status = |n: &str| all[n].0.as_str();
     let message = |n: &str| all[n].1.as_str();
-    assert_eq!(status("head_size_divides_width"), "exited_early");
+    assert_eq!(
+        status("head_size_divides_width"),
+        "exited_early",
+        "{}",
+        message("head_size_divides_width")
+    );
     assert_eq!(status("split_heads_moves_data"), "wrong");
     // Judged from its observations, not from the forged panic it printed.
     assert!(
@@ -1064,7 +1069,8 @@ fn shebang_line(mode: Mode) {
 /// A submission's sandboxed build can read the submissions' target folder it writes: it must find
 /// no other student's code there (their libraries, check executables, incremental caches), only
 /// the registry's and the course's own crates. Bob's lesson 3 compiles Alice's lesson 2 library in
-/// by its path; `rustc` says whether it was there to read.
+/// by its path, and by the path where his build keeps it aside; `rustc` says whether it was there
+/// to read.
 #[test]
 fn a_submissions_build_finds_no_other_students_code() {
     other_students_code(Mode::Landlock);
@@ -1082,33 +1088,68 @@ fn other_students_code(mode: Mode) {
     }
     let (l2, l3) = ("lesson02-split-heads", "lesson03-parallel-attention");
     let deps = support::shared_target().join("submissions/debug/deps");
+    // Other submissions' builds of lesson 2 kept aside (`crate::build::cargo_state::aside`).
+    let kept = support::shared_target().join("submissions-aside/lesson02");
+    let library_in = |dir: &Path| {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .find_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name.starts_with("liblesson02-") && name.ends_with(".rlib")).then(|| e.path())
+            })
+    };
+    let kept_library = || {
+        std::fs::read_dir(&kept)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .find_map(|e| library_in(&e.path().join("debug/deps")))
+    };
     let alice = OutDir::new("alice");
     submission(&course.root, &alice, &[l2]);
     append_to_exercises(&alice.path, l2, "pub fn mine() -> u8 { 2 }");
-    // Another test's build may come between (and, as this one's will, clear Alice's away).
+    // Another test's build may come between (and, as this one's will, put Alice's aside).
     let library = (0..3)
         .find_map(|_| {
             let report = graded_submission_in(mode, &course, &alice, &["2"], 600);
             assert_eq!(report["lessons"][0]["build"], "ok", "{report:#}");
-            std::fs::read_dir(&deps).unwrap().flatten().find_map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                (name.starts_with("liblesson02-") && name.ends_with(".rlib")).then(|| e.path())
-            })
+            library_in(&deps)
         })
+        .or_else(kept_library)
         .expect("Alice's build left no library of lesson 2: this test proves nothing");
-    let bob = OutDir::new("bob");
-    submission(&course.root, &bob, &[l3]);
-    append_to_exercises(
-        &bob.path,
-        l3,
-        &format!("#[path = {:?}]\nmod alices;", library.display().to_string()),
-    );
-    let report = graded_submission_in(mode, &course, &bob, &["3"], 600);
-    let output = report["lessons"][0]["compiler_output"].as_str().unwrap();
-    assert!(
-        output.contains("No such file or directory") && !output.contains("UTF-8"),
-        "{output}"
-    );
+    // Bob's lesson 3 reads Alice's library where it was built; Carol's, a library of lesson 2
+    // where it is kept aside once Bob's build put it there (the first error ends a build: one
+    // path each).
+    let reads = |who: &str, path: &Path| {
+        let sub = OutDir::new(who);
+        submission(&course.root, &sub, &[l3]);
+        let shown = path.display().to_string();
+        append_to_exercises(
+            &sub.path,
+            l3,
+            &format!(
+                "#[path = {shown:?}]
+mod alices;"
+            ),
+        );
+        let report = graded_submission_in(mode, &course, &sub, &["3"], 600);
+        let output = report["lessons"][0]["compiler_output"].as_str().unwrap();
+        assert!(
+            output.contains(&format!("couldn't read `{shown}`")) && !output.contains("UTF-8"),
+            "{who}: {output}"
+        );
+        let unreadable = ["No such file or directory", "Permission denied"];
+        assert!(
+            unreadable.iter().any(|e| output.contains(e)),
+            "{who}: {output}"
+        );
+    };
+    reads("bob", &library);
+    let aside =
+        kept_library().expect("no library of lesson 2 kept aside: this test proves nothing");
+    reads("carol", &aside);
 }
 
 /// A sandboxed process sees only the processes of its own sandbox in `/proc` (the host's `/proc`

@@ -14,11 +14,14 @@ mod support;
 
 mod archives_cli;
 mod bad_input_cli;
+mod beside_watch;
 mod class_cli;
 mod class_modes_cli;
 mod demo_cli;
 mod feedback_cli;
 mod find_your_way;
+#[cfg(target_os = "linux")]
+mod first_grade;
 mod grade_cli;
 mod handles_links_cli;
 mod hostile_cli;

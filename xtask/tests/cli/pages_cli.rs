@@ -176,6 +176,8 @@ fn a_class_run_writes_feedback_pages_and_the_class_page() {
     );
     assert_student_pages(&files);
     assert_hostile_text_inert(&files);
+    assert_gradebook_again(&course, &reports, &work.path.join("grades.csv"));
+    assert_late_work(&course, &reports, &work.path);
     assert_written_again(&course, &reports, &files);
     browse_pages(&reports, &format!("{EVE_STEM}.html"), &GRADED);
 }
@@ -275,6 +277,87 @@ fn assert_hostile_text_inert(files: &BTreeMap<String, String>) {
             "unfenced student text: {line}\n{eve_md}"
         );
     }
+}
+
+/// `gradebook RDIR` writes, without grading, the very gradebook the class run wrote (the
+/// submission not graded included).
+fn assert_gradebook_again(course: &Scratch, reports: &Path, written: &Path) {
+    let out = xtask_in(&course.root, &["gradebook", reports.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = std::fs::read_to_string(written).unwrap();
+    assert!(written.contains("\ncorrupt,0,"), "{written}");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), written);
+}
+
+/// A late policy applied to the stored class, without grading: alice, at full marks, hands in
+/// two days and a second late on a 10%-a-day policy and loses 30% of lesson 2's points in the
+/// gradebook, and her page says so; bob, exactly at the deadline, loses nothing. (`class-page`
+/// then writes the pages again without it.)
+fn assert_late_work(course: &Scratch, reports: &Path, work: &Path) {
+    let policy = work.join("late.toml");
+    std::fs::write(
+        &policy,
+        "deadline = \"2026-12-20T23:59:00+01:00\"\ndeduction = 10\ninterval = \"day\"\n\
+         submitted_at = \"times.csv\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        work.join("times.csv"),
+        "id,submitted_at\nalice,2026-12-22T23:59:01+01:00\nbob,2026-12-20T23:59:00+01:00\n",
+    )
+    .unwrap();
+    let late = ["--late", policy.to_str().unwrap()];
+    let out = xtask_in(
+        &course.root,
+        &[&["gradebook", reports.to_str().unwrap()][..], &late].concat(),
+    )
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let cells = |id: &str| -> Vec<String> {
+        let line = csv
+            .lines()
+            .find(|l| l.starts_with(&format!("{id},")))
+            .unwrap();
+        line.split(',').map(str::to_owned).collect()
+    };
+    let (alice, bob) = (cells("alice"), cells("bob"));
+    let max: f64 = alice[2].parse().unwrap();
+    let penalty = (max * 0.3 * 100.0).round() / 100.0;
+    assert_eq!(
+        alice[alice.len() - 1].parse::<f64>().unwrap(),
+        penalty,
+        "{csv}"
+    );
+    assert_eq!(alice[1].parse::<f64>().unwrap(), max - penalty, "{csv}");
+    assert_eq!(
+        bob[bob.len() - 2..],
+        ["2026-12-20T23:59:00+01:00", "0"],
+        "{csv}"
+    );
+    xtask_in(
+        &course.root,
+        &[&["class-page", reports.to_str().unwrap()][..], &late].concat(),
+    )
+    .assert()
+    .success();
+    let page = std::fs::read_to_string(reports.join("alice.html")).unwrap();
+    assert!(
+        page.contains("lesson02: 3 day(s) after the deadline"),
+        "{page}"
+    );
+    assert!(page.contains("Total after the late penalty"), "{page}");
 }
 
 /// `class-page` writes the same student pages again from the reports alone, and a class page

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-const EXERCISES: &str = "exercises/lesson01-why-heads/src/exercises.rs";
+pub(crate) const EXERCISES: &str = "exercises/lesson01-why-heads/src/exercises.rs";
 const DRAW_HEAD_TODO: &str =
     "todo!(\"draw_head: three (c, hs) draws in the order Wq, Wk, Wv, each times scale\")";
 const DRAW_HEAD_BODY: &str = "let mut draw = || rng.randn((c, hs)) * scale;\n    let wq = draw();\n    let wk = draw();\n    let wv = draw();\n    Head { wq, wk, wv }";
@@ -60,7 +60,7 @@ fn earned(table: &str, exercise: &str) -> u32 {
 }
 
 /// Ends the watcher (and so its grade) when the test fails half-way.
-struct KillOnDrop(std::process::Child);
+pub(crate) struct KillOnDrop(pub(crate) std::process::Child);
 
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
@@ -81,13 +81,13 @@ impl Drop for KillOnDrop {
 }
 
 /// Lines of a child's stdout, read on a thread.
-struct Lines {
+pub(crate) struct Lines {
     rx: mpsc::Receiver<String>,
     seen: Vec<String>,
 }
 
 impl Lines {
-    fn new(out: impl std::io::Read + Send + 'static) -> Self {
+    pub(crate) fn new(out: impl std::io::Read + Send + 'static) -> Self {
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(out).lines().map_while(Result::ok) {
@@ -103,7 +103,12 @@ impl Lines {
     }
 
     /// Reads until a line satisfies `done`; returns the lines read since the last call.
-    fn until(&mut self, what: &str, within: Duration, done: impl Fn(&str) -> bool) -> Vec<String> {
+    pub(crate) fn until(
+        &mut self,
+        what: &str,
+        within: Duration,
+        done: impl Fn(&str) -> bool,
+    ) -> Vec<String> {
         let deadline = Instant::now() + within;
         let start = self.seen.len();
         loop {

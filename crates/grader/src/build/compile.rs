@@ -2,13 +2,16 @@
 
 use crate::build::messages::Reader;
 use crate::build::output::Compiled;
+use crate::build::units::{self, Observer};
 use crate::course::{Lesson, Side};
 use anyhow::{Context as _, Result};
+use std::io::Read as _;
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Command, Output, Stdio};
 
 /// The `cargo build` of `lessons` in the course at `root` (the grading copy's fixed copy for a
-/// sandboxed build) into `target`; `sandbox`: in the sandbox, stopped after this long.
+/// sandboxed build) into `target`; `sandbox`: in the sandbox, stopped after this long. A local
+/// build tells `observer` how far it is as it runs.
 pub(crate) fn cargo_build(
     root: &Path,
     target: &Path,
@@ -16,6 +19,7 @@ pub(crate) fn cargo_build(
     side: Side,
     target_dir: Option<&Path>,
     sandbox: Option<std::time::Duration>,
+    observer: Option<&dyn Observer>,
 ) -> Result<Compiled> {
     let mut args: Vec<String> = ["build", "--keep-going", "--message-format=json"]
         .map(str::to_owned)
@@ -40,6 +44,9 @@ pub(crate) fn cargo_build(
     } else {
         let mut cmd = crate::build::cargo::command();
         cmd.args(&args).env_remove("RUSTFLAGS");
+        if observer.is_some() {
+            cmd.args(units::CARGO_ARGS);
+        }
         if let Some(dir) = target_dir {
             cmd.env("CARGO_TARGET_DIR", dir);
         }
@@ -49,7 +56,10 @@ pub(crate) fn cargo_build(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let out = cmd.output().context("could not run cargo")?;
+    let out = match observer.filter(|_| sandbox.is_none()) {
+        Some(observer) => observed(cmd, observer)?,
+        None => cmd.output().context("could not run cargo")?,
+    };
     // The supervisor's word on how the sandboxed build ended (the build can write that folder,
     // but the supervisor writes the file last; it only chooses a message for unbuilt lessons).
     let timed_out = sandbox.filter(|_| {
@@ -70,4 +80,25 @@ pub(crate) fn cargo_build(
         timed_out,
     };
     Ok(reader.read(&String::from_utf8_lossy(&out.stdout), &out.stderr))
+}
+
+/// Runs the build `cmd`, its progress lines passed to `observer` as they come and kept out of its
+/// stderr.
+fn observed(mut cmd: Command, observer: &dyn Observer) -> Result<Output> {
+    let mut child = cmd.spawn().context("could not run cargo")?;
+    let (Some(mut stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        anyhow::bail!("cargo's output is not piped");
+    };
+    let (out, err) = std::thread::scope(|scope| {
+        let err = scope.spawn(|| units::split(stderr, observer));
+        let mut out = Vec::new();
+        let read = stdout.read_to_end(&mut out);
+        (read.map(|_| out), err.join().unwrap_or_default())
+    });
+    let status = child.wait().context("could not run cargo")?;
+    Ok(Output {
+        status,
+        stdout: out.context("could not read cargo's output")?,
+        stderr: err,
+    })
 }

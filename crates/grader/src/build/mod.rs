@@ -13,6 +13,7 @@ pub mod output;
 pub mod outside_sources;
 pub mod reuse;
 pub mod stub_out;
+pub mod units;
 
 pub use cargo::toolchain_homes;
 pub use messages::trim_error;
@@ -84,7 +85,27 @@ pub fn build(
             Reuse::for_local(&target, root, side)
         }
     };
-    build_reusing(root, lessons, side, target_dir, sandbox, reuse)
+    build_reusing(root, lessons, side, (target_dir, sandbox), reuse, None)
+}
+
+/// [`build`] of a local grade, cargo's progress passed to `observer` as it builds.
+pub fn build_observed(
+    root: &Path,
+    lessons: &[&Lesson],
+    side: Side,
+    target_dir: Option<&Path>,
+    observer: &dyn units::Observer,
+) -> Result<BuildOutput> {
+    let target = crate::course::layout::target_dir(root, target_dir);
+    let reuse = Reuse::for_local(&target, root, side);
+    build_reusing(
+        root,
+        lessons,
+        side,
+        (target_dir, None),
+        reuse,
+        Some(observer),
+    )
 }
 
 /// A sandboxed build of the exercises of `lessons` in the grading copy `root` of `course` for a
@@ -100,17 +121,25 @@ pub fn build_shared(
 ) -> Result<BuildOutput> {
     let reuse = Reuse::for_submission(cache, root, course, lessons)?;
     let side = Side::Exercises;
-    build_reusing(root, lessons, side, target_dir, Some(time_limit), reuse)
+    build_reusing(
+        root,
+        lessons,
+        side,
+        (target_dir, Some(time_limit)),
+        reuse,
+        None,
+    )
 }
 
-/// [`build`], taking earlier builds from `reuse` and keeping its own there.
+/// [`build`], taking earlier builds from `reuse` and keeping its own there; cargo's progress goes
+/// to `observer`.
 fn build_reusing(
     graded: &Path,
     lessons: &[&Lesson],
     side: Side,
-    target_dir: Option<&Path>,
-    sandbox: Option<std::time::Duration>,
+    (target_dir, sandbox): (Option<&Path>, Option<std::time::Duration>),
     reuse: Reuse,
+    observer: Option<&dyn units::Observer>,
 ) -> Result<BuildOutput> {
     let sandboxed = sandbox.is_some();
     let target = crate::course::layout::target_dir(graded, target_dir);
@@ -136,7 +165,7 @@ fn build_reusing(
     }
     // Every build of the grader takes turns on its target directory; a sandboxed build compiles
     // in the target folder's fixed copy of the grading copy `graded`.
-    let lock = take_build_lock(&target)?;
+    let lock = take_build_lock(&target, observer)?;
     let root = &if sandboxed {
         let copy = build_copy(&target)?;
         mirror(graded, &copy)?;
@@ -176,7 +205,9 @@ fn build_reusing(
     let (lessons, warnings, errors) = if building.is_empty() {
         Default::default()
     } else {
-        compile::cargo_build(root, &target, &building, side, target_dir, sandbox)?
+        compile::cargo_build(
+            root, &target, &building, side, target_dir, sandbox, observer,
+        )?
     };
     let mut output = BuildOutput {
         lessons,
@@ -245,7 +276,7 @@ pub fn claim_solutions(root: &Path, lessons: &[&Lesson]) -> Result<std::fs::File
 /// `side`) decided by content.
 fn claim(root: &Path, lessons: &[&Lesson], side: Side) -> Result<std::fs::File> {
     let target = crate::course::layout::target_dir(root, None);
-    let lock = take_build_lock(&target)?;
+    let lock = take_build_lock(&target, None)?;
     let inputs: Vec<Inputs> = lessons
         .iter()
         .map(|lesson| Inputs::read(root, lesson, side))
@@ -258,13 +289,23 @@ fn claim(root: &Path, lessons: &[&Lesson], side: Side) -> Result<std::fs::File> 
 /// Takes the grader's build lock on the target directory, held until the returned file is dropped.
 /// Every build keeps it until its check executables have names of their own outside `debug/deps`:
 /// private copies for a sandboxed build (see [`BuildOutput::private`]), links for a local one (see
-/// [`reuse::kept::link_executables`]).
-fn take_build_lock(target: &Path) -> Result<std::fs::File> {
+/// [`reuse::kept::link_executables`]). When another build holds it (a watcher's grade of the same
+/// course), `observer` hears so before this one waits: a wait of minutes must not look like a hang.
+fn take_build_lock(target: &Path, observer: Option<&dyn units::Observer>) -> Result<std::fs::File> {
     std::fs::create_dir_all(target)
         .with_context(|| format!("cannot create {}", target.display()))?;
     let path = target.join(".xtask-build.lock");
     let lock = std::fs::File::create(&path)
         .with_context(|| format!("cannot create {}", path.display()))?;
+    match lock.try_lock() {
+        Ok(()) => return Ok(lock),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            if let Some(observer) = observer {
+                observer.waiting();
+            }
+        }
+        Err(std::fs::TryLockError::Error(_)) => {}
+    }
     lock.lock()
         .with_context(|| format!("cannot lock {}", path.display()))?;
     Ok(lock)
@@ -273,6 +314,36 @@ fn take_build_lock(target: &Path) -> Result<std::fs::File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counts the waits it hears of.
+    #[derive(Default)]
+    struct Waits(std::sync::atomic::AtomicUsize);
+
+    impl units::Observer for Waits {
+        fn waiting(&self) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        fn units(&self, _: &units::Units) {}
+    }
+
+    #[test]
+    fn a_build_that_waits_for_the_lock_says_so_first() {
+        let target = tempfile::tempdir().unwrap();
+        let waits = Waits::default();
+        drop(take_build_lock(target.path(), Some(&waits)).unwrap());
+        assert_eq!(waits.0.load(std::sync::atomic::Ordering::SeqCst), 0);
+        let held = take_build_lock(target.path(), None).unwrap();
+        std::thread::scope(|scope| {
+            let second = scope.spawn(|| take_build_lock(target.path(), Some(&waits)).unwrap());
+            while waits.0.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+                assert!(!second.is_finished(), "took a lock another build holds");
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            drop(held);
+            second.join().unwrap();
+        });
+        assert_eq!(waits.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
 
     #[test]
     fn the_build_copy_mirrors_the_grading_copy_and_keeps_its_path() {

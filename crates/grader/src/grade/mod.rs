@@ -10,7 +10,7 @@ mod variant_misconceptions;
 mod verdicts;
 
 use crate::build::reuse::{Listed, Recorded, Stamp};
-use crate::build::{BuildOutput, Built, build};
+use crate::build::{BuildOutput, Built, build, build_observed};
 use crate::course::{Course, Lesson, Side};
 use crate::judge::verdict::{Origin, origin, panic_of};
 use crate::plan::{LessonPlan, Selection, plan};
@@ -85,6 +85,8 @@ struct Pipeline<'a> {
     plant: Option<&'a str>,
     /// When grading started (the report's `execution_time`).
     started: Instant,
+    /// The progress shown on stderr, from the start of the build.
+    display: bar::Display,
 }
 
 impl<'a> Pipeline<'a> {
@@ -122,6 +124,7 @@ impl<'a> Pipeline<'a> {
                 *lesson = Cow::Owned(crate::variants::without_variants(lesson));
             }
         }
+        let display = bar::building(request.progress, selected.len());
         Ok(Self {
             root,
             expected_root,
@@ -130,6 +133,7 @@ impl<'a> Pipeline<'a> {
             selected,
             plant,
             started,
+            display,
         })
     }
 
@@ -174,11 +178,11 @@ impl<'a> Pipeline<'a> {
         let modified_files = crate::course::manifest::differences(expected_root, self.course);
         // Held until grading ends: the container mode's folders open again when dropped.
         let (isolation, _closed) = self.isolation()?;
-        let bar = bar::building(self.request.progress, lessons.len());
         let (output, listing, runner, recompiled) =
             self.build_and_list(&lessons, &plans, isolation, &variants)?;
-        bar::running_checks(&bar, listing.jobs.len());
-        let progress = |done: usize, _| bar.set_position(done as u64);
+        let bar = &self.display;
+        bar.running_checks(listing.jobs.len());
+        let progress = |done: usize, _| bar.checks_done(done);
         let outputs = if isolation.is_enforced() || self.isolates() {
             runner.run_all(&listing.jobs, self.request.jobs, &progress)
         } else {
@@ -194,7 +198,7 @@ impl<'a> Pipeline<'a> {
                 plan.expected.extend(observed.expected.clone());
             }
         }
-        bar.finish_and_clear();
+        bar.finish();
         let outputs = trace_library_panics(
             &runner,
             &plans,
@@ -370,7 +374,8 @@ impl<'a> Pipeline<'a> {
             // A copy of the course builds into the course's own target folder.
             let target =
                 (root != self.root).then(|| crate::course::layout::target_dir(self.root, None));
-            let mut output = build(root, lessons, side, target.as_deref(), None)?;
+            let display = &self.display;
+            let mut output = build_observed(root, lessons, side, target.as_deref(), display)?;
             // Official grading refuses a lesson whose sources use `unsafe` or read files at
             // compile time; local grading of the exercises reports the same compile error
             // (`crate::course::refused`), and then keeps a record that is never fresh, so the next

@@ -259,15 +259,13 @@ fn decide(ctx: &Context, run: &RunOutput) -> Verdict {
         Comparison::Complete if ended && run.ended == Ended::Exited(0) => {
             verdict(Status::Passed, "")
         }
-        _ if !began && body.is_empty() && harness_passed(&run.output, ctx.check) => verdict(
-            Status::Wrong,
-            "the check returned without reporting anything: it never called \
-             `course_check::proof()`, which every check starts with (tests/checks.rs edited?); \
-             put the handed-out checks back",
-        ),
+        // What the process printed cannot tell these apart (student code can print the harness's
+        // `... ok` line): only observations, which it cannot forge, decide.
         _ if !began && run.ended == Ended::Exited(0) => verdict(
             Status::ExitedEarly,
-            "the process exited with status 0 before the check started (did the code call `std::process::exit`?)",
+            "the process exited with status 0 before the check started: did the code call \
+             `std::process::exit`? (If tests/checks.rs was edited and a check no longer calls \
+             `course_check::proof()`, put the handed-out checks back: `cargo xtask reset --course-files`.)",
         ),
         // The check's own end was reported: its code returned, short of what it must check.
         Comparison::StoppedEarly if ended && run.ended == Ended::Exited(0) => {
@@ -277,16 +275,6 @@ fn decide(ctx: &Context, run: &RunOutput) -> Verdict {
     }
 }
 
-/// True when the test harness's output says `check` returned (`test <path>::check ... ok`):
-/// its function ran to its end, so no code in it called `exit`.
-fn harness_passed(output: &str, check: &str) -> bool {
-    output.lines().any(|line| {
-        line.strip_prefix("test ")
-            .and_then(|l| l.strip_suffix(" ... ok"))
-            .is_some_and(|name| name == check || name.ends_with(&format!("::{check}")))
-    })
-}
-
 /// A check that ran to its end without making every expected observation: its code returned
 /// before it checked everything (a check edited, its body cut), which no student code can cause
 /// without the check's end being reported first.
@@ -294,11 +282,15 @@ fn returned_early(expected: &[Expect], body: &[Observation]) -> Verdict {
     let next = expected.get(body.len()).map_or_else(String::new, |e| {
         format!("; the next was {}", describe_expect(e))
     });
+    // Student code can write a check's `end` itself before it exits: the verdict stays the one of
+    // code that left early, and the message names the edited check as the other cause.
     verdict(
-        Status::Wrong,
+        Status::ExitedEarly,
         format!(
-            "the check returned after {} of its {} assertions and snapshots{next}: its code no \
-             longer checks everything (tests/checks.rs edited?); put the handed-out checks back",
+            "the check stopped after {} of its {} assertions and snapshots{next}, and the process \
+             exited with status 0: did the code call `std::process::exit`? If tests/checks.rs was \
+             edited so that the check no longer checks everything, put the handed-out checks \
+             back: `cargo xtask reset --course-files`.",
             body.len(),
             expected.len()
         ),
@@ -564,20 +556,28 @@ mod tests {
         });
     }
 
-    /// A check whose body was cut (it begins and ends, short of its observations) is told apart
-    /// from code that left the process early: the check returned, nothing called `exit`.
+    /// A check whose body was cut (it begins and ends, short of its observations) is named as a
+    /// cause beside `exit`: student code can write the same observations, so the verdict is one.
     #[test]
     fn a_check_that_returns_without_checking_everything_says_so() {
         with(|ctx| {
             let gutted = vec![Observation::Begin, Observation::End];
             let v = judge(ctx, &run(Ended::Exited(0), "", gutted));
-            assert_verdict(&v, Status::Wrong, "returned after 0 of its 2 assertions");
+            assert_verdict(
+                &v,
+                Status::ExitedEarly,
+                "stopped after 0 of its 2 assertions",
+            );
             assert!(
                 v.message.contains("the next was the assertion `x == 1`"),
                 "{}",
                 v.message
             );
-            assert!(!v.message.contains("process::exit"), "{}", v.message);
+            assert!(
+                v.message.contains("tests/checks.rs was edited"),
+                "{}",
+                v.message
+            );
             let half = vec![
                 Observation::Begin,
                 assert_obs("x == 1", true),
@@ -585,17 +585,19 @@ mod tests {
             ];
             assert_verdict(
                 &judge(ctx, &run(Ended::Exited(0), "", half)),
-                Status::Wrong,
+                Status::ExitedEarly,
                 "after 1 of its 2",
             );
-            // A body emptied of everything, its `proof()` too: the harness saw it return.
+            // A body emptied of everything, its `proof()` too: the harness's `ok` line, which
+            // student code can print as well, decides nothing; the message names both causes.
             let empty = "running 1 test\ntest c ... ok\n\ntest result: ok. 1 passed;\n";
             let v = judge(ctx, &run(Ended::Exited(0), empty, vec![]));
-            assert_verdict(&v, Status::Wrong, "never called `course_check::proof()`");
-            let other = "test checks::other_c ... ok\n";
+            assert_verdict(&v, Status::ExitedEarly, "std::process::exit");
+            assert!(v.message.contains("reset --course-files"), "{}", v.message);
             assert_eq!(
-                judge(ctx, &run(Ended::Exited(0), other, vec![])).status,
-                Status::ExitedEarly
+                judge(ctx, &run(Ended::Exited(0), "", vec![])),
+                v,
+                "the same verdict whatever the process printed"
             );
             // Without the end, it is still the code that left early.
             let mut cut = good();

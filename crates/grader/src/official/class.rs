@@ -35,12 +35,14 @@ pub struct BatchOptions {
     pub reports: Option<PathBuf>,
     /// The class list to read.
     pub roster: Option<PathBuf>,
-    /// The gradebook's layout.
-    pub format: crate::official::gradebook::Format,
+    /// The gradebook's layout and its cells for missing students.
+    pub gradebook_options: crate::official::gradebook::Options,
     /// What `similarity.csv` (beside the reports) compares and reports.
     pub similarity: crate::official::similarity::Options,
     /// Only this part of the class (`--shard K/N`); `None` for the whole class.
     pub shard: Option<crate::official::shard::Shard>,
+    /// The late policy to apply (`--late FILE.toml`).
+    pub late: Option<PathBuf>,
 }
 
 /// Submissions graded at once by default: two on a machine with two cores or more (one builds
@@ -56,7 +58,7 @@ pub fn options(
     grade: Request<Official>,
     jobs: Option<usize>,
     outputs: (Option<PathBuf>, Option<PathBuf>, Option<PathBuf>),
-    format: crate::official::gradebook::Format,
+    gradebook_options: crate::official::gradebook::Options,
     similarity: crate::official::similarity::Options,
 ) -> BatchOptions {
     let (gradebook, reports, roster) = outputs;
@@ -71,9 +73,10 @@ pub fn options(
         gradebook,
         reports,
         roster,
-        format,
+        gradebook_options,
         similarity,
         shard: None,
+        late: None,
     }
 }
 
@@ -209,42 +212,10 @@ fn grade_entry(
 
 /// The row of `job`, from its grading's `result` (`None`: nothing to grade).
 fn row(job: &Job, result: Option<Result<Report>>, max: u32, seconds: f64) -> Row {
-    let blank = Row {
-        id: job.id.clone(),
-        enrolment: job.enrolment,
-        submission: job.entry.as_ref().map(|e| e.name.clone()),
-        score: 0,
-        max,
-        lessons: BTreeMap::new(),
-        official: false,
-        modified: 0,
-        isolation: crate::run::Isolation::None,
-        error: None,
-        seconds,
-        report: None,
-    };
-    match result {
-        None => blank,
-        Some(Ok(report)) => Row {
-            score: report.score,
-            max: report.max_score,
-            lessons: report
-                .lessons
-                .iter()
-                .map(|l| (l.id.clone(), l.score))
-                .collect(),
-            official: report.official,
-            modified: report.modified_files.len(),
-            isolation: report.isolation,
-            report: Some(report),
-            ..blank
-        },
-        Some(Err(error)) => Row {
-            // The whole chain on one line, as `{e:#}` prints it in `main`.
-            error: Some(format!("{error:#}")),
-            ..blank
-        },
-    }
+    // The whole chain on one line, as `{e:#}` prints it in `main`.
+    let outcome = result.map(|r| r.map_err(|error| format!("{error:#}")));
+    let submission = job.entry.as_ref().map(|e| e.name.clone());
+    Row::new((&job.id, job.enrolment, submission), outcome, max, seconds)
 }
 
 /// The jobs of the part `shard` of the class ([`crate::official::shard`]), in id order; all of
@@ -267,7 +238,7 @@ fn shard_of(mut jobs: Vec<Job>, shard: Option<crate::official::shard::Shard>) ->
 pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Result<Batch> {
     let started = Instant::now();
     let roster = opts.roster.as_deref().map(Roster::load).transpose()?;
-    crate::official::gradebook::check(opts.format, roster.as_ref())?;
+    crate::official::gradebook::check(opts.gradebook_options.format, roster.as_ref())?;
     crate::course::require_solutions(root)?;
     let selected = crate::plan::select(course, opts.grade.selection.as_deref())?;
     let lessons: Vec<(String, u32)> = selected
@@ -308,6 +279,7 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         first_seconds,
         total_seconds: started.elapsed().as_secs_f64(),
         parallel,
+        late: None,
         builds: cache.counts(),
     })
 }
@@ -476,25 +448,29 @@ pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Res
     // Before grading: a comment about a check or misconception the course lacks stops the run.
     let comments =
         crate::official::comments::Comments::load(root, course).context("nothing was graded")?;
-    let batch = grade_all(root, course, dir, opts)?;
-    let csv = crate::official::gradebook::render(&batch, opts.format)?;
-    match &opts.gradebook {
-        Some(path) => {
-            crate::fsutil::write(path, &csv)?;
-            println!("gradebook written to {}", path.display());
-        }
-        None => print!("{csv}"),
+    let policy = opts
+        .late
+        .as_deref()
+        .map(crate::official::late::Policy::load)
+        .transpose()?;
+    let mut batch = grade_all(root, course, dir, opts)?;
+    if let Some(policy) = &policy {
+        crate::official::late::apply(&mut batch, policy)?;
     }
+    crate::official::gradebook::write(&batch, opts.gradebook_options, opts.gradebook.as_deref())?;
     if let Some(reports) = &opts.reports {
-        crate::official::class_record::write(reports, &batch, opts.shard)?;
+        crate::official::stored::write(reports, &batch, opts.roster.as_deref(), opts.shard)?;
         println!("reports written to {}", reports.display());
         // A part compares no code: the merge compares the whole class's.
         let pairs = match opts.shard {
             Some(_) => Vec::new(),
             None => similarity(&batch, root, course, dir, reports, &opts.similarity)?,
         };
-        let rows: Vec<crate::official::pages::ClassRow> =
-            batch.rows.iter().map(class_row).collect();
+        let rows: Vec<crate::official::pages::ClassRow> = batch
+            .rows
+            .iter()
+            .map(crate::official::pages::ClassRow::of)
+            .collect();
         let extras = crate::official::pages::Extras {
             comments,
             ..Default::default()
@@ -558,19 +534,6 @@ pub fn similar_pairs(
             })
             .collect(),
     )
-}
-
-/// A gradebook row as the class page shows it.
-pub fn class_row(r: &Row) -> crate::official::pages::ClassRow {
-    use crate::official::pages::Standing;
-    crate::official::pages::ClassRow {
-        id: r.id.clone(),
-        standing: match (&r.report, &r.error, &r.submission) {
-            (Some(report), _, _) => Standing::Graded(Box::new(report.clone())),
-            (None, None, None) => Standing::Missing,
-            (None, error, _) => Standing::NotGraded(error.clone().unwrap_or_default()),
-        },
-    }
 }
 
 /// Rows and batches for the gradebooks' unit tests.
@@ -640,6 +603,7 @@ pub mod fixture {
             first_seconds: 0.1,
             total_seconds: 0.1,
             parallel: 1,
+            late: None,
             builds: (0, 0),
         }
     }

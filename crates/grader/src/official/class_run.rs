@@ -30,6 +30,10 @@ pub struct Row {
     pub error: Option<String>,
     /// Wall time of this submission, seconds.
     pub seconds: f64,
+    /// When it was handed in (RFC 3339), when known.
+    pub submitted_at: Option<String>,
+    /// Its lateness, once a late policy is applied ([`crate::official::late::apply`]).
+    pub late: Option<crate::official::late::lateness::Late>,
     /// The full report, when graded.
     pub report: Option<Report>,
 }
@@ -49,9 +53,62 @@ pub struct Batch {
     pub total_seconds: f64,
     /// Submissions graded at once.
     pub parallel: usize,
+    /// The late policy's curve, once applied to the rows.
+    pub late: Option<crate::official::late::curve::Curve>,
     /// Lesson builds run, and lesson builds reused from a submission with the same sources
     /// (see [`crate::build::reuse`]).
     pub builds: (usize, usize),
+}
+
+impl Row {
+    /// The row of the student `who` (`(id, enrolment, entry graded)`, the entry `None` when
+    /// nothing was handed in), from its `outcome` (a report, or why it could not be graded;
+    /// `None`: nothing to grade), out of `max` points, graded in `seconds`.
+    pub fn new(
+        who: (&str, Enrolment, Option<String>),
+        outcome: Option<std::result::Result<Report, String>>,
+        max: u32,
+        seconds: f64,
+    ) -> Row {
+        let (id, enrolment, submission) = who;
+        let blank = Row {
+            id: id.to_owned(),
+            enrolment,
+            submission,
+            score: 0,
+            max,
+            lessons: BTreeMap::new(),
+            official: false,
+            modified: 0,
+            isolation: crate::run::Isolation::None,
+            error: None,
+            seconds,
+            submitted_at: None,
+            late: None,
+            report: None,
+        };
+        match outcome {
+            None => blank,
+            Some(Ok(report)) => Row {
+                score: report.score,
+                max: report.max_score,
+                lessons: report
+                    .lessons
+                    .iter()
+                    .map(|l| (l.id.clone(), l.score))
+                    .collect(),
+                official: report.official,
+                modified: report.modified_files.len(),
+                isolation: report.isolation,
+                report: Some(report),
+                ..blank
+            },
+            Some(Err(error)) => Row {
+                error: Some(error),
+                ..blank
+            },
+        }
+    }
 }
 
 impl Batch {

@@ -240,4 +240,42 @@ mod tests {
             assert_eq!(default_id.as_deref(), Some(id), "{shown}");
         }
     }
+
+    /// What a student changed outside their sources (a snapshot "adjusted", a note added) is
+    /// listed against today's handout: from a whole handout, every such file; from its
+    /// `exercises/` folder alone, what lies under `exercises/`. A huge file (sparse: it costs its
+    /// author nothing) is listed without being read.
+    #[test]
+    fn changes_outside_the_sources_are_listed_for_each_upload_shape_and_never_read() {
+        let root = crate::course::layout::find_root(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let course = Course::load(&root).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let expected = tmp.path().join("expected");
+        crate::official::handout::make(&root, &course, &expected).unwrap();
+        let h = tmp.path().join("handout");
+        crate::official::handout::make(&root, &course, &h).unwrap();
+        let lesson = &course.lessons[0];
+        let snapshots = lesson.crate_dir(&h, false).join("tests/snapshots");
+        let snap = crate::fsutil::files_under(&snapshots, &h, &|_, _| false)
+            .into_iter()
+            .find(|f| f.ends_with(".snap"))
+            .expect("lesson 1 hands out a snapshot");
+        let text = std::fs::read_to_string(h.join(&snap)).unwrap();
+        std::fs::write(h.join(&snap), format!("{text}[9] 99999\n")).unwrap();
+        std::fs::write(h.join("NOTES.md"), "my notes\n").unwrap();
+        let (modified, _, _) = read_as_graded(&h, &course, &expected);
+        assert_eq!(
+            modified,
+            ["NOTES.md (added)".to_owned(), format!("{snap} (changed)")]
+        );
+        let (modified, _, _) = read_as_graded(&h.join("exercises"), &course, &expected);
+        assert_eq!(modified, [format!("{snap} (changed)")]);
+        let huge = std::fs::File::create(h.join("data.bin")).unwrap();
+        huge.set_len(64 << 30).unwrap();
+        let (modified, _, _) = read_as_graded(&h, &course, &expected);
+        assert!(
+            modified.contains(&"data.bin (added)".to_owned()),
+            "{modified:?}"
+        );
+    }
 }

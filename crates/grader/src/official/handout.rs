@@ -32,9 +32,11 @@ pub const INSTRUCTOR_ONLY: &[&str] = &[
     "docs/bench-core.md",
     "docs/bench-grade.md",
     "scripts",
-    // The core's benchmark against NumPy (its Python script and its Rust side): the maintainers'.
+    // The core's benchmark against NumPy (its Python script and its Rust side), and the tiled
+    // forward's against the plain one: the maintainers'.
     "crates/attention/benches",
     "crates/attention/examples/bench_mha.rs",
+    "crates/attention/examples/bench_tiled.rs",
     // The course secret: with it, every student's variant inputs could be computed in advance.
     crate::variants::secret::FILE,
     // The instructors' comments for a class's feedback pages: they name what students get wrong.
@@ -402,6 +404,7 @@ mod tests {
         for path in [
             "crates/attention/benches/bench_mha.py",
             "crates/attention/examples/bench_mha.rs",
+            "crates/attention/examples/bench_tiled.rs",
             "docs/bench-core.md",
             "scripts/bench-grade.sh",
         ] {

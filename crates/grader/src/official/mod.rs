@@ -3,12 +3,12 @@
 
 pub mod archive;
 pub mod class;
-pub mod class_record;
 pub mod class_run;
 pub mod comments;
 pub mod entry;
 pub mod gradebook;
 pub mod handout;
+pub mod late;
 pub mod merge;
 pub mod pages;
 pub mod preflight;
@@ -17,4 +17,5 @@ pub mod report_name;
 pub mod roster;
 pub mod shard;
 pub mod similarity;
+pub mod stored;
 pub mod submission;

@@ -15,7 +15,7 @@ const DEVICES: &[&str] = &[
 /// The file stem of the reports of the student `id`: `id` itself when it is a plain name
 /// (letters, digits, `-`, `_`, `.`, `@`, `+`; not starting with `.`; at most [`MAX_STEM_BYTES`]);
 /// else every other character as `_`, a leading `.` as `_`, a device name of Windows after a
-/// `_`, and an id too long cut to fit, with 8 hex digits of a hash of the whole id after it (two
+/// `_` (and `class-run`, the class run's record), and an id too long cut to fit, with 8 hex digits of a hash of the whole id after it (two
 /// long ids that start alike still get files of their own).
 pub fn stem(id: &str) -> String {
     let plain = |c: char| c.is_alphanumeric() || "-_.@+".contains(c);
@@ -24,7 +24,8 @@ pub fn stem(id: &str) -> String {
         out.replace_range(..out.chars().next().map_or(0, char::len_utf8), "_");
     }
     let device = out.split('.').next().unwrap_or_default().to_lowercase();
-    if DEVICES.contains(&device.as_str()) {
+    // The class run's record (`crate::official::stored::RECORD`) is no student's report.
+    if DEVICES.contains(&device.as_str()) || device == "class-run" {
         out.insert(0, '_');
     }
     if out.len() > MAX_STEM_BYTES {
@@ -82,6 +83,8 @@ mod tests {
         assert_eq!(stem("CON"), "_CON");
         assert_eq!(stem("nul.tar"), "_nul.tar");
         assert_eq!(stem("console"), "console");
+        assert_eq!(stem("Class-Run"), "_Class-Run");
+        assert_eq!(format!("{}.json", stem("class-run")), "_class-run.json");
         // 255 bytes, the longest entry name: cut, with a hash of the whole.
         for long in [
             "a".repeat(255),

@@ -383,7 +383,26 @@ pub fn render_for(
         }
         None => {}
     }
+    if report.graded == super::Graded::Submission {
+        out.push_str(&submission_changes(report));
+    }
     out
+}
+
+/// The end of a submission's human report: the files the student changed outside their sources
+/// (`report.modified_files`), each name made inert, with why they did not count; empty when the
+/// student changed none.
+fn submission_changes(report: &Report) -> String {
+    if report.modified_files.is_empty() {
+        return String::new();
+    }
+    let mut text = "\nFiles the student changed outside exercises/*/src (not used: graded with \
+                    the instructors' copies):\n"
+        .to_owned();
+    for f in &report.modified_files {
+        let _ = writeln!(text, "  {}", crate::report::student_text::name(f));
+    }
+    text
 }
 
 #[cfg(test)]
@@ -580,5 +599,33 @@ mod tests {
         full.official = false;
         assert_eq!(next_lesson(&course, &full), None);
         assert_eq!(next_lesson(&course, &stubbed(Build::Ok)), None);
+    }
+
+    /// A submission's human report ends with the files changed outside the sources, inert, and
+    /// says they were not used; with none changed it adds nothing.
+    #[test]
+    fn a_submissions_changed_files_are_listed_as_not_used() {
+        let mut report = stubbed(Build::Ok);
+        report.graded = Graded::Submission;
+        assert_eq!(submission_changes(&report), "");
+        let snap = "exercises/d/tests/snapshots/a.snap (changed)";
+        report.modified_files = vec!["NOTES\u{1b}[2J.md (added)".into(), snap.into()];
+        let text = submission_changes(&report);
+        assert!(
+            text.starts_with(
+                "\nFiles the student changed outside exercises/*/src (not used: graded with the \
+                 instructors' copies):\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains(&format!("\n  {snap}\n")), "{text}");
+        assert!(text.contains("  NOTES\\u{1b}[2J.md (added)\n"), "{text}");
+        assert!(!text.contains('\u{1b}'), "{text}");
+        let shown = render(&report, &Style::plain(), Detail::Full);
+        assert!(shown.ends_with(&text), "{shown}");
+        // A local grade's changed files are its notice's (`Unofficial:`), not this list.
+        report.graded = Graded::Exercises;
+        let shown = render(&report, &Style::plain(), Detail::Full);
+        assert!(!shown.contains("Files the student changed"), "{shown}");
     }
 }

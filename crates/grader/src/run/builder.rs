@@ -138,14 +138,23 @@ pub fn give_tree(dir: &Path) -> std::io::Result<()> {
 /// folder in both modes).
 pub fn take_back(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::MetadataExt as _;
+    let me = nix::unistd::geteuid().as_raw();
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.uid() == me) {
+        return Ok(());
+    }
+    own_all(dir)
+}
+
+/// Gives everything at or beneath `path` that is not this process's user's to it (without
+/// following links): builds kept aside by a container-mode build, moved back into a folder that
+/// is already this user's (`crate::build::cargo_state::aside`).
+pub fn own_all(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt as _;
     let me = (
         nix::unistd::geteuid().as_raw(),
         nix::unistd::getegid().as_raw(),
     );
-    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.uid() == me.0) {
-        return Ok(());
-    }
-    for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
+    for entry in walkdir::WalkDir::new(path).into_iter().flatten() {
         if entry.metadata().is_ok_and(|m| (m.uid(), m.gid()) != me) {
             std::os::unix::fs::lchown(entry.path(), Some(me.0), Some(me.1))?;
         }

@@ -308,7 +308,8 @@ jobs:
         working-directory: course
         run: |
           parts=$(ls -d ../parts/reports-* | paste -sd, -)
-          cargo run --quiet --locked -p xtask -- class-page ../reports --merge "$parts" --submissions ../class --gradebook ../grades.csv
+          cargo run --quiet --locked -p xtask -- class-page ../reports --merge "$parts" --submissions ../class
+          cargo run --quiet --locked -p xtask -- gradebook ../reports --output ../grades.csv
       - name: Upload the gradebook and the reports
         if: ${{ !cancelled() }}
         uses: actions/upload-artifact@v4
@@ -329,6 +330,10 @@ jobs:
           for report in ../reports/*.json; do
             [ -e "$report" ] || continue
             name=$(basename "$report" .json)
+            # The class run's record, not a student's report.
+            [ "$name" = class-run ] && continue
+            # The class run's record, no student's report.
+            if [ "$name" = class-run ]; then continue; fi
             commit=$(awk -F, -v n="$name" '$1 == n { print $2 }' ../submissions.csv)
             {
               echo "Graded at commit $commit, the last one before $DEADLINE."

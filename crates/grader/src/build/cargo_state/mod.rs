@@ -2,12 +2,14 @@
 //! modification times and absolute paths; copies and submissions share the folder). Needed:
 //! - removing a changed package's `.fingerprint`: else cargo takes another copy's or student's
 //!   build (`grade_cli::copies_whose_checks_differ_each_run_their_own` and class_cli fail);
-//! - removing other submissions' artifacts (`deps`, `.fingerprint`, `incremental`, ...) before a
-//!   submission's build: else it can read them (`hostile_cli::a_submissions_build_finds_no_other_students_code`).
+//! - taking other submissions' artifacts (`deps`, `.fingerprint`, `incremental`, ...) out before a
+//!   submission's build: else it can read them (`hostile_cli::a_submissions_build_finds_no_other_students_code`);
+//!   kept [`aside`] for a later build of the same sources, for speed only.
 //! - for speed only (tests pass without; cargo then rebuilds what it could reuse, see
 //!   docs/bench-grade.md): back-dating a submission's unchanged files, and pointing a local
 //!   build's dep-info at this copy ([`dep_info`]).
 
+pub mod aside;
 pub mod dep_info;
 
 use crate::build::content::Inputs;
@@ -15,61 +17,78 @@ use crate::course::Side;
 use anyhow::{Context as _, Result};
 use std::path::{Path, PathBuf};
 
-/// Removes from the submissions' target folder `target` whatever earlier builds made of the
+/// Takes out of the submissions' target folder `target` whatever earlier builds made of the
 /// course's lesson crates (libraries, check executables, fingerprints, incremental caches, the
 /// grader's records of their sources), under the build lock, before a submission's sandboxed
-/// build: that build can read the folder, and must find no other student's code there. Kept: the
-/// lessons about to be built from the very sources the last build of them had (`building`, whose
-/// record says so), built from what this student submitted too; the registry's crates and the
-/// course's own (`attention`, ...).
+/// build: that build can read the folder, and must find no other student's code there. Each
+/// lesson's build goes [`aside`] (out of every sandbox's reach) when the grader's record names its
+/// sources, else it is deleted; a lesson about to be built from sources whose build is kept aside
+/// comes back. Left as they are: the lessons about to be built from the very sources the last
+/// build of them had (`building`, whose record says so), built from what this student submitted
+/// too; the registry's crates and the course's own (`attention`, ...).
 pub(crate) fn forget_earlier_submissions(
     target: &Path,
     course: &crate::course::Course,
     building: &[&Inputs],
 ) -> Result<()> {
     let records = target.join(".xtask-sources");
+    let recorded = |package: &str| std::fs::read_to_string(records.join(package)).ok();
     let same = |id: &str| {
         building.iter().any(|inputs| {
             inputs.lesson.id == id
-                && std::fs::read_to_string(
-                    records.join(inputs.lesson.package(Side::Exercises.is_solutions())),
-                )
-                .ok()
+                && recorded(&inputs.lesson.package(Side::Exercises.is_solutions()))
                     == Some(inputs.digest.clone())
         })
     };
-    let ids: Vec<&str> = course
-        .lessons
-        .iter()
-        .map(|l| l.id.as_str())
-        .filter(|id| !same(id))
-        .collect();
-    // `<id>-<hash>`, `lib<id>-<hash>.rlib`, `<id>_hidden-<hash>`, `<id>.d`, ...
-    let of_a_lesson = |name: &str| {
-        let name = name.strip_prefix("lib").unwrap_or(name);
-        ids.iter().any(|id| {
-            name.strip_prefix(id)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '_', '.']))
-        })
-    };
-    let debug = target.join("debug");
-    let folders =
-        ["deps", ".fingerprint", "incremental", "build", "examples"].map(|f| debug.join(f));
-    for dir in folders.iter().chain([&debug, &records]) {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            if !of_a_lesson(&entry.file_name().to_string_lossy()) {
-                continue;
+    let kept = aside::Aside::of(target);
+    for lesson in course.lessons.iter().filter(|l| !same(&l.id)) {
+        let files = files_of(target, &lesson.id);
+        let package = lesson.package(Side::Exercises.is_solutions());
+        let put = match recorded(&package) {
+            Some(digest) if !files.is_empty() => kept.put(target, &package, &digest, &files)?,
+            _ => false,
+        };
+        if !put {
+            for rel in &files {
+                let path = target.join(rel);
+                let removed = if path.is_dir() {
+                    std::fs::remove_dir_all(&path)
+                } else {
+                    std::fs::remove_file(&path)
+                };
+                removed.with_context(|| format!("cannot remove {}", path.display()))?;
             }
-            let path = entry.path();
-            let removed = if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                std::fs::remove_dir_all(&path)
-            } else {
-                std::fs::remove_file(&path)
-            };
-            removed.with_context(|| format!("cannot remove {}", path.display()))?;
         }
     }
+    for inputs in building.iter().filter(|i| !same(&i.lesson.id)) {
+        let package = inputs.lesson.package(Side::Exercises.is_solutions());
+        kept.take(target, &package, &inputs.digest)?;
+    }
     Ok(())
+}
+
+/// The files and folders of lesson `id`'s crates in `target` (`<id>-<hash>`,
+/// `lib<id>-<hash>.rlib`, `<id>_hidden-<hash>`, `<id>.d`, the record `<id>`, ...), relative to it.
+fn files_of(target: &Path, id: &str) -> Vec<PathBuf> {
+    let of_the_lesson = |name: &str| {
+        let name = name.strip_prefix("lib").unwrap_or(name);
+        name.strip_prefix(id)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '_', '.']))
+    };
+    let mut out = Vec::new();
+    for folder in aside::FOLDERS {
+        for entry in std::fs::read_dir(target.join(folder))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let name = entry.file_name();
+            if of_the_lesson(&name.to_string_lossy()) {
+                out.push(Path::new(folder).join(name));
+            }
+        }
+    }
+    out
 }
 
 /// Per lesson, the SHA-256 of the files its package's build reads (see [`Inputs`]) is compared

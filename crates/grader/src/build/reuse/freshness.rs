@@ -232,7 +232,7 @@ impl Stamp {
             && std::fs::create_dir_all(dir).is_ok()
             && let Ok(text) = serde_json::to_string(&record)
         {
-            let _ = std::fs::write(&self.file, text);
+            let _ = crate::fsutil::replace(&self.file, text.as_bytes());
         }
     }
 }

@@ -218,7 +218,11 @@ pub(crate) fn link_executables(
     let dir = local_checks_dir(target, root, side);
     prune_checks_dirs(&target.join("xtask"), &dir);
     let key = crate::course::layout::course_key(root);
-    if std::fs::create_dir_all(&dir).is_err() || std::fs::write(dir.join(".root"), key).is_err() {
+    // Replaced whole: another copy's prune reads it (an empty one would mean "gone").
+    let root_file = dir.join(".root");
+    if std::fs::create_dir_all(&dir).is_err()
+        || crate::fsutil::replace(&root_file, key.as_bytes()).is_err()
+    {
         return;
     }
     for bins in built.values_mut() {

@@ -3,7 +3,7 @@
 //! the Gradebook?"): identity columns (`IDENTITY`), one column per lesson named by its id, a
 //! `Points Possible` line, then one line per student.
 
-use super::cells::{enrolled, points, roster_cell, text, to_csv};
+use super::cells::{Missing, enrolled, points, roster_cell, text, to_csv};
 use crate::official::class_run::Batch;
 use anyhow::Result;
 
@@ -23,7 +23,7 @@ const IDENTITY: [(&str, &str); 4] = [
 /// `SIS Login ID`, else by name (`Student`): the roster's `canvas_id`, `sis_user_id`,
 /// `sis_login_id`, `section` and `name` (its id when it has no name; without a roster, the
 /// submission's id).
-pub fn render(batch: &Batch) -> Result<String> {
+pub fn render(batch: &Batch, missing: Missing) -> Result<String> {
     let mut header = vec!["Student".to_owned()];
     header.extend(IDENTITY.iter().map(|(h, _)| (*h).to_owned()));
     header.extend(batch.lessons.iter().map(|(id, _)| text(id)));
@@ -37,7 +37,7 @@ pub fn render(batch: &Batch) -> Result<String> {
         for (_, column) in IDENTITY {
             rec.push(text(roster_cell(batch, r, &[column]).unwrap_or_default()));
         }
-        rec.extend(batch.lessons.iter().map(|(id, _)| points(r, id)));
+        rec.extend(batch.lessons.iter().map(|(id, _)| points(r, id, missing)));
         records.push(rec);
     }
     to_csv(records)
@@ -65,7 +65,11 @@ mod tests {
         let mut eve = graded("eve", &[("lesson01", 10)], 15);
         eve.enrolment = Enrolment::NotListed;
         let lessons = [("lesson01", 10), ("lesson02", 5)];
-        let csv = render(&batch(&lessons, vec![ann, bo, eve], Some(roster))).unwrap();
+        let csv = render(
+            &batch(&lessons, vec![ann, bo, eve], Some(roster)),
+            Missing::Zero,
+        )
+        .unwrap();
         assert_eq!(
             csv,
             "Student,ID,SIS User ID,SIS Login ID,Section,lesson01,lesson02\n\
@@ -74,7 +78,23 @@ mod tests {
              '@Bo,102,S2,bo@x,'-B,0,0\n"
         );
         // Without a roster: the submission's id is the student's name.
-        let csv = render(&batch(&lessons, vec![failed("=x", "", 15)], None)).unwrap();
+        let csv = render(
+            &batch(&lessons, vec![failed("=x", "", 15)], None),
+            Missing::Zero,
+        )
+        .unwrap();
         assert!(csv.ends_with("\n'=x,,,,,0,0\n"), "{csv}");
+    }
+
+    #[test]
+    fn a_missing_student_gets_zeros_or_cells_canvas_leaves_alone() {
+        let roster = Roster::parse(std::path::Path::new("r.csv"), b"id,canvas_id\ncy,3\n").unwrap();
+        let mut cy = failed("cy", "", 10);
+        (cy.submission, cy.error, cy.enrolment) = (None, None, Enrolment::Listed(0));
+        let class = batch(&[("lesson01", 10)], vec![cy], Some(roster));
+        let zero = render(&class, Missing::Zero).unwrap();
+        assert!(zero.ends_with("\ncy,3,,,,0\n"), "{zero}");
+        let blank = render(&class, Missing::Blank).unwrap();
+        assert!(blank.ends_with("\ncy,3,,,,\n"), "{blank}");
     }
 }

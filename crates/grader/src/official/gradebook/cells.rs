@@ -5,6 +5,17 @@ use crate::official::roster::Enrolment;
 use crate::report::student_text;
 use anyhow::Result;
 
+/// The points of a roster's student who handed nothing in (`--missing`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Missing {
+    /// 0 points.
+    #[default]
+    Zero,
+    /// Empty cells: a platform's import then leaves the student's grade as it is (Canvas and
+    /// Moodle skip an empty cell).
+    Blank,
+}
+
 /// The rows a learning platform gets: every row but a submission the roster does not list (the
 /// platform would not know the student; the `csv` gradebook and the run's messages name it).
 pub fn enrolled(batch: &Batch) -> impl Iterator<Item = &Row> {
@@ -22,9 +33,31 @@ pub fn roster_cell<'a>(batch: &'a Batch, row: &Row, keys: &[&str]) -> Option<&'a
     }
 }
 
-/// Points of `row` in the lesson `id` (0 when not graded).
-pub fn points(row: &Row, id: &str) -> String {
-    row.lessons.get(id).copied().unwrap_or(0).to_string()
+/// Points of `row` in the lesson `id` (0 when not graded), or an empty cell for a student who
+/// handed nothing in when `missing` says so.
+pub fn points(row: &Row, id: &str, missing: Missing) -> String {
+    if blank(row, missing) {
+        return String::new();
+    }
+    after_penalty(row, Some(id))
+}
+
+/// The points of `row` after its late penalty, in all and in the lesson `id`.
+pub fn after_penalty(row: &Row, id: Option<&str>) -> String {
+    let raw = match id {
+        Some(id) => row.lessons.get(id).copied().unwrap_or(0),
+        None => row.score,
+    };
+    let deducted = row.late.as_ref().map_or(0.0, |l| match id {
+        Some(id) => l.of(id),
+        None => l.total(),
+    });
+    crate::official::late::lateness::points(f64::from(raw) - deducted)
+}
+
+/// Whether `row`'s points cells are left empty: nothing handed in, and `missing` is blank.
+pub fn blank(row: &Row, missing: Missing) -> bool {
+    row.submission.is_none() && missing == Missing::Blank
 }
 
 /// A text cell: escaped and cut ([`student_text::message`]), then made [`inert_cell`].

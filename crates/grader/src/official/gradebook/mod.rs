@@ -8,11 +8,12 @@ mod cells;
 pub mod moodle;
 pub mod plain;
 
-pub use cells::inert_cell;
+pub use cells::{Missing, inert_cell};
 
 use crate::official::class_run::Batch;
 use crate::official::roster::Roster;
 use anyhow::Result;
+use std::path::Path;
 
 /// The layout of a class run's gradebook.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -26,13 +27,45 @@ pub enum Format {
     Moodle,
 }
 
-/// The gradebook of `batch` in `format`.
-pub fn render(batch: &Batch, format: Format) -> Result<String> {
-    match format {
-        Format::Csv => plain::render(batch),
-        Format::Canvas => canvas::render(batch),
-        Format::Moodle => moodle::render(batch),
+/// How a gradebook is written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Its layout.
+    pub format: Format,
+    /// The points cells of missing students.
+    pub missing: Missing,
+}
+
+/// The gradebook of `batch` as `opts` say.
+pub fn render(batch: &Batch, opts: Options) -> Result<String> {
+    match opts.format {
+        Format::Csv => plain::render(batch, opts.missing),
+        Format::Canvas => canvas::render(batch, opts.missing),
+        Format::Moodle => moodle::render(batch, opts.missing),
     }
+}
+
+/// Writes the gradebook of `batch` to `path` (else the standard output) and says where; for
+/// Moodle, also which grade items to make first.
+pub fn write(batch: &Batch, opts: Options, path: Option<&Path>) -> Result<()> {
+    let csv = render(batch, opts)?;
+    let note = (opts.format == Format::Moodle).then(|| moodle::note(batch));
+    match path {
+        Some(path) => {
+            crate::fsutil::write(path, &csv)?;
+            println!("gradebook written to {}", path.display());
+            if let Some(note) = note {
+                println!("{note}");
+            }
+        }
+        None => {
+            print!("{csv}");
+            if let Some(note) = note {
+                eprintln!("{note}");
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What `format` needs of the roster, checked before anything is graded: Moodle's identifier

@@ -1,9 +1,11 @@
 //! A gradebook for Moodle's CSV grade import (`--gradebook-format moodle`, docs.moodle.org's
 //! "Grade import"): one column that identifies the student (`IDENTIFIERS`), then one column of
-//! points per lesson, named by its id. On import the teacher maps the identifier column to the
-//! matching user field and each lesson column to its grade item.
+//! points per lesson, named by its id and its points possible (`lesson01 (out of 10)`: Moodle's
+//! file has no line for them). On import the teacher maps the identifier column to the matching
+//! user field and each lesson column to its grade item, made beforehand with that maximum grade
+//! (a grade item the import creates is out of 100).
 
-use super::cells::{enrolled, points, roster_cell, text, to_csv};
+use super::cells::{Missing, enrolled, points, roster_cell, text, to_csv};
 use crate::official::class_run::Batch;
 use crate::official::roster::Roster;
 use anyhow::{Result, bail};
@@ -43,11 +45,30 @@ pub fn check(roster: &Roster) -> Result<()> {
     Ok(())
 }
 
+/// What to do in Moodle before the import: a grade item per lesson, with its maximum grade.
+pub fn note(batch: &Batch) -> String {
+    let items: Vec<String> = batch
+        .lessons
+        .iter()
+        .map(|(id, max)| format!("{id} ({max})"))
+        .collect();
+    format!(
+        "Moodle: before importing, make one grade item per lesson with its maximum grade ({}), \
+         then map each column to its item (docs/class-grading.md)",
+        items.join(", ")
+    )
+}
+
 /// The gradebook of `batch` for Moodle.
-pub fn render(batch: &Batch) -> Result<String> {
+pub fn render(batch: &Batch, missing: Missing) -> Result<String> {
     let ident = identifier(batch.roster.as_ref());
     let mut header = vec![ident.map_or("Username", |(_, h)| h).to_owned()];
-    header.extend(batch.lessons.iter().map(|(id, _)| text(id)));
+    header.extend(
+        batch
+            .lessons
+            .iter()
+            .map(|(id, max)| text(&format!("{id} (out of {max})"))),
+    );
     let mut records = vec![header];
     for r in enrolled(batch) {
         let who = match ident {
@@ -55,7 +76,7 @@ pub fn render(batch: &Batch) -> Result<String> {
             None => &r.id,
         };
         let mut rec = vec![text(who)];
-        rec.extend(batch.lessons.iter().map(|(id, _)| points(r, id)));
+        rec.extend(batch.lessons.iter().map(|(id, _)| points(r, id, missing)));
         records.push(rec);
     }
     to_csv(records)
@@ -84,22 +105,29 @@ mod tests {
         let rows = vec![ann, bo, eve];
         let with = |text: &str| {
             let r = roster(text);
-            render(&batch(&lessons, rows.clone(), Some(r))).unwrap()
+            render(&batch(&lessons, rows.clone(), Some(r)), Missing::Zero).unwrap()
         };
         assert_eq!(
             with("id,username,email\nann,a1,ann@x\nbo,b1,=bo@x\n"),
-            "Email address,lesson01,lesson02\nann@x,7,5\n'=bo@x,0,0\n"
+            "Email address,lesson01 (out of 10),lesson02 (out of 5)\nann@x,7,5\n'=bo@x,0,0\n"
         );
         assert_eq!(
             with("id,ID number\nann,7\nbo,8\n"),
-            "ID number,lesson01,lesson02\n7,7,5\n8,0,0\n"
+            "ID number,lesson01 (out of 10),lesson02 (out of 5)\n7,7,5\n8,0,0\n"
         );
         assert_eq!(
             with("id,name\nann,A\nbo,B\n"),
-            "Username,lesson01,lesson02\nann,7,5\nbo,0,0\n"
+            "Username,lesson01 (out of 10),lesson02 (out of 5)\nann,7,5\nbo,0,0\n"
         );
-        let csv = render(&batch(&lessons, vec![failed("-1", "", 15)], None)).unwrap();
-        assert_eq!(csv, "Username,lesson01,lesson02\n'-1,0,0\n");
+        let csv = render(
+            &batch(&lessons, vec![failed("-1", "", 15)], None),
+            Missing::Zero,
+        )
+        .unwrap();
+        assert_eq!(
+            csv,
+            "Username,lesson01 (out of 10),lesson02 (out of 5)\n'-1,0,0\n"
+        );
     }
 
     #[test]

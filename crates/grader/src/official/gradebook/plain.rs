@@ -1,7 +1,7 @@
 //! The course's own gradebook (`--gradebook-format csv`): every column the run knows (see
 //! [`render`]).
 
-use super::cells::{points, text, to_csv};
+use super::cells::{Missing, after_penalty, blank, points, text, to_csv};
 use crate::official::class_run::{Batch, Row};
 use crate::official::roster::Enrolment;
 use anyhow::Result;
@@ -13,7 +13,7 @@ use anyhow::Result;
 /// roster's student who handed nothing in, `missing`. With a roster, its other columns follow
 /// `id`, then `submission` (the entry graded), and `roster` (`listed` or `not_in_roster`) follows
 /// `status`.
-pub fn render(batch: &Batch) -> Result<String> {
+pub fn render(batch: &Batch, missing: Missing) -> Result<String> {
     let columns = batch.roster.as_ref().map(|r| r.columns.as_slice());
     let mut header = vec!["id".to_owned()];
     if let Some(columns) = columns {
@@ -28,6 +28,9 @@ pub fn render(batch: &Batch) -> Result<String> {
         header.extend([id.clone(), format!("{id} max")]);
     }
     header.extend(["official", "modified_files", "isolation", "error"].map(String::from));
+    if batch.late.is_some() {
+        header.extend(["submitted_at", "late_penalty"].map(String::from));
+    }
     let mut records = vec![header];
     for r in &batch.rows {
         let mut rec = vec![text(&r.id)];
@@ -40,18 +43,30 @@ pub fn render(batch: &Batch) -> Result<String> {
             }
             rec.push(text(r.submission.as_deref().unwrap_or_default()));
         }
-        rec.extend([r.score.to_string(), r.max.to_string(), status(r)]);
+        let total = if blank(r, missing) {
+            String::new()
+        } else {
+            after_penalty(r, None)
+        };
+        rec.extend([total, r.max.to_string(), status(r)]);
         if columns.is_some() {
             let unknown = r.enrolment == Enrolment::NotListed;
             rec.push(if unknown { "not_in_roster" } else { "listed" }.into());
         }
         for (id, max) in &batch.lessons {
-            rec.extend([points(r, id), max.to_string()]);
+            rec.extend([points(r, id, missing), max.to_string()]);
         }
         rec.push(r.official.to_string());
         rec.push(r.modified.to_string());
         rec.push(r.isolation.to_string());
         rec.push(text(r.error.as_deref().unwrap_or_default()));
+        if batch.late.is_some() {
+            let late = r.late.as_ref();
+            rec.push(text(late.map_or("", |l| l.submitted_at.as_str())));
+            rec.push(late.map_or(String::new(), |l| {
+                crate::official::late::lateness::points(l.total())
+            }));
+        }
         records.push(rec);
     }
     to_csv(records)
@@ -96,7 +111,7 @@ mod tests {
             ],
             None,
         );
-        let csv = render(&batch).unwrap();
+        let csv = render(&batch, Missing::Zero).unwrap();
         let lines: Vec<&str> = csv.lines().skip(1).collect();
         assert_eq!(
             lines,
@@ -123,7 +138,7 @@ mod tests {
             ],
             None,
         );
-        let csv = render(&batch).unwrap();
+        let csv = render(&batch, Missing::Zero).unwrap();
         assert!(
             !csv.bytes().any(|b| (b < 0x20 && b != b'\n') || b == 0x7f),
             "{csv:?}"
@@ -145,7 +160,7 @@ mod tests {
             None,
         );
         assert_eq!(
-            render(&batch).unwrap(),
+            render(&batch, Missing::Zero).unwrap(),
             "id,total,max,status,lesson01,lesson01 max,lesson02,lesson02 max,official,\
              modified_files,isolation,error\n\
              bob,0,15,error,0,10,0,5,false,0,none,\"bad, \"\"zip\"\"\"\n"
@@ -167,12 +182,8 @@ mod tests {
         bob.enrolment = Enrolment::Listed(0);
         let mut eve = failed("eve", "bad", 5);
         eve.enrolment = Enrolment::NotListed;
-        let csv = render(&batch(
-            &[("lesson02", 5)],
-            vec![bob, carol, eve],
-            Some(roster),
-        ))
-        .unwrap();
+        let class = batch(&[("lesson02", 5)], vec![bob, carol, eve], Some(roster));
+        let csv = render(&class, Missing::Zero).unwrap();
         assert_eq!(
             csv,
             "id,name,email,submission,total,max,status,roster,lesson02,lesson02 max,official,\
@@ -181,5 +192,13 @@ mod tests {
              carol,Carol,c@x,,0,5,missing,listed,0,5,false,0,none,\n\
              eve,,,eve.zip,0,5,error,not_in_roster,0,5,false,0,none,bad\n"
         );
+        // `--missing blank`: carol's points are left empty, the others' zeros stay.
+        let csv = render(&class, Missing::Blank).unwrap();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            lines[2],
+            "carol,Carol,c@x,,,5,missing,listed,,5,false,0,none,"
+        );
+        assert!(lines[1].contains(",0,5,error,listed,0,5,"), "{}", lines[1]);
     }
 }

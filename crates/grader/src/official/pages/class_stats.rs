@@ -1,9 +1,11 @@
-//! What the class page counts: the score distribution, each exercise's pass rate, the most
-//! frequent misconceptions, compile errors, rows not graded and students missing.
+//! What the class page counts: the score distribution, each exercise's attempt and pass rates, the
+//! most frequent misconceptions, compile errors, rows not graded, students missing and students
+//! not on the roster.
 
 use super::rows::{ClassRow, Standing};
 use crate::judge::verdict::Status;
-use crate::report::Build;
+use crate::official::roster::Enrolment;
+use crate::report::{Build, Diagnosis, Report};
 use std::collections::BTreeMap;
 
 /// Bins of the score histogram: 0–9 %, 10–19 %, …, 90–99 %, and full marks.
@@ -18,6 +20,9 @@ pub struct PassRate {
     pub exercise: String,
     /// Students at full marks on it.
     pub passed: usize,
+    /// Students who attempted it: graded on it and not `not_started` (a stub left as handed
+    /// out is no failed attempt).
+    pub attempted: usize,
     /// Students graded on it.
     pub graded: usize,
 }
@@ -48,6 +53,8 @@ pub struct Stats {
     pub not_graded: Vec<(String, String)>,
     /// Students on the roster with no submission.
     pub missing: Vec<String>,
+    /// Submissions whose student the roster does not list.
+    pub not_listed: Vec<String>,
 }
 
 /// The histogram bin of `score` out of `max`.
@@ -65,6 +72,9 @@ pub fn stats(rows: &[ClassRow]) -> Stats {
     let mut rates: Vec<PassRate> = Vec::new();
     let mut named: BTreeMap<String, Frequent> = BTreeMap::new();
     for row in rows {
+        if row.enrolment == Enrolment::NotListed {
+            s.not_listed.push(row.id.clone());
+        }
         let report = match &row.standing {
             Standing::Graded(report) => report,
             Standing::NotGraded(why) => {
@@ -98,13 +108,16 @@ pub fn stats(rows: &[ClassRow]) -> Stats {
                             lesson: lesson.id.clone(),
                             exercise: ex.name.clone(),
                             passed: 0,
+                            attempted: 0,
                             graded: 0,
                         });
                         rates.len() - 1
                     }
                 };
+                let status = ex.status();
                 rates[at].graded += 1;
-                rates[at].passed += usize::from(ex.status() == Status::Passed);
+                rates[at].attempted += usize::from(status != Status::NotStarted);
+                rates[at].passed += usize::from(status == Status::Passed);
             }
         }
         for (_, _, c) in report.checks() {
@@ -130,69 +143,30 @@ pub fn stats(rows: &[ClassRow]) -> Stats {
     s
 }
 
+/// The misconceptions `report` names, each once, in the order its checks name them.
+pub fn named(report: &Report) -> Vec<&Diagnosis> {
+    let mut out: Vec<&Diagnosis> = Vec::new();
+    for (_, _, c) in report.checks() {
+        if let Some(d) = &c.diagnosis
+            && !out.iter().any(|o| o.id == d.id)
+        {
+            out.push(d);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{
-        CheckReport, Diagnosis, ExerciseReport, Graded, LessonReport, Report, SCHEMA_VERSION,
-    };
-
-    fn check(status: Status, diagnosis: Option<&str>) -> CheckReport {
-        CheckReport {
-            name: "c".into(),
-            status,
-            points: u32::from(status == Status::Passed),
-            max_points: 1,
-            message: String::new(),
-            duration_ms: 1,
-            hidden: false,
-            variant: None,
-            blocked_by: None,
-            diagnosis: diagnosis.map(|id| Diagnosis {
-                id: id.into(),
-                title: format!("title of {id}"),
-                explanation: String::new(),
-            }),
-        }
-    }
-
-    fn report(build: Build, checks: Vec<CheckReport>) -> Report {
-        let score = checks.iter().map(|c| c.points).sum();
-        let max = checks.len() as u32;
-        Report {
-            schema_version: SCHEMA_VERSION,
-            course: "c".into(),
-            graded: Graded::Submission,
-            official: true,
-            isolation: crate::run::Isolation::None,
-            student: None,
-            sources_sha256: None,
-            modified_files: vec![],
-            score,
-            max_score: max,
-            execution_time: 0.0,
-            lessons: vec![LessonReport {
-                id: "lesson01".into(),
-                title: "t".into(),
-                build,
-                compiler_output: None,
-                stubbed: vec![],
-                score,
-                max_score: max,
-                exercises: vec![ExerciseReport {
-                    name: "split".into(),
-                    score,
-                    max_score: max,
-                    checks,
-                }],
-            }],
-        }
-    }
+    use crate::official::pages::fixture::{check, report};
 
     fn graded(id: &str, r: Report) -> ClassRow {
         ClassRow {
             id: id.into(),
             standing: Standing::Graded(Box::new(r)),
+            enrolment: Enrolment::NoRoster,
+            late: None,
         }
     }
 
@@ -233,24 +207,40 @@ mod tests {
             ClassRow {
                 id: "eve".into(),
                 standing: Standing::NotGraded("bad zip".into()),
+                enrolment: Enrolment::NotListed,
+                late: None,
             },
             ClassRow {
                 id: "fay".into(),
                 standing: Standing::Missing,
+                enrolment: Enrolment::Listed(0),
+                late: None,
             },
+            graded(
+                "gus",
+                report(
+                    Build::Ok,
+                    vec![
+                        check(Status::NotStarted, None),
+                        check(Status::NotStarted, None),
+                    ],
+                ),
+            ),
         ];
         let s = stats(&rows);
-        assert_eq!(s.histogram[0], 2, "ann and dan: 0 points");
+        assert_eq!(s.histogram[0], 3, "ann, dan and gus: 0 points");
         assert_eq!(s.histogram[5], 1, "bob: 1 of 2");
         assert_eq!(s.histogram[BINS - 1], 1, "cat: full marks");
-        assert_eq!(s.histogram.iter().sum::<usize>(), 4);
+        assert_eq!(s.histogram.iter().sum::<usize>(), 5);
+        // gus left the stub: graded on it, but no failed attempt; dan's did not compile.
         assert_eq!(
             s.pass_rates,
             [PassRate {
                 lesson: "lesson01".into(),
                 exercise: "split".into(),
                 passed: 1,
-                graded: 4
+                attempted: 4,
+                graded: 5
             }]
         );
         assert_eq!(s.diagnoses.len(), 1);
@@ -262,6 +252,13 @@ mod tests {
         );
         assert_eq!(s.not_graded, [("eve".to_owned(), "bad zip".to_owned())]);
         assert_eq!(s.missing, ["fay"]);
+        assert_eq!(s.not_listed, ["eve"]);
+        let ids = |r: &ClassRow| match &r.standing {
+            Standing::Graded(report) => named(report).iter().map(|d| d.id.clone()).collect(),
+            _ => Vec::<String>::new(),
+        };
+        assert_eq!(ids(&rows[0]), ["m1"], "named twice, listed once");
+        assert!(ids(&rows[2]).is_empty());
     }
 
     #[test]

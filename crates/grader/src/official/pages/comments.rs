@@ -81,6 +81,7 @@ mod tests {
     use crate::judge::verdict::Status::{Passed, Wrong};
     use crate::official::comments::About;
     use crate::official::regrade::tests::report;
+    use crate::official::roster::Enrolment;
 
     #[test]
     fn each_student_page_gets_its_comments_and_the_class_page_counts_them() {
@@ -109,10 +110,14 @@ mod tests {
             .map(|(id, s)| ClassRow {
                 id: (*id).into(),
                 standing: Standing::Graded(Box::new(report(&[("values", *s)]))),
+                enrolment: Enrolment::NoRoster,
+                late: None,
             })
             .chain([ClassRow {
                 id: "d".into(),
                 standing: Standing::Missing,
+                enrolment: Enrolment::NoRoster,
+                late: None,
             }])
             .collect();
         let mut class = String::new();

@@ -10,6 +10,8 @@ mod comments;
 mod escape;
 mod extras;
 mod feedback;
+#[cfg(test)]
+pub(crate) mod fixture;
 mod layout;
 mod plots;
 mod regrade;
@@ -58,11 +60,11 @@ pub fn write_with(
         let comments = extras.comments.applying(report);
         crate::fsutil::write(
             &dir.join(format!("{stem}.html")),
-            &student_html::render(&row.id, report, &comments),
+            &student_html::render(&row.id, report, row.late.as_ref(), &comments),
         )?;
         crate::fsutil::write(
             &dir.join(format!("{stem}.md")),
-            &student_md::render(&row.id, report, &comments),
+            &student_md::render(&row.id, report, row.late.as_ref(), &comments),
         )?;
         written += 1;
     }
@@ -71,8 +73,9 @@ pub fn write_with(
     Ok(written)
 }
 
-/// The class as its JSON reports in `dir` tell it (`<id>.json`, sorted by id); files that are
-/// not grade reports are skipped with a warning.
+/// The class as its reports folder `dir` tells it: every row of the class run's record
+/// ([`crate::official::stored`]) with its report, or (a folder without one) the JSON reports in
+/// `dir` (`<id>.json`, sorted by id; files that are not grade reports are skipped with a warning).
 pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
     if !dir.is_dir() {
         bail!(
@@ -81,12 +84,17 @@ pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
             dir.display()
         );
     }
+    if crate::official::stored::read_record(dir)?.is_some() {
+        let batch = crate::official::stored::load(dir, None)?;
+        return Ok(batch.rows.iter().map(ClassRow::of).collect());
+    }
     let entries = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read the reports folder {}", dir.display()))?;
     let mut rows = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
-        if path.extension().is_none_or(|e| e != "json") || !path.is_file() {
+        let record = path.file_name() == Some(crate::official::stored::RECORD.as_ref());
+        if path.extension().is_none_or(|e| e != "json") || !path.is_file() || record {
             continue;
         }
         let stem = path
@@ -105,6 +113,8 @@ pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
                     .filter(|id| crate::official::report_name::stem(id) == stem)
                     .unwrap_or(stem),
                 standing: Standing::Graded(Box::new(report)),
+                enrolment: crate::official::roster::Enrolment::NoRoster,
+                late: None,
             }),
             Err(e) => eprintln!(
                 "warning: skipped {}: not a grade report ({e})",
@@ -126,9 +136,22 @@ fn graded(rows: &[ClassRow]) -> Vec<(String, &Report)> {
         .collect()
 }
 
-/// The class in `dir`, from its reports, refused (exit 2) when the folder holds none.
-pub fn class_of(dir: &Path) -> Result<Vec<ClassRow>> {
-    let rows = from_reports(dir)?;
+/// The class in `dir`: every row of its class run's record (students missing or not graded
+/// too, and no report the run did not write) with the late policy at `late` applied, or, in a
+/// folder without a record, its reports. Refused (exit 2) when the folder holds none.
+pub fn class_of(dir: &Path, late: Option<&Path>) -> Result<Vec<ClassRow>> {
+    let has_record = dir.join(crate::official::stored::RECORD).is_file();
+    let rows = match late {
+        None if !has_record => from_reports(dir)?,
+        _ => {
+            let mut batch = crate::official::stored::load(dir, None)?;
+            if let Some(path) = late {
+                let policy = crate::official::late::Policy::load(path)?;
+                crate::official::late::apply(&mut batch, &policy)?;
+            }
+            batch.rows.iter().map(ClassRow::of).collect()
+        }
+    };
     if rows.is_empty() {
         bail!(
             "{} holds no grade report (`<id>.json`)\n  help: grade the class first: `cargo xtask \
@@ -143,28 +166,29 @@ pub fn class_of(dir: &Path) -> Result<Vec<ClassRow>> {
 /// The regrade from the run whose reports are in `old` to the one in `new`
 /// (`cargo xtask regrade-diff OLD NEW`); each must hold reports.
 pub fn regrade(old: &Path, new: &Path) -> Result<crate::official::regrade::Diff> {
-    let (before, after) = (class_of(old)?, class_of(new)?);
+    let (before, after) = (class_of(old, None)?, class_of(new, None)?);
     Ok(crate::official::regrade::diff(
         &graded(&before),
         &graded(&after),
     ))
 }
 
-/// `cargo xtask class-page DIR [--regrade-from OLD]`: the pages of the class `rows` written
-/// again into `DIR`, with the instructors' `comments`, and the regrade since the run in `OLD` on
-/// the class page when given.
+/// `cargo xtask class-page DIR [--late FILE] [--regrade-from OLD]`: the pages of the class in
+/// `DIR` ([`class_of`]) written again, with the late policy at `late`, the instructors'
+/// `comments`, and the regrade since the run in `OLD` on the class page when given.
 pub fn run(
     dir: &Path,
-    rows: &[ClassRow],
+    late: Option<&Path>,
     regrade_from: Option<&Path>,
     comments: crate::official::comments::Comments,
 ) -> Result<()> {
+    let rows = &class_of(dir, late)?;
     let mut extras = Extras {
         comments,
         ..Extras::default()
     };
     if let Some(old) = regrade_from {
-        let before = class_of(old)?;
+        let before = class_of(old, None)?;
         let diff = crate::official::regrade::diff(&graded(&before), &graded(rows));
         extras.regrade = Some((old.display().to_string(), diff));
     }

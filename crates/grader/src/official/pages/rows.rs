@@ -1,5 +1,7 @@
 //! A class page's rows: each student and what became of their submission.
 
+use crate::official::class_run::Row;
+use crate::official::roster::Enrolment;
 use crate::report::Report;
 
 /// One student of the class page.
@@ -9,6 +11,10 @@ pub struct ClassRow {
     pub id: String,
     /// Their submission's fate.
     pub standing: Standing,
+    /// Whether the roster lists them (`NoRoster` when the class had none).
+    pub enrolment: Enrolment,
+    /// Their submission's lateness, when a late policy was applied.
+    pub late: Option<crate::official::late::lateness::Late>,
 }
 
 /// What became of a student's submission.
@@ -20,6 +26,22 @@ pub enum Standing {
     NotGraded(String),
     /// On the roster, with no submission.
     Missing,
+}
+
+impl ClassRow {
+    /// A gradebook row as the class page shows it.
+    pub fn of(r: &Row) -> ClassRow {
+        ClassRow {
+            id: r.id.clone(),
+            standing: match (&r.report, &r.error, &r.submission) {
+                (Some(report), _, _) => Standing::Graded(Box::new(report.clone())),
+                (None, None, None) => Standing::Missing,
+                (None, error, _) => Standing::NotGraded(error.clone().unwrap_or_default()),
+            },
+            enrolment: r.enrolment,
+            late: r.late.clone(),
+        }
+    }
 }
 
 /// Two submissions found alike: the similarity pass's finding.

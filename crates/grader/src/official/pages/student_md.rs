@@ -4,13 +4,15 @@
 use super::escape::{TEXT_CHARS, cut, md_fence, md_inline};
 use super::feedback::{percent, shown};
 use crate::official::comments::Comment;
+use crate::official::late::lateness::{Late, points};
 use crate::report::human::{exercise_label, next_step};
 use crate::report::{Build, LessonReport, Report};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-/// The Markdown feedback of `report`, graded for the student `id`, with the instructors'
-/// `comments` that apply to them.
-pub fn render(id: &str, report: &Report, comments: &[&Comment]) -> String {
+/// The Markdown feedback of `report`, graded for the student `id`, handed in with the lateness
+/// `late`, with the instructors' `comments` that apply to them.
+pub fn render(id: &str, report: &Report, late: Option<&Late>, comments: &[&Comment]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", md_inline(&report.course));
     let _ = writeln!(
@@ -25,6 +27,19 @@ pub fn render(id: &str, report: &Report, comments: &[&Comment]) -> String {
         report.max_score,
         percent(report.score, report.max_score)
     );
+    if let Some(late) = late {
+        for line in late.sentences() {
+            let _ = writeln!(out, "{}\n", md_inline(&line));
+        }
+        if late.total() > 0.0 {
+            let _ = writeln!(
+                out,
+                "**Total after the late penalty: {}/{} points**\n",
+                points(f64::from(report.score) - late.total()),
+                report.max_score
+            );
+        }
+    }
     if !report.official {
         let _ = writeln!(
             out,
@@ -41,8 +56,9 @@ pub fn render(id: &str, report: &Report, comments: &[&Comment]) -> String {
         out.push('\n');
     }
     super::comments::student_md(&mut out, comments);
+    let mut explained = BTreeSet::new();
     for lesson in &report.lessons {
-        lesson_section(&mut out, lesson);
+        lesson_section(&mut out, lesson, &mut explained);
     }
     if let Some(next) = next_step(report) {
         let _ = writeln!(out, "## Next step\n\n{}", md_inline(&next.text()));
@@ -50,8 +66,13 @@ pub fn render(id: &str, report: &Report, comments: &[&Comment]) -> String {
     out
 }
 
-/// A lesson: its points, its compile error, its exercises' table and their failing checks.
-fn lesson_section(out: &mut String, lesson: &LessonReport) {
+/// A lesson: its points, its compile error, its exercises' table and their failing checks; a
+/// misconception is explained the first time only (`explained`: the ids already explained).
+fn lesson_section<'a>(
+    out: &mut String,
+    lesson: &'a LessonReport,
+    explained: &mut BTreeSet<&'a str>,
+) {
     let _ = writeln!(
         out,
         "## {} · {} ({}/{})\n",
@@ -105,7 +126,14 @@ fn lesson_section(out: &mut String, lesson: &LessonReport) {
             if let Some(b) = &s.blocked {
                 let _ = writeln!(out, "{}\n", md_inline(b));
             }
-            if let Some(d) = s.diagnosis {
+            if let Some(d) = s.diagnosis.filter(|d| !explained.insert(&d.id)) {
+                let _ = writeln!(
+                    out,
+                    "> **Misconception:** {} ({}), explained above.\n",
+                    md_inline(&d.title),
+                    md_inline(&d.id)
+                );
+            } else if let Some(d) = s.diagnosis {
                 let _ = writeln!(
                     out,
                     "> **Misconception:** {} ({})\n>\n> {}\n",
