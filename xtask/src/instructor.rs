@@ -29,15 +29,19 @@ pub fn needs_instructor(command: &Cmd) -> bool {
 }
 
 /// Runs this command line again with the full grader, `cargo run --features instructor`: the
-/// first time, cargo builds it (instructors only ever wait for that once). Cargo's own output is
-/// quiet, as with `cargo xtask`; the exit status is the full grader's.
+/// first time, cargo builds it (instructors only ever wait for that once). As with `cargo xtask`,
+/// cargo is not quiet, and shows its progress line off a terminal too: that first build takes
+/// minutes. The exit status is the full grader's.
 pub fn relaunch(root: &std::path::Path) -> Result<ExitCode> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = std::process::Command::new(cargo);
     command
         .args([
             "run",
-            "--quiet",
+            "--config",
+            "term.progress.when=\"always\"",
+            "--config",
+            "term.progress.width=80",
             "--package",
             "xtask",
             "--features",
