@@ -319,7 +319,10 @@ fn a_class_is_graded_row_by_row() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|name| name != "similarity.csv" && name != "class-run.json")
         .collect();
-    assert!(reports.join("class-run.json").is_file(), "no class-run.json");
+    assert!(
+        reports.join("class-run.json").is_file(),
+        "no class-run.json"
+    );
     let written: BTreeSet<String> = all
         .iter()
         .filter(|n| n.ends_with(".json"))
