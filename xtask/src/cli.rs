@@ -217,14 +217,24 @@ pub enum Cmd {
     ///
     /// `grade --submissions DIR --reports RDIR` writes them too.
     #[command(name = "class-page")]
-    ClassPage {
-        /// The reports folder of `grade --submissions DIR --reports RDIR`.
-        #[arg(value_name = "RDIR")]
-        dir: PathBuf,
-        /// A late policy to show on the students' pages (see docs/class-grading.md, "Late
-        /// work").
-        #[arg(long, value_name = "FILE.toml")]
-        late: Option<PathBuf>,
+    ClassPage(ClassPageArgs),
+    /// What a regrade changed, from two class runs' JSON reports, without grading
+    /// (instructors): whose points changed and by how much, and which checks changed verdict.
+    ///
+    /// Students with a report in one run only are listed too. Exits 0 whether or not anything
+    /// changed; 2 when a folder holds no report.
+    #[command(
+        name = "regrade-diff",
+        after_help = "Example, after fixing a check:\n  cargo xtask grade --submissions class/ \
+                      --reports reports-v2/\n  cargo xtask regrade-diff reports/ reports-v2/"
+    )]
+    RegradeDiff {
+        /// The reports folder of the earlier run.
+        #[arg(value_name = "OLD_RDIR")]
+        old: PathBuf,
+        /// The reports folder of the regrade.
+        #[arg(value_name = "NEW_RDIR")]
+        new: PathBuf,
     },
     /// Write the gradebook of a graded class again from its reports folder, without grading
     /// (instructors): another layout, another roster, blank cells for missing students.
@@ -277,6 +287,35 @@ pub enum Cmd {
         #[arg(last = true)]
         command: Vec<String>,
     },
+}
+
+/// `cargo xtask class-page`'s flags.
+#[derive(clap::Args)]
+pub struct ClassPageArgs {
+    /// The reports folder of `grade --submissions DIR --reports RDIR`.
+    #[arg(value_name = "RDIR")]
+    pub dir: PathBuf,
+    /// Show on the class page what changed since the run whose reports are in OLD_RDIR
+    /// (as `regrade-diff OLD_RDIR RDIR` lists it).
+    #[arg(long, value_name = "OLD_RDIR")]
+    pub regrade_from: Option<PathBuf>,
+    /// A late policy to show on the students' pages (see docs/class-grading.md, "Late work").
+    #[arg(long, value_name = "FILE.toml")]
+    pub late: Option<PathBuf>,
+    /// Put together into RDIR a class graded in parts (`grade --submissions --shard K/N
+    /// --reports SHARD_RDIR`): every part's reports folder, comma-separated. Refused unless
+    /// they are parts 1 to N of one class run.
+    #[arg(
+        long,
+        value_name = "SHARD_RDIR,...",
+        value_delimiter = ',',
+        conflicts_with = "regrade_from"
+    )]
+    pub merge: Option<Vec<PathBuf>>,
+    /// With --merge: the class folder the parts graded, for similarity.csv over the whole
+    /// class.
+    #[arg(long, value_name = "DIR", requires = "merge")]
+    pub submissions: Option<PathBuf>,
 }
 
 /// `cargo xtask grade`'s flags, as given (see [`crate::commands::grade`] for what they become).
@@ -400,6 +439,11 @@ pub struct GradeArgs {
         requires = "reports"
     )]
     pub similarity_exercises: Option<Vec<String>>,
+    /// With --submissions: grade only part K of N of the class (1 <= K <= N), for a class
+    /// spread over N machines: the students in id order, cut into N runs of nearly equal size.
+    /// `class-page RDIR --merge` puts the parts' reports folders together.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard, requires = "submissions")]
+    pub shard: Option<String>,
 }
 
 /// `--timeout SECS`: a number of seconds from a millisecond to a day (a smaller one would round
@@ -416,6 +460,14 @@ pub fn parse_timeout(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(Duration::from_secs_f64(secs))
+}
+
+/// `--shard K/N`: part K of N, 1 <= K <= N (checked by the full grader, which the student build
+/// hands `--submissions` to).
+pub fn parse_shard(text: &str) -> Result<String, String> {
+    #[cfg(feature = "instructor")]
+    grader::official::shard::Shard::parse(text).map_err(|e| e.to_string())?;
+    Ok(text.to_owned())
 }
 
 /// `--threshold X`: a score above 0 and at most 1 (0 would report every pair).
@@ -485,6 +537,15 @@ pub enum Platform {
         /// the grading workflow's `deadline` input.
         #[arg(long, value_name = "DATE", value_parser = parse_deadline)]
         deadline: Option<String>,
+        /// Grade the class in N parts, one runner each (`grade --submissions --shard K/N`), then
+        /// merge them (`class-page --merge`) into one gradebook.
+        #[arg(
+            long,
+            value_name = "N",
+            default_value_t = 4,
+            value_parser = clap::value_parser!(u16).range(1..=256)
+        )]
+        shards: u16,
     },
     /// Print a JSON report (or, when it is missing or unreadable, a zero-point error) as GitHub
     /// Classroom's runner result: `result=<base64 JSON>`, for `$GITHUB_OUTPUT`.
@@ -589,6 +650,7 @@ pub const INSTRUCTOR_COMMANDS: &[&str] = &[
     "secret",
     "similarity",
     "class-page",
+    "regrade-diff",
     "gradebook",
     "autograder",
 ];
@@ -611,6 +673,7 @@ const INSTRUCTOR_GRADE_FLAGS: &[&str] = &[
     "reports",
     "similarity_threshold",
     "similarity_exercises",
+    "shard",
 ];
 
 /// What the command line is, for a student.
@@ -705,7 +768,8 @@ fn instructor_command(command: &Cmd) -> Option<&'static str> {
         Cmd::Manifest => "manifest",
         Cmd::Secret { .. } => "secret",
         Cmd::Similarity { .. } => "similarity",
-        Cmd::ClassPage { .. } => "class-page",
+        Cmd::ClassPage(_) => "class-page",
+        Cmd::RegradeDiff { .. } => "regrade-diff",
         Cmd::Gradebook { .. } => "gradebook",
         Cmd::Autograder {
             platform: Platform::Gradescope { .. },

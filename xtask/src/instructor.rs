@@ -17,7 +17,8 @@ pub fn needs_instructor(command: &Cmd) -> bool {
         | Cmd::New { .. }
         | Cmd::NewExercise { .. }
         | Cmd::Dist { .. }
-        | Cmd::ClassPage { .. }
+        | Cmd::ClassPage(_)
+        | Cmd::RegradeDiff { .. }
         | Cmd::Gradebook { .. }
         | Cmd::Secret { .. }
         | Cmd::Manifest

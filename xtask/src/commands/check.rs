@@ -189,7 +189,24 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
         "checks.sha256 matches the tree",
         manifest_problems(root, course, &lessons, lesson),
     );
+    // A class run would stop on it: said here first.
+    if let Some(problems) = comments_problems(root, course) {
+        sections.add(COMMENTS_SECTION, problems);
+    }
     Ok(sections.finish())
+}
+
+/// The section of the instructors' comments file, when the course has one.
+const COMMENTS_SECTION: &str = "comments.toml names the course's misconceptions and checks";
+
+/// What is wrong with the instructors' comments file (`grader::official::comments`); `None`
+/// when the course has none.
+fn comments_problems(root: &Path, course: &Course) -> Option<Vec<String>> {
+    if !root.join(grader::official::comments::FILE).exists() {
+        return None;
+    }
+    let loaded = grader::official::comments::Comments::load(root, course);
+    Some(loaded.err().map(|e| format!("{e:#}")).into_iter().collect())
 }
 
 /// The fairness proof over the lessons with variant checks (see `grader::variants::fairness`).

@@ -174,6 +174,11 @@ fn class(
         ),
         similar,
     );
+    batch.shard = args
+        .shard
+        .as_deref()
+        .map(grader::official::shard::Shard::parse)
+        .transpose()?;
     batch.late = args.late;
     Ok(exit(class::run(root, course, dir, &batch)?))
 }

@@ -74,7 +74,9 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         #[cfg(feature = "instructor")]
-        Cmd::ClassPage { dir, late } => class_page::run(&dir, late.as_deref()),
+        Cmd::ClassPage(args) => class_page::command(&root, &course, args),
+        #[cfg(feature = "instructor")]
+        Cmd::RegradeDiff { old, new } => class_page::regrade_diff(&old, &new),
         #[cfg(feature = "instructor")]
         command @ Cmd::Gradebook { .. } => gradebook::run(command),
         #[cfg(feature = "instructor")]

@@ -850,6 +850,13 @@ fn the_github_classroom_workflows_are_valid_and_only_the_instructors_one_holds_a
         "actions/upload-artifact@v4",
         "gh issue create --repo \"$ORGANISATION/$name\"",
         "if: ${{ !cancelled() && inputs.post_feedback }}",
+        // A matrix of 4 parts by default, each grading its shard, and one job merging them.
+        "shard: [1, 2, 3, 4]",
+        "--shard \"$SHARD/4\"",
+        "needs: [fetch, grade]",
+        "pattern: reports-*",
+        "class-page ../reports --merge \"$parts\" --submissions ../class\n",
+        "gradebook ../reports --output ../grades.csv",
     ] {
         assert!(
             grading.contains(step),
@@ -902,6 +909,20 @@ fn the_github_classroom_workflows_are_valid_and_only_the_instructors_one_holds_a
     )
     .unwrap();
     assert!(!text.contains("default: \"20"), "{text}");
+    // --shards N: a matrix of N jobs; still a valid workflow.
+    let three = OutDir::new("github-three");
+    xtask_in(
+        &course.root,
+        &["autograder", "github", three.arg(), "--shards", "3"],
+    )
+    .assert()
+    .success();
+    let three_file = three
+        .path
+        .join("grading/.github/workflows/grade-classroom.yml");
+    let text = std::fs::read_to_string(&three_file).unwrap();
+    assert!(text.contains("shard: [1, 2, 3]") && text.contains("--shard \"$SHARD/3\""));
+    assert_valid_workflow(&three_file);
     let bad = OutDir::new("github-bad");
     xtask_in(
         &course.root,

@@ -561,3 +561,80 @@ fn browse_pages(reports: &Path, page: &str, students: &[&str]) {
         );
     }
 }
+
+/// A stored report of `student` whose one exercise has the checks `(name, status)`, 2 points
+/// each when passed.
+fn stored_report(student: &str, checks: &[(&str, &str)]) -> String {
+    let checks: Vec<serde_json::Value> = checks
+        .iter()
+        .map(|(name, status)| {
+            serde_json::json!({ "name": name, "status": status,
+                "points": if *status == "passed" { 2 } else { 0 }, "max_points": 2, "message": "",
+                "duration_ms": 1, "hidden": false, "blocked_by": null, "diagnosis": null,
+                "variant": null })
+        })
+        .collect();
+    let score: u64 = checks.iter().map(|c| c["points"].as_u64().unwrap()).sum();
+    let max = 2 * checks.len();
+    serde_json::json!({ "schema_version": 3, "course": "C", "graded": "submission",
+        "official": true, "isolation": "none", "student": student, "modified_files": [],
+        "score": score, "max_score": max, "execution_time": 1.0,
+        "lessons": [{ "id": "lesson01", "title": "One", "build": "ok", "compiler_output": null,
+            "stubbed": [], "score": score, "max_score": max, "exercises": [{ "name": "draw_head",
+            "score": score, "max_score": max, "checks": checks }] }] })
+    .to_string()
+}
+
+/// `regrade-diff` on two stored reports folders (nothing graded): whose points changed, by how
+/// much, which checks changed verdict; a folder without reports, or a shard that is no K/N,
+/// exits 2.
+#[test]
+fn regrade_diff_lists_the_changes_between_two_stored_runs() {
+    let old = OutDir::new("regrade-old");
+    let new = OutDir::new("regrade-new");
+    for dir in [&old.path, &new.path] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let write = |dir: &Path, id: &str, b: &str| {
+        let text = stored_report(id, &[("a", "passed"), ("b", b)]);
+        std::fs::write(dir.join(format!("{id}.json")), text).unwrap();
+    };
+    write(&old.path, "alice", "wrong");
+    write(&new.path, "alice", "passed");
+    write(&old.path, "bob", "wrong");
+    write(&new.path, "bob", "wrong");
+    let out = xtask_in(&course_root(), &["regrade-diff", old.arg(), new.arg()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("1 student(s) changed, 1 unchanged."),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "\nalice: 2/4 -> 4/4 (+2)\n  lesson01 / draw_head / b: wrong -> passed (+2)\n"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("bob"), "{stdout}");
+    let empty = OutDir::new("regrade-empty");
+    std::fs::create_dir_all(&empty.path).unwrap();
+    for args in [
+        vec!["regrade-diff", old.arg(), empty.arg()],
+        vec!["grade", "--submissions", old.arg(), "--shard", "3/2"],
+    ] {
+        let out = xtask_in(&course_root(), &args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("help") || stderr.contains("1 <= K <= N"),
+            "{stderr}"
+        );
+    }
+}

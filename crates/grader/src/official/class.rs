@@ -39,6 +39,8 @@ pub struct BatchOptions {
     pub gradebook_options: crate::official::gradebook::Options,
     /// What `similarity.csv` (beside the reports) compares and reports.
     pub similarity: crate::official::similarity::Options,
+    /// Only this part of the class (`--shard K/N`); `None` for the whole class.
+    pub shard: Option<crate::official::shard::Shard>,
     /// The late policy to apply (`--late FILE.toml`).
     pub late: Option<PathBuf>,
 }
@@ -73,6 +75,7 @@ pub fn options(
         roster,
         gradebook_options,
         similarity,
+        shard: None,
         late: None,
     }
 }
@@ -215,6 +218,22 @@ fn row(job: &Job, result: Option<Result<Report>>, max: u32, seconds: f64) -> Row
     Row::new((&job.id, job.enrolment, submission), outcome, max, seconds)
 }
 
+/// The jobs of the part `shard` of the class ([`crate::official::shard`]), in id order; all of
+/// them without one.
+fn shard_of(mut jobs: Vec<Job>, shard: Option<crate::official::shard::Shard>) -> Vec<Job> {
+    let Some(shard) = shard else {
+        return jobs;
+    };
+    jobs.sort_by(|a, b| a.id.cmp(&b.id));
+    let all = jobs.len();
+    let part = shard.select(jobs);
+    eprintln!(
+        "shard {shard}: {} of the class's {all} student(s)",
+        part.len()
+    );
+    part
+}
+
 /// Grades every submission in `dir` (and lists the roster's students who handed nothing in).
 pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Result<Batch> {
     let started = Instant::now();
@@ -228,11 +247,14 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         .collect();
     let max: u32 = lessons.iter().map(|(_, m)| m).sum();
     // A class folder that is none is named before the course is checked.
-    let (graded, missing): (Vec<Job>, Vec<Job>) = jobs(dir, roster.as_ref())?
+    let all = jobs(dir, roster.as_ref())?;
+    let (graded, missing): (Vec<Job>, Vec<Job>) = shard_of(all.clone(), opts.shard)
         .into_iter()
         .partition(|j| j.entry.is_some());
     crate::official::preflight::check(root, course)?;
-    check_report_names(&graded, roster.is_some())?;
+    // Over the whole class: two parts' reports must not share a file once merged either.
+    let submitted: Vec<Job> = all.into_iter().filter(|j| j.entry.is_some()).collect();
+    check_report_names(&submitted, roster.is_some())?;
     let mut rows: Vec<Row> = missing.iter().map(|j| row(j, None, max, 0.0)).collect();
     let cache = std::sync::Arc::new(crate::build::reuse::BuildCache::new()?);
     let grade = opts.grade.with_mode(Official {
@@ -423,6 +445,9 @@ pub fn summary(batch: &Batch) -> String {
 /// `grade --submissions`: grades, writes the gradebook and the reports, prints the summary.
 /// Returns true when every submission could be graded.
 pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Result<bool> {
+    // Before grading: a comment about a check or misconception the course lacks stops the run.
+    let comments =
+        crate::official::comments::Comments::load(root, course).context("nothing was graded")?;
     let policy = opts
         .late
         .as_deref()
@@ -434,23 +459,23 @@ pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Res
     }
     crate::official::gradebook::write(&batch, opts.gradebook_options, opts.gradebook.as_deref())?;
     if let Some(reports) = &opts.reports {
-        crate::official::stored::write(reports, &batch, opts.roster.as_deref())?;
+        crate::official::stored::write(reports, &batch, opts.roster.as_deref(), opts.shard)?;
         println!("reports written to {}", reports.display());
-        let pairs = similar_pairs(&batch, root, course, dir, &opts.similarity)?;
-        let path = reports.join("similarity.csv");
-        crate::fsutil::write(&path, &crate::official::similarity::csv(&pairs)?)?;
-        println!(
-            "{} pair(s) of similar code at or above {} written to {}",
-            pairs.len(),
-            opts.similarity.threshold,
-            path.display()
-        );
+        // A part compares no code: the merge compares the whole class's.
+        let pairs = match opts.shard {
+            Some(_) => Vec::new(),
+            None => similarity(&batch, root, course, dir, reports, &opts.similarity)?,
+        };
         let rows: Vec<crate::official::pages::ClassRow> = batch
             .rows
             .iter()
             .map(crate::official::pages::ClassRow::of)
             .collect();
-        let pages = crate::official::pages::write(reports, &rows, &pairs)?;
+        let extras = crate::official::pages::Extras {
+            comments,
+            ..Default::default()
+        };
+        let pages = crate::official::pages::write_with(reports, &rows, &pairs, &extras)?;
         println!(
             "feedback pages written: {pages} student(s) (<id>.html, <id>.md) and the class page {}",
             reports.join(crate::official::pages::CLASS_PAGE).display()
@@ -460,9 +485,30 @@ pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Res
     Ok(batch.rows.iter().all(|r| r.error.is_none()))
 }
 
+/// Writes `similarity.csv` of the class in `dir` beside the `reports`: the similar pairs.
+fn similarity(
+    batch: &Batch,
+    root: &Path,
+    course: &Course,
+    dir: &Path,
+    reports: &Path,
+    opts: &crate::official::similarity::Options,
+) -> Result<Vec<crate::official::similarity::Pair>> {
+    let pairs = similar_pairs(batch, root, course, dir, opts)?;
+    let path = reports.join("similarity.csv");
+    crate::fsutil::write(&path, &crate::official::similarity::csv(&pairs)?)?;
+    println!(
+        "{} pair(s) of similar code at or above {} written to {}",
+        pairs.len(),
+        opts.threshold,
+        path.display()
+    );
+    Ok(pairs)
+}
+
 /// The class's similar pairs, each student named by their gradebook id (a roster's id, where the
 /// similarity pass knows the entry by its name).
-fn similar_pairs(
+pub fn similar_pairs(
     batch: &Batch,
     root: &Path,
     course: &Course,
@@ -523,6 +569,31 @@ pub mod fixture {
         }
     }
 
+    /// The row of `id` (whose entry is `entry`) graded with `report`, as the class run makes it.
+    pub fn reported(id: &str, enrolment: Enrolment, entry: &str, report: Report) -> Row {
+        let job = Job {
+            id: id.to_owned(),
+            enrolment,
+            entry: Some(Entry {
+                name: entry.to_owned(),
+                id: id.to_owned(),
+                path: PathBuf::from(entry),
+            }),
+        };
+        let max = report.max_score;
+        row(&job, Some(Ok(report)), max, 0.1)
+    }
+
+    /// The row of the roster's student `s`, `id`, who handed nothing in.
+    pub fn missing(id: &str, s: usize, max: u32) -> Row {
+        let job = Job {
+            id: id.to_owned(),
+            enrolment: Enrolment::Listed(s),
+            entry: None,
+        };
+        row(&job, None, max, 0.0)
+    }
+
     /// A class of `rows` graded on `lessons`.
     pub fn batch(lessons: &[(&str, u32)], rows: Vec<Row>, roster: Option<Roster>) -> Batch {
         Batch {
@@ -541,6 +612,36 @@ pub mod fixture {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shard_takes_its_run_of_the_class_in_id_order() {
+        use crate::official::shard::Shard;
+        let job = |id: &str, entry: bool| Job {
+            id: id.to_owned(),
+            enrolment: Enrolment::NoRoster,
+            entry: entry.then(|| Entry {
+                name: id.to_owned(),
+                id: id.to_owned(),
+                path: PathBuf::from(id),
+            }),
+        };
+        // A roster's missing students come after the entries: a part is cut from all, by id.
+        let class = || {
+            vec![
+                job("d", true),
+                job("a", true),
+                job("e", false),
+                job("b", false),
+                job("c", true),
+            ]
+        };
+        let ids = |jobs: Vec<Job>| jobs.into_iter().map(|j| j.id).collect::<Vec<_>>();
+        assert_eq!(ids(shard_of(class(), None)), ["d", "a", "e", "b", "c"]);
+        let parts: Vec<Vec<String>> = (1..=2)
+            .map(|k| ids(shard_of(class(), Some(Shard { k, n: 2 }))))
+            .collect();
+        assert_eq!(parts, [vec!["a", "b"], vec!["c", "d", "e"]]);
+    }
 
     #[test]
     fn scores_fall_in_their_bins() {

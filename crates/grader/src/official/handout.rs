@@ -39,6 +39,8 @@ pub const INSTRUCTOR_ONLY: &[&str] = &[
     "crates/attention/examples/bench_tiled.rs",
     // The course secret: with it, every student's variant inputs could be computed in advance.
     crate::variants::secret::FILE,
+    // The instructors' comments for a class's feedback pages: they name what students get wrong.
+    crate::official::comments::FILE,
     // The instructors' official grading workflow (`autograder github`), should the course's
     // repository hold it: it names their token, and would only fail in a student's repository.
     crate::course::layout::GRADING_WORKFLOW,
@@ -393,6 +395,8 @@ mod tests {
         assert!(!instructor_only(
             "exercises/lesson01-why-heads/src/exercises.rs"
         ));
+        // The instructors' comments name what students get wrong.
+        assert!(instructor_only("comments.toml"));
     }
 
     #[test]

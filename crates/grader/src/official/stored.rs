@@ -6,6 +6,7 @@
 use crate::official::class_run::{Batch, Row};
 use crate::official::report_name;
 use crate::official::roster::{Enrolment, Roster};
+use crate::official::shard::Shard;
 use crate::report::Report;
 use anyhow::{Context as _, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -29,6 +30,10 @@ pub struct Record {
     pub roster: Option<String>,
     /// One per gradebook row, sorted by id.
     pub students: Vec<RecordRow>,
+    /// The part of the class graded (`K/N`, `grade --submissions --shard`); `None` for a whole
+    /// class (see [`crate::official::merge`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
 }
 
 /// A graded lesson.
@@ -143,8 +148,8 @@ mod inert {
     }
 }
 
-/// The record of `batch`.
-pub fn record(batch: &Batch, roster: Option<&Path>) -> Record {
+/// The record of `batch`, graded as part `shard` of its class.
+pub fn record(batch: &Batch, roster: Option<&Path>, shard: Option<Shard>) -> Record {
     Record {
         version: VERSION,
         lessons: batch
@@ -172,18 +177,20 @@ pub fn record(batch: &Batch, roster: Option<&Path>) -> Record {
                 submitted_at: r.submitted_at.clone(),
             })
             .collect(),
+        shard: shard.map(|s| s.to_string()),
     }
 }
 
-/// Writes the record of `batch` and every graded row's report into `dir`.
-pub fn write(dir: &Path, batch: &Batch, roster: Option<&Path>) -> Result<()> {
+/// Writes the record of `batch` (graded as part `shard` of its class) and every graded row's
+/// report into `dir`.
+pub fn write(dir: &Path, batch: &Batch, roster: Option<&Path>, shard: Option<Shard>) -> Result<()> {
     for r in &batch.rows {
         if let Some(report) = &r.report {
             let stem = report_name::stem(&r.id);
             crate::fsutil::write(&dir.join(format!("{stem}.json")), &report.to_json())?;
         }
     }
-    let text = serde_json::to_string_pretty(&record(batch, roster))?;
+    let text = serde_json::to_string_pretty(&record(batch, roster, shard))?;
     crate::fsutil::write(&dir.join(RECORD), &format!("{text}\n"))
 }
 
@@ -318,7 +325,7 @@ pub fn write_gradebook(
 }
 
 /// The report of the student `id` in `dir`.
-fn read_report(dir: &Path, id: &str) -> Result<Report> {
+pub fn read_report(dir: &Path, id: &str) -> Result<Report> {
     let path = dir.join(format!("{}.json", report_name::stem(id)));
     let text = std::fs::read_to_string(&path).with_context(|| {
         format!(
@@ -392,6 +399,7 @@ mod tests {
             dir.path(),
             &graded_batch,
             Some(&PathBuf::from("roster.csv")),
+            None,
         )
         .unwrap();
         let stored = load(dir.path(), Some(roster.clone())).unwrap();
@@ -463,7 +471,7 @@ mod tests {
         let lessons = [("lesson01", 10)];
         let ann = with_report(graded_row("ann", &[("lesson01", 7)], 10), &lessons);
         let dir = tempfile::tempdir().unwrap();
-        write(dir.path(), &batch(&lessons, vec![ann], None), None).unwrap();
+        write(dir.path(), &batch(&lessons, vec![ann], None), None, None).unwrap();
         let roster = Roster::parse(Path::new("r.csv"), b"id\nbo\nann\n").unwrap();
         let stored = load(dir.path(), Some(roster)).unwrap();
         let got: Vec<(&str, Enrolment, bool)> = stored

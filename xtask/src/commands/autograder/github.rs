@@ -104,15 +104,19 @@ jobs:
 "#;
 
 /// The official grading workflow of the instructors' course repository for the course at `root`;
-/// `deadline` (checked by [`crate::cli::parse_deadline`]) becomes the default of its `deadline` input.
-pub fn grading_workflow(root: &Path, deadline: Option<&str>) -> String {
+/// `deadline` (checked by [`crate::cli::parse_deadline`]) becomes the default of its `deadline`
+/// input. It grades the class in `shards` parts (at least 1), one job each, then merges them.
+pub fn grading_workflow(root: &Path, deadline: Option<&str>, shards: u16) -> String {
     let default = match deadline {
         Some(d) => format!("\n        default: \"{d}\""),
         None => String::new(),
     };
+    let list: Vec<String> = (1..=shards.max(1)).map(|k| k.to_string()).collect();
     GRADING_YAML
         .replace("@TOOLCHAIN@", &super::toolchain::toolchain(root))
         .replace("@DEADLINE_DEFAULT@", &default)
+        .replace("@SHARD_LIST@", &list.join(", "))
+        .replace("@SHARDS@", &shards.max(1).to_string())
 }
 
 const GRADING_YAML: &str = r#"# Official grading of a GitHub Classroom assignment, written by `cargo xtask autograder github`.
@@ -120,8 +124,9 @@ const GRADING_YAML: &str = r#"# Official grading of a GitHub Classroom assignmen
 # It belongs in the instructors' private course repository, the only place its token
 # CLASSROOM_TOKEN lives: students never run it nor see the course it checks out. It grades every
 # student repository of the assignment at its last commit before the deadline with the
-# instructors' checks (hidden ones included), uploads the gradebook and the reports, and can post
-# each student's feedback as an issue in their repository. See docs/class-grading.md.
+# instructors' checks (hidden ones included), in @SHARDS@ parts on as many runners, puts the parts
+# together, uploads the gradebook and the reports, and can post each student's feedback as an
+# issue in their repository. See docs/class-grading.md.
 name: Grade the classroom
 "on":
   workflow_dispatch:
@@ -153,17 +158,17 @@ permissions:
 concurrency:
   group: grade-classroom
   cancel-in-progress: false
+env:
+  CARGO_TERM_COLOR: never
+  NO_COLOR: "1"
+  # Inputs reach the scripts through the environment, never pasted into them.
+  ORGANISATION: ${{ inputs.organisation || vars.CLASSROOM_ORGANISATION }}
+  PREFIX: ${{ inputs.prefix || vars.CLASSROOM_PREFIX }}
+  DEADLINE: ${{ inputs.deadline || vars.CLASSROOM_DEADLINE }}
 jobs:
-  grade:
+  fetch:
     runs-on: ubuntu-latest
-    timeout-minutes: 360
-    env:
-      CARGO_TERM_COLOR: never
-      NO_COLOR: "1"
-      # Inputs reach the scripts through the environment, never pasted into them.
-      ORGANISATION: ${{ inputs.organisation || vars.CLASSROOM_ORGANISATION }}
-      PREFIX: ${{ inputs.prefix || vars.CLASSROOM_PREFIX }}
-      DEADLINE: ${{ inputs.deadline || vars.CLASSROOM_DEADLINE }}
+    timeout-minutes: 120
     steps:
       - name: Check the inputs
         run: |
@@ -174,6 +179,48 @@ jobs:
             fi
           done
           date -d "$DEADLINE" > /dev/null || { echo "::error::the deadline $DEADLINE is not a date"; exit 1; }
+      - name: Fetch each submission at its last commit before the deadline
+        env:
+          GH_TOKEN: ${{ secrets.CLASSROOM_TOKEN }}
+        run: |
+          mkdir -p repos class
+          echo "repository,commit,committed" > submissions.csv
+          gh repo list "$ORGANISATION" --limit 10000 --json name --jq '.[].name' | sort > repositories.txt
+          while read -r name; do
+            case "$name" in "$PREFIX"-*) ;; *) continue ;; esac
+            gh repo clone "$ORGANISATION/$name" "repos/$name" -- --quiet
+            commit=$(git -C "repos/$name" rev-list -n 1 --before="$DEADLINE" HEAD || true)
+            if [ -z "$commit" ]; then
+              echo "$name,,no commit before the deadline" >> submissions.csv
+              continue
+            fi
+            # The tree only: no .git (and so no credentials) in what the grader reads.
+            mkdir "class/$name"
+            git -C "repos/$name" archive "$commit" | tar -x -C "class/$name"
+            echo "$name,$commit,$(git -C "repos/$name" show -s --format=%cI "$commit")" >> submissions.csv
+          done < repositories.txt
+          rm -rf repos
+          echo "$(ls class | wc -l) submission(s) of $PREFIX in $ORGANISATION before $DEADLINE"
+      - name: Upload the class
+        uses: actions/upload-artifact@v4
+        with:
+          name: class
+          path: |
+            class/
+            submissions.csv
+          if-no-files-found: error
+          retention-days: 7
+  grade:
+    # Each job grades one part of the class (`--shard K/N`: the students in id order, cut into
+    # N runs); the merge job puts the parts together.
+    needs: fetch
+    runs-on: ubuntu-latest
+    timeout-minutes: 360
+    strategy:
+      fail-fast: false
+      matrix:
+        shard: [@SHARD_LIST@]
+    steps:
       - name: Check out the course (this repository)
         uses: actions/checkout@v4
         with:
@@ -206,31 +253,63 @@ jobs:
       - name: Build the grader
         working-directory: course
         run: cargo build --locked -p xtask
-      - name: Fetch each submission at its last commit before the deadline
-        env:
-          GH_TOKEN: ${{ secrets.CLASSROOM_TOKEN }}
-        run: |
-          mkdir -p repos class
-          echo "repository,commit,committed" > submissions.csv
-          gh repo list "$ORGANISATION" --limit 10000 --json name --jq '.[].name' | sort > repositories.txt
-          while read -r name; do
-            case "$name" in "$PREFIX"-*) ;; *) continue ;; esac
-            gh repo clone "$ORGANISATION/$name" "repos/$name" -- --quiet
-            commit=$(git -C "repos/$name" rev-list -n 1 --before="$DEADLINE" HEAD || true)
-            if [ -z "$commit" ]; then
-              echo "$name,,no commit before the deadline" >> submissions.csv
-              continue
-            fi
-            # The tree only: no .git (and so no credentials) in what the grader reads.
-            mkdir "class/$name"
-            git -C "repos/$name" archive "$commit" | tar -x -C "class/$name"
-            echo "$name,$commit,$(git -C "repos/$name" show -s --format=%cI "$commit")" >> submissions.csv
-          done < repositories.txt
-          rm -rf repos
-          echo "$(ls class | wc -l) submission(s) of $PREFIX in $ORGANISATION before $DEADLINE"
-      - name: Grade (official)
+      - name: Download the class
+        uses: actions/download-artifact@v4
+        with:
+          name: class
+      - name: Grade part ${{ matrix.shard }} of @SHARDS@ (official)
         working-directory: course
-        run: cargo run --quiet --locked -p xtask -- grade --submissions ../class --gradebook ../grades.csv --reports ../reports
+        env:
+          SHARD: ${{ matrix.shard }}
+        run: cargo run --quiet --locked -p xtask -- grade --submissions ../class --shard "$SHARD/@SHARDS@" --gradebook "../grades-$SHARD.csv" --reports "../reports-$SHARD"
+      - name: Upload this part's reports
+        if: ${{ !cancelled() }}
+        uses: actions/upload-artifact@v4
+        with:
+          name: reports-${{ matrix.shard }}
+          path: reports-${{ matrix.shard }}/
+          if-no-files-found: error
+          retention-days: 7
+  merge:
+    # Runs when a part has a submission it could not grade too (its job then fails); a part
+    # with no reports at all makes the merge refuse, naming it.
+    needs: [fetch, grade]
+    if: ${{ !cancelled() && needs.fetch.result == 'success' }}
+    runs-on: ubuntu-latest
+    timeout-minutes: 60
+    steps:
+      - name: Check out the course (this repository)
+        uses: actions/checkout@v4
+        with:
+          path: course
+      - name: Install Rust @TOOLCHAIN@
+        run: |
+          rustup toolchain install @TOOLCHAIN@ --profile minimal
+          rustup default @TOOLCHAIN@
+      - name: Cache the dependencies and the grader
+        uses: actions/cache@v4
+        with:
+          path: |
+            ~/.cargo/registry
+            ~/.cargo/git
+            course/target
+          key: course-grader-@TOOLCHAIN@-${{ hashFiles('course/Cargo.lock') }}
+          restore-keys: course-grader-@TOOLCHAIN@-
+      - name: Download the class
+        uses: actions/download-artifact@v4
+        with:
+          name: class
+      - name: Download the parts' reports
+        uses: actions/download-artifact@v4
+        with:
+          pattern: reports-*
+          path: parts
+      - name: Merge the parts (gradebook, reports, pages, similarity over the whole class)
+        working-directory: course
+        run: |
+          parts=$(ls -d ../parts/reports-* | paste -sd, -)
+          cargo run --quiet --locked -p xtask -- class-page ../reports --merge "$parts" --submissions ../class
+          cargo run --quiet --locked -p xtask -- gradebook ../reports --output ../grades.csv
       - name: Upload the gradebook and the reports
         if: ${{ !cancelled() }}
         uses: actions/upload-artifact@v4
@@ -251,6 +330,8 @@ jobs:
           for report in ../reports/*.json; do
             [ -e "$report" ] || continue
             name=$(basename "$report" .json)
+            # The class run's record, not a student's report.
+            [ "$name" = class-run ] && continue
             # The class run's record, no student's report.
             if [ "$name" = class-run ]; then continue; fi
             commit=$(awk -F, -v n="$name" '$1 == n { print $2 }' ../submissions.csv)
@@ -264,18 +345,19 @@ jobs:
           done
 "#;
 
-/// Writes the template's workflow under `OUT_DIR/template` and the grading workflow under
-/// `OUT_DIR/grading`.
+/// Writes the template's workflow under `OUT_DIR/template` and the grading workflow (grading in
+/// `shards` parts) under `OUT_DIR/grading`.
 pub fn write(
     root: &Path,
     _course: &Course,
     out_dir: &Path,
     deadline: Option<&str>,
+    shards: u16,
 ) -> Result<Written> {
     let template = out_dir.join(TEMPLATE).join(WORKFLOW);
     grader::fsutil::write(&template, &workflow(root))?;
     let grading = out_dir.join(GRADING).join(GRADING_WORKFLOW);
-    grader::fsutil::write(&grading, &grading_workflow(root, deadline))?;
+    grader::fsutil::write(&grading, &grading_workflow(root, deadline, shards))?;
     Ok(Written { template, grading })
 }
 

@@ -37,8 +37,12 @@ pub fn run(root: &Path, course: &Course, platform: Platform) -> Result<ExitCode>
         Platform::GradescopeStudent { metadata } => {
             println!("{}", gradescope::student_id(&metadata)?);
         }
-        Platform::Github { out_dir, deadline } => {
-            let written = github::write(root, course, &out_dir, deadline.as_deref())?;
+        Platform::Github {
+            out_dir,
+            deadline,
+            shards,
+        } => {
+            let written = github::write(root, course, &out_dir, deadline.as_deref(), shards)?;
             println!(
                 "wrote the students' template workflow to {}\n\
                  wrote the instructors' grading workflow to {}\n\

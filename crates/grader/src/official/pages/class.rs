@@ -5,6 +5,7 @@
 
 use super::class_stats::{BINS, Stats, named, stats};
 use super::escape::{href, html};
+use super::extras::Extras;
 use super::feedback::percent;
 use super::layout::document;
 use super::rows::{ClassRow, SimilarPair, Standing, page_stem};
@@ -13,8 +14,13 @@ use anyhow::Result;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-/// The class page of `rows`, with the `pairs` the similarity check found.
-pub fn render(course: &str, rows: &[ClassRow], pairs: &[SimilarPair]) -> Result<String> {
+/// The class page of `rows`, with the `pairs` the similarity check found and the `extras` asked for.
+pub fn render(
+    course: &str,
+    rows: &[ClassRow],
+    pairs: &[SimilarPair],
+    extras: &Extras,
+) -> Result<String> {
     let s = stats(rows);
     let graded = s.histogram.iter().sum::<usize>();
     let mut body = String::new();
@@ -41,6 +47,10 @@ pub fn render(course: &str, rows: &[ClassRow], pairs: &[SimilarPair]) -> Result<
     diagnoses(&mut body, &s, &pages);
     problems(&mut body, &s, &pages);
     similar(&mut body, pairs, &pages);
+    super::comments::class_section(&mut body, &extras.comments, rows, &|id| who(id, &pages));
+    if let Some((old, diff)) = &extras.regrade {
+        super::regrade::section(&mut body, old, diff, &|id| who(id, &pages));
+    }
     Ok(document(&format!("{course}: the class"), &body))
 }
 
@@ -366,7 +376,7 @@ mod tests {
                 Enrolment::NotListed,
             ),
         ];
-        let page = render("c", &rows, &[]).unwrap();
+        let page = render("c", &rows, &[], &Extras::default()).unwrap();
         let line = |id: &str| {
             page.lines()
                 .find(|l| l.starts_with("<tr>") && l.contains(&format!(">{id}<")))

@@ -6,16 +6,20 @@
 
 mod class;
 mod class_stats;
+mod comments;
 mod escape;
+mod extras;
 mod feedback;
 #[cfg(test)]
 pub(crate) mod fixture;
 mod layout;
 mod plots;
+mod regrade;
 mod rows;
 mod student_html;
 mod student_md;
 
+pub use extras::Extras;
 pub use rows::{ClassRow, SimilarPair, Standing, page_stem};
 
 use crate::report::Report;
@@ -28,6 +32,16 @@ pub const CLASS_PAGE: &str = "index.html";
 /// Writes the pages of every graded student and the class page into `dir`; returns how many
 /// students got pages.
 pub fn write(dir: &Path, rows: &[ClassRow], pairs: &[SimilarPair]) -> Result<usize> {
+    write_with(dir, rows, pairs, &Extras::default())
+}
+
+/// [`write`], the pages showing `extras` too.
+pub fn write_with(
+    dir: &Path,
+    rows: &[ClassRow],
+    pairs: &[SimilarPair],
+    extras: &Extras,
+) -> Result<usize> {
     let mut written = 0;
     let mut course = None;
     for row in rows {
@@ -43,17 +57,18 @@ pub fn write(dir: &Path, rows: &[ClassRow], pairs: &[SimilarPair]) -> Result<usi
             );
             continue;
         };
+        let comments = extras.comments.applying(report);
         crate::fsutil::write(
             &dir.join(format!("{stem}.html")),
-            &student_html::render(&row.id, report, row.late.as_ref()),
+            &student_html::render(&row.id, report, row.late.as_ref(), &comments),
         )?;
         crate::fsutil::write(
             &dir.join(format!("{stem}.md")),
-            &student_md::render(&row.id, report, row.late.as_ref()),
+            &student_md::render(&row.id, report, row.late.as_ref(), &comments),
         )?;
         written += 1;
     }
-    let page = class::render(course.unwrap_or("The course"), rows, pairs)?;
+    let page = class::render(course.unwrap_or("The course"), rows, pairs, extras)?;
     crate::fsutil::write(&dir.join(CLASS_PAGE), &page)?;
     Ok(written)
 }
@@ -111,27 +126,78 @@ pub fn from_reports(dir: &Path) -> Result<Vec<ClassRow>> {
     Ok(rows)
 }
 
-/// `cargo xtask class-page DIR`: the pages written again from the reports in `DIR`, with the
-/// late policy at `late` (a class run's record is needed for it).
-pub fn run(dir: &Path, late: Option<&Path>) -> Result<()> {
+/// The graded students of `rows` with their reports, for [`crate::official::regrade::diff`].
+fn graded(rows: &[ClassRow]) -> Vec<(String, &Report)> {
+    rows.iter()
+        .filter_map(|r| match &r.standing {
+            Standing::Graded(report) => Some((r.id.clone(), report.as_ref())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The class in `dir`: every row of its class run's record (students missing or not graded
+/// too, and no report the run did not write) with the late policy at `late` applied, or, in a
+/// folder without a record, its reports. Refused (exit 2) when the folder holds none.
+pub fn class_of(dir: &Path, late: Option<&Path>) -> Result<Vec<ClassRow>> {
+    let has_record = dir.join(crate::official::stored::RECORD).is_file();
     let rows = match late {
-        None => from_reports(dir)?,
-        Some(path) => {
-            let policy = crate::official::late::Policy::load(path)?;
+        None if !has_record => from_reports(dir)?,
+        _ => {
             let mut batch = crate::official::stored::load(dir, None)?;
-            crate::official::late::apply(&mut batch, &policy)?;
+            if let Some(path) = late {
+                let policy = crate::official::late::Policy::load(path)?;
+                crate::official::late::apply(&mut batch, &policy)?;
+            }
             batch.rows.iter().map(ClassRow::of).collect()
         }
     };
     if rows.is_empty() {
         bail!(
-            "{} holds no grade report (`<id>.json`): no page to write\n  help: grade the class \
-             first: `cargo xtask grade --submissions DIR --reports {}`",
+            "{} holds no grade report (`<id>.json`)\n  help: grade the class first: `cargo xtask \
+             grade --submissions DIR --reports {}`",
             dir.display(),
             dir.display()
         );
     }
-    let written = write(dir, &rows, &crate::official::similarity::read_csv(dir)?)?;
+    Ok(rows)
+}
+
+/// The regrade from the run whose reports are in `old` to the one in `new`
+/// (`cargo xtask regrade-diff OLD NEW`); each must hold reports.
+pub fn regrade(old: &Path, new: &Path) -> Result<crate::official::regrade::Diff> {
+    let (before, after) = (class_of(old, None)?, class_of(new, None)?);
+    Ok(crate::official::regrade::diff(
+        &graded(&before),
+        &graded(&after),
+    ))
+}
+
+/// `cargo xtask class-page DIR [--late FILE] [--regrade-from OLD]`: the pages of the class in
+/// `DIR` ([`class_of`]) written again, with the late policy at `late`, the instructors'
+/// `comments`, and the regrade since the run in `OLD` on the class page when given.
+pub fn run(
+    dir: &Path,
+    late: Option<&Path>,
+    regrade_from: Option<&Path>,
+    comments: crate::official::comments::Comments,
+) -> Result<()> {
+    let rows = &class_of(dir, late)?;
+    let mut extras = Extras {
+        comments,
+        ..Extras::default()
+    };
+    if let Some(old) = regrade_from {
+        let before = class_of(old, None)?;
+        let diff = crate::official::regrade::diff(&graded(&before), &graded(rows));
+        extras.regrade = Some((old.display().to_string(), diff));
+    }
+    let written = write_with(
+        dir,
+        rows,
+        &crate::official::similarity::read_csv(dir)?,
+        &extras,
+    )?;
     println!(
         "wrote {written} student page(s) (.html, .md) and {} in {}",
         CLASS_PAGE,

@@ -7,6 +7,7 @@ use super::escape::{TEXT_CHARS, cut, href, html};
 use super::feedback::{Shown, percent, shown};
 use super::layout::document;
 use crate::judge::verdict::Status;
+use crate::official::comments::Comment;
 use crate::official::late::lateness::{Late, points};
 use crate::report::human::{exercise_label, next_step};
 use crate::report::{Build, Diagnosis, LessonReport, Report};
@@ -39,8 +40,9 @@ fn tone(status: Status) -> &'static str {
     }
 }
 
-/// The page of `report`, graded for the student `id`, handed in with the lateness `late`.
-pub fn render(id: &str, report: &Report, late: Option<&Late>) -> String {
+/// The page of `report`, graded for the student `id`, handed in with the lateness `late`,
+/// with the instructors' `comments` that apply to them.
+pub fn render(id: &str, report: &Report, late: Option<&Late>, comments: &[&Comment]) -> String {
     let who = crate::report::student_text::name(id);
     let mut body = String::new();
     let _ = writeln!(body, "<h1>{}</h1>", html(&report.course));
@@ -62,6 +64,7 @@ pub fn render(id: &str, report: &Report, late: Option<&Late>) -> String {
     if !report.official {
         unofficial(&mut body, report);
     }
+    super::comments::student_html(&mut body, comments);
     let mut explained = BTreeSet::new();
     for lesson in &report.lessons {
         lesson_section(&mut body, lesson, &mut explained);
@@ -239,7 +242,7 @@ mod tests {
                 check(Status::Wrong, Some("m1")),
             ],
         );
-        let page = render("ann", &r, None);
+        let page = render("ann", &r, None, &[]);
         assert_eq!(page.matches("explanation of m1").count(), 1, "{page}");
         assert_eq!(page.matches("explanation of m2").count(), 1, "{page}");
         assert_eq!(page.matches("id=\"misconception-m1\"").count(), 1);
@@ -247,7 +250,7 @@ mod tests {
         assert!(!page.contains("href=\"#misconception-m2\""));
         // The explanation comes before the links to it.
         assert!(page.find("id=\"misconception-m1\"") < page.find("href=\"#misconception-m1\""));
-        let md = crate::official::pages::student_md::render("ann", &r, None);
+        let md = crate::official::pages::student_md::render("ann", &r, None, &[]);
         assert_eq!(md.matches("explanation of m1").count(), 1, "{md}");
         assert_eq!(md.matches("explained above").count(), 2, "{md}");
     }
@@ -272,7 +275,7 @@ mod tests {
                 floor: 50.0,
             },
         };
-        let page = render("ann", &r, Some(&late));
+        let page = render("ann", &r, Some(&late), &[]);
         assert!(
             page.contains("Handed in at 2026-12-21T00:00:00+01:00"),
             "{page}"
@@ -285,11 +288,11 @@ mod tests {
             page.contains("after the late penalty: <strong>8.5/10</strong>"),
             "{page}"
         );
-        let md = crate::official::pages::student_md::render("ann", &r, Some(&late));
+        let md = crate::official::pages::student_md::render("ann", &r, Some(&late), &[]);
         assert!(
             md.contains("**Total after the late penalty: 8.5/10 points**"),
             "{md}"
         );
-        assert!(!render("ann", &r, None).contains("Late work"));
+        assert!(!render("ann", &r, None, &[]).contains("Late work"));
     }
 }

@@ -3,6 +3,7 @@
 
 use super::escape::{TEXT_CHARS, cut, md_fence, md_inline};
 use super::feedback::{percent, shown};
+use crate::official::comments::Comment;
 use crate::official::late::lateness::{Late, points};
 use crate::report::human::{exercise_label, next_step};
 use crate::report::{Build, LessonReport, Report};
@@ -10,8 +11,8 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 /// The Markdown feedback of `report`, graded for the student `id`, handed in with the lateness
-/// `late`.
-pub fn render(id: &str, report: &Report, late: Option<&Late>) -> String {
+/// `late`, with the instructors' `comments` that apply to them.
+pub fn render(id: &str, report: &Report, late: Option<&Late>, comments: &[&Comment]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", md_inline(&report.course));
     let _ = writeln!(
@@ -57,6 +58,7 @@ pub fn render(id: &str, report: &Report, late: Option<&Late>) -> String {
         }
         out.push('\n');
     }
+    super::comments::student_md(&mut out, comments);
     let mut explained = BTreeSet::new();
     for lesson in &report.lessons {
         lesson_section(&mut out, lesson, &mut explained);
