@@ -122,10 +122,33 @@ pub fn strip_hidden_targets(text: &str) -> Result<String> {
     Ok(doc.to_string())
 }
 
-/// Drops the `[dev-dependencies]` table (and the comments above it) from a `Cargo.toml`.
+/// Drops the `[dev-dependencies]` tables (and the comments above them) from a `Cargo.toml`,
+/// the platform-specific ones (`[target.'cfg(..)'.dev-dependencies]`) too.
 pub fn strip_dev_dependencies(text: &str) -> Result<String> {
     let mut doc = parse_toml(text, "xtask/Cargo.toml")?;
     doc.remove("dev-dependencies");
+    if let Some(targets) = doc.get_mut("target").and_then(Item::as_table_like_mut) {
+        for (_, platform) in targets.iter_mut() {
+            if let Some(platform) = platform.as_table_like_mut() {
+                platform.remove("dev-dependencies");
+            }
+        }
+        let empty: Vec<String> = targets
+            .iter()
+            .filter(|(_, platform)| platform.as_table_like().is_some_and(TableLike::is_empty))
+            .map(|(name, _)| name.to_owned())
+            .collect();
+        for name in empty {
+            targets.remove(&name);
+        }
+    }
+    if doc
+        .get("target")
+        .and_then(Item::as_table_like)
+        .is_some_and(TableLike::is_empty)
+    {
+        doc.remove("target");
+    }
     Ok(doc.to_string())
 }
 
@@ -478,11 +501,27 @@ mod tests {
             "[package]\nname = \"xtask\"\n\n[dependencies]\nclap = \"4\"\n\n[lints]\nworkspace = true\n"
         );
         assert_eq!(strip_dev_dependencies(&out).unwrap(), out);
+        // A platform's dev-dependencies go, its dependencies stay.
+        let text = "[package]\nname = \"xtask\"\n\n\
+                    [target.'cfg(target_os = \"linux\")'.dependencies]\nnix = \"1\"\n\n\
+                    # The pty test.\n[target.'cfg(target_os = \"linux\")'.dev-dependencies]\n\
+                    nix = { version = \"1\", features = [\"term\"] }\n\n\
+                    [target.'cfg(windows)'.dev-dependencies]\nwinapi = \"0.3\"\n";
+        let out = strip_dev_dependencies(text).unwrap();
+        assert!(
+            !out.contains("dev-dependencies") && !out.contains("term"),
+            "{out}"
+        );
+        assert!(!out.contains("windows"), "{out}");
+        assert!(
+            out.contains("[target.'cfg(target_os = \"linux\")'.dependencies]\nnix = \"1\""),
+            "{out}"
+        );
     }
 
     #[test]
     fn hidden_targets_are_dropped() {
-        let text = "[package]\nname = \"lesson02\"\n\n[[test]]\nname = \"lesson02\"\npath = \"tests/lesson02.rs\"\n\n# hidden checks\n[[test]]\nname = \"lesson09_hidden\"\npath = \"../../solutions/x/tests/hidden/exercise.rs\"\n\n[[example]]\nname = \"d\"\npath = \"examples/demo.rs\"\n";
+        let text = "[package]\nname = \"lesson02\"\n\n[[test]]\nname = \"lesson02\"\npath = \"tests/lesson02.rs\"\n\n# hidden checks\n[[test]]\nname = \"lesson99_hidden\"\npath = \"../../solutions/x/tests/hidden/exercise.rs\"\n\n[[example]]\nname = \"d\"\npath = \"examples/demo.rs\"\n";
         let out = strip_hidden_targets(text).unwrap();
         assert!(!out.contains("hidden"));
         assert!(out.contains(
