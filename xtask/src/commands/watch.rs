@@ -6,8 +6,8 @@
 //!   They are debounced ([`DEBOUNCE`] of quiet), so an editor's write-rename-chmod burst is one
 //!   change.
 //! * The grade runs as a child process, `xtask grade LESSON` (this very binary), in its own process
-//!   group: one grade at a time, and a newer save stops the grade in progress (its whole group:
-//!   the cargo build and the check processes) and starts again.
+//!   group: one grade at a time, and a newer save stops the grade in progress (its whole group,
+//!   with the cargo build, and each check process's own group) and starts again.
 //! * Without LESSON every lesson is watched and the lesson whose files changed is graded.
 //! * On a terminal the screen is cleared before each run; otherwise runs are separated by a line.
 //! * `--demo` runs the lesson's worked example before its table (so the table and its "Next:"
@@ -118,7 +118,9 @@ fn spawn(exe: &Path, root: &Path, step: &Step) -> Result<Child> {
         .with_context(|| format!("cannot run {}", exe.display()))
 }
 
-/// Stops a running step and everything it started.
+/// Stops a running step and everything it started: its process group, and the groups of its own
+/// that each check process gets (which outlive the grade, spinning past their time limit, when only
+/// the grade's group is killed).
 fn stop(child: &mut Child) {
     if matches!(child.try_wait(), Ok(Some(_))) {
         return;
@@ -128,7 +130,13 @@ fn stop(child: &mut Child) {
         use nix::sys::signal::{Signal, killpg};
         use nix::unistd::Pid;
         let group = Pid::from_raw(child.id() as i32);
+        // Stopped first, so that the grade starts no check while its checks are looked for.
+        let _ = killpg(group, Signal::SIGSTOP);
+        for other in descendant_groups(child.id() as i32) {
+            let _ = killpg(Pid::from_raw(other), Signal::SIGKILL);
+        }
         let _ = killpg(group, Signal::SIGTERM);
+        let _ = killpg(group, Signal::SIGCONT);
         let deadline = Instant::now() + Duration::from_secs(2);
         while Instant::now() < deadline {
             if matches!(child.try_wait(), Ok(Some(_))) {
@@ -142,6 +150,45 @@ fn stop(child: &mut Child) {
     }
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// The process groups but `pid`'s own of the processes descending from `pid` (read from `/proc`).
+#[cfg(target_os = "linux")]
+fn descendant_groups(pid: i32) -> Vec<i32> {
+    // `pid (comm) state ppid pgrp ...`: the command's name may hold spaces and parentheses.
+    let stat = |p: i32| -> Option<(i32, i32, i32)> {
+        let text = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+        let mut fields = text.get(text.rfind(')')? + 1..)?.split_whitespace().skip(1);
+        let ppid = fields.next()?.parse().ok()?;
+        Some((p, ppid, fields.next()?.parse().ok()?))
+    };
+    let all: Vec<(i32, i32, i32)> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .filter_map(stat)
+        .collect();
+    let mut family = vec![pid];
+    let mut next = 0;
+    while let Some(&parent) = family.get(next) {
+        for &(p, ppid, _) in &all {
+            if ppid == parent && !family.contains(&p) {
+                family.push(p);
+            }
+        }
+        next += 1;
+    }
+    // Never the watcher's own group, which a process of the session may join.
+    let own = nix::unistd::getpgrp().as_raw();
+    let mut groups: Vec<i32> = all
+        .iter()
+        .filter(|(p, _, group)| family.contains(p) && *group != pid && *group != own)
+        .map(|&(_, _, group)| group)
+        .collect();
+    groups.sort_unstable();
+    groups.dedup();
+    groups
 }
 
 /// The steps for a run over `lessons` (ids), or over every lesson when `all`.
@@ -370,6 +417,45 @@ mod tests {
             "/c/elsewhere/lesson01-a/src/lib.rs",
         ] {
             assert_eq!(hit(p), None, "{p}");
+        }
+    }
+
+    /// The state letter of process `pid` (`Z` for a zombie), `None` once it is gone.
+    #[cfg(target_os = "linux")]
+    fn state(pid: i32) -> Option<char> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        text[text.rfind(')')? + 1..].trim_start().chars().next()
+    }
+
+    /// A grade runs each check in a process group of its own: stopping the grade stops them too,
+    /// else they outlive it (and its time limits) when a save supersedes it.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn stopping_a_step_stops_what_it_started_in_groups_of_their_own() {
+        use std::io::BufRead as _;
+        use std::os::unix::process::CommandExt as _;
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "setsid sleep 300 & echo $!; wait"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .process_group(0);
+        let mut child = cmd.spawn().unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let check: i32 = line.trim().parse().unwrap();
+        // In a group of its own, as a check is, before the step is stopped.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while descendant_groups(child.id() as i32) != [check] {
+            assert!(Instant::now() < deadline, "setsid did not run");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        stop(&mut child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !matches!(state(check), None | Some('Z')) {
+            assert!(Instant::now() < deadline, "the check outlived its step");
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 
