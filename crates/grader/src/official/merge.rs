@@ -137,18 +137,29 @@ pub fn run(
         parts.push((dir.clone(), record));
     }
     let (record, sources) = merge_records(&parts)?;
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    for (s, dir) in record.students.iter().zip(&sources) {
-        if s.submission.is_some() && s.error.is_none() {
+    // Every report is looked for before anything is written: a part missing one leaves no half
+    // merged folder behind.
+    let reports: Vec<(PathBuf, String)> = record
+        .students
+        .iter()
+        .zip(&sources)
+        .filter(|(s, _)| s.submission.is_some() && s.error.is_none())
+        .map(|(s, dir)| {
             let name = format!("{}.json", crate::official::report_name::stem(&s.id));
-            std::fs::copy(dir.join(&name), out.join(&name)).with_context(|| {
-                format!(
-                    "cannot copy {} into {}",
-                    dir.join(&name).display(),
-                    out.display()
-                )
-            })?;
-        }
+            (dir.join(&name), name)
+        })
+        .collect();
+    if let Some((path, _)) = reports.iter().find(|(path, _)| !path.is_file()) {
+        bail!(
+            "{} is missing: its part's record lists the student as graded\n  help: grade that \
+             part again, or copy its reports folder whole; nothing was merged",
+            path.display()
+        );
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    for (path, name) in &reports {
+        std::fs::copy(path, out.join(name))
+            .with_context(|| format!("cannot copy {} into {}", path.display(), out.display()))?;
     }
     let text = serde_json::to_string_pretty(&record)?;
     crate::fsutil::write(&out.join(RECORD), &format!("{text}\n"))?;
@@ -316,5 +327,9 @@ mod tests {
         // A part's report gone: refused, not a student silently without a grade.
         std::fs::remove_file(dir("c").join("zed.json")).unwrap();
         assert!(refused(&["a", "b", "c"]).contains("zed.json"));
+        assert!(
+            !dir("out").exists(),
+            "a merge refused for a missing report wrote its folder"
+        );
     }
 }
