@@ -280,6 +280,16 @@ impl<'a> Pipeline<'a> {
             let mut tools = vec![cargo_home, rustup_home];
             tools.extend(std::env::var_os("CARGO").map(PathBuf::from));
             let (close, pass) = crate::run::builder::ways(&closed, &places, &tools);
+            if let Some(dir) = crate::run::builder::blocked_way(&official.target_dir, &pass) {
+                bail!(
+                    "the container mode builds as a user of its own, which cannot pass through {} \
+                     (closed to other users) to reach the submissions' target folder {}: nothing \
+                     was graded\n  help: grade from a folder other users may pass through \
+                     (`chmod o+x` on it), or set CARGO_TARGET_DIR to one",
+                    dir.display(),
+                    official.target_dir.display()
+                );
+            }
             closed.extend(close.iter().map(PathBuf::as_path));
             let pass: Vec<&Path> = pass.iter().map(PathBuf::as_path).collect();
             let guard =

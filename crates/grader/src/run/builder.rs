@@ -63,6 +63,21 @@ pub fn ways(
     (close, pass)
 }
 
+/// The first folder on the way to `place` that the builder could not pass through: closed to
+/// other users and not among the folders `pass` opens (those of [`ways`]). A build there would
+/// fail for every submission alike, which must stop the grading, not grade a class as not
+/// compiling.
+pub fn blocked_way(place: &Path, pass: &[PathBuf]) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let place = existing_canonical(place);
+    let mut ancestors: Vec<&Path> = place.ancestors().skip(1).collect();
+    ancestors.reverse();
+    ancestors.into_iter().find_map(|dir| {
+        let mode = std::fs::metadata(dir).ok()?.permissions().mode();
+        (mode & 0o001 == 0 && !pass.iter().any(|p| p == dir)).then(|| dir.to_path_buf())
+    })
+}
+
 /// The builder's own folder in the system's temporary folder (its build copies and homes),
 /// made when missing: the builder's, closed to everyone else. Whatever else stands at its path
 /// (a check's user may have put a folder or a link there) is removed first.
@@ -209,5 +224,22 @@ mod tests {
         );
         assert!(pass.contains(&course) && pass.contains(&home), "{pass:?}");
         assert!(close.contains(&course.join("target")) && !close.contains(&course.join("new")));
+    }
+
+    #[test]
+    fn a_folder_closed_to_others_on_the_way_to_the_build_is_named() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let clone = root.join("clone");
+        let place = clone.join("target/submissions");
+        std::fs::create_dir_all(&place).unwrap();
+        assert_eq!(blocked_way(&place, &[]), None);
+        // A folder made by `mktemp -d` (0700) above the course: the builder cannot pass it...
+        std::fs::set_permissions(&clone, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert_eq!(blocked_way(&place, &[]), Some(clone.clone()));
+        // ... unless the grader opens it on the way ([`ways`]).
+        assert_eq!(blocked_way(&place, std::slice::from_ref(&clone)), None);
     }
 }
