@@ -220,9 +220,14 @@ pub fn replace_fn(text: &str, stub: &str, name: &str) -> Result<(String, bool)> 
 
 /// `YYYYMMDD-HHMMSS` in UTC for `secs` since the Unix epoch.
 pub(crate) fn utc_stamp(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Howard Hinnant's days-to-civil algorithm.
+    let [year, month, day, h, m, s] = utc_civil(secs as i64);
+    format!("{year:04}{month:02}{day:02}-{h:02}{m:02}{s:02}")
+}
+
+/// Year, month, day, hour, minute and second in UTC of `secs` since the Unix epoch (before it
+/// too), by Howard Hinnant's days-to-civil algorithm.
+pub(crate) fn utc_civil(secs: i64) -> [i64; 6] {
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -232,12 +237,7 @@ pub(crate) fn utc_stamp(secs: u64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    [year, month, day, rem / 3600, rem % 3600 / 60, rem % 60]
 }
 
 /// A fresh backup path for the lesson's file: `target/xtask/backups/<dir>/exercises.rs.bak-<stamp>`.
@@ -337,6 +337,14 @@ pub fn run(root: &Path, course: &Course, what: &str, yes: bool) -> Result<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utc_dates_around_the_epoch_and_a_leap_day() {
+        assert_eq!(utc_civil(0), [1970, 1, 1, 0, 0, 0]);
+        assert_eq!(utc_civil(-1), [1969, 12, 31, 23, 59, 59]);
+        assert_eq!(utc_civil(951_782_400), [2000, 2, 29, 0, 0, 0]);
+        assert_eq!(utc_stamp(1_796_947_199), "20261210-235959");
+    }
 
     const STUB: &str = "//! Stubs.\nuse x::Y;\n\n/// Adds.\n///\n/// `a + b` — with a non-ASCII dash.\npub fn add(a: u32, b: u32) -> u32 {\n    todo!(\"add\")\n}\n\n/// Doubles.\npub fn double(a: u32) -> u32 {\n    todo!()\n}\n";
 

@@ -237,23 +237,8 @@ fn extension_text(s: i64) -> String {
 
 /// `at` seconds since the epoch in RFC 3339, UTC.
 fn format_epoch(at: i64) -> String {
-    let (days, secs) = (at.div_euclid(86_400), at.rem_euclid(86_400));
-    // Howard Hinnant's `civil_from_days`.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
+    let [y, m, d, hh, mm, ss] = crate::course::stubs::utc_civil(at);
+    format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z")
 }
 
 /// The CSV at `path`: per line, the first non-empty of the `ids` columns, the `values` column's
