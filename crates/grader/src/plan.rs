@@ -90,7 +90,7 @@ pub fn plan<'c>(
     lessons
         .iter()
         .map(|lesson| {
-            let crate_dir = lesson.crate_dir(root, side.is_solutions());
+            let crate_dir = lesson.crate_dir(root, side);
             let [visible, hidden] = lesson.snapshot_dirs(expected_root);
             let mut expected = Expected::load(&visible)?;
             expected.extend(Expected::load(&hidden)?);

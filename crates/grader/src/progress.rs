@@ -156,7 +156,9 @@ fn modified_secs(path: &Path) -> Option<u64> {
 
 /// True when a file of the lesson's `src/` changed after its last grade.
 fn changed_since(root: &Path, lesson: &Lesson, graded_at: u64) -> bool {
-    let src = lesson.crate_dir(root, false).join("src");
+    let src = lesson
+        .crate_dir(root, crate::course::Side::Exercises)
+        .join("src");
     std::fs::read_dir(src)
         .into_iter()
         .flatten()

@@ -450,7 +450,7 @@ fn snapshot_files(
         lesson.hidden_dir(root).join("checks.rs")
     } else {
         lesson
-            .crate_dir(root, false)
+            .crate_dir(root, grader::course::Side::Exercises)
             .join("tests")
             .join("checks.rs")
     };

@@ -153,7 +153,7 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
     let mut warnings = Vec::new();
     for l in &lessons {
         for w in stubs.warnings.get(&l.id).into_iter().flatten() {
-            warnings.push(format!("{}: {w}", l.package(false)));
+            warnings.push(format!("{}: {w}", l.package(Side::Exercises)));
         }
     }
     sections.add("stubs compile without warnings", warnings);
@@ -399,7 +399,7 @@ fn stub_problems(report: &grader::report::Report) -> Vec<String> {
 fn solution_tests(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>> {
     let mut problems = Vec::new();
     for lesson in lessons {
-        let tests = lesson.crate_dir(root, true).join("tests");
+        let tests = lesson.crate_dir(root, Side::Solutions).join("tests");
         let mut names: Vec<String> = std::fs::read_dir(&tests)
             .into_iter()
             .flatten()
@@ -414,7 +414,7 @@ fn solution_tests(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>> {
         if names.is_empty() {
             continue;
         }
-        let package = lesson.package(true);
+        let package = lesson.package(Side::Solutions);
         let mut cmd = grader::build::cargo::command();
         cmd.current_dir(root)
             .args(["test", "--quiet", "-p", &package])
@@ -464,7 +464,7 @@ fn clippy(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>> {
         .env_remove("CARGO_PRIMARY_PACKAGE")
         .stdin(Stdio::null());
     for l in lessons {
-        cmd.args(["-p", &l.package(true)]);
+        cmd.args(["-p", &l.package(Side::Solutions)]);
     }
     cmd.args(["--", "-D", "warnings"]);
     let out = cmd.output().context("could not run cargo clippy")?;
@@ -490,7 +490,12 @@ fn fmt(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>> {
         .args(["fmt", "--check"])
         .stdin(Stdio::null());
     for l in lessons {
-        cmd.args(["-p", &l.package(false), "-p", &l.package(true)]);
+        cmd.args([
+            "-p",
+            &l.package(Side::Exercises),
+            "-p",
+            &l.package(Side::Solutions),
+        ]);
     }
     let out = cmd.output().context("could not run cargo fmt")?;
     if out.status.success() {
@@ -559,7 +564,10 @@ fn agreement(
                 }
                 listed.insert(c.name.as_str(), c.hidden);
             }
-            if !defines_fn(&lesson.crate_dir(root, false).join("src"), &ex.name) {
+            if !defines_fn(
+                &lesson.crate_dir(root, Side::Exercises).join("src"),
+                &ex.name,
+            ) {
                 out.push(format!(
                     "{id}/{}: no `fn {}` in exercises/{}/src: the exercise has nothing to implement",
                     ex.name, ex.name, lesson.dir

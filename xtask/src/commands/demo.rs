@@ -25,7 +25,7 @@ pub struct Options {
 }
 
 fn cargo_run(root: &Path, lesson: &Lesson, solutions: bool, args: &[String]) -> Command {
-    let package = lesson.package(solutions);
+    let package = lesson.package(grader::course::Side::from_solutions(solutions));
     let mut cmd = grader::build::cargo::command();
     cmd.current_dir(root)
         .args([

@@ -177,7 +177,9 @@ fn refuse_taken(root: &Path, course: &Course, lesson: &Lesson, name: &str) -> Re
     }
     for l in &course.lessons {
         for solutions in [false, true] {
-            let src = l.crate_dir(root, solutions).join("src");
+            let src = l
+                .crate_dir(root, grader::course::Side::from_solutions(solutions))
+                .join("src");
             if defines_fn(&src, name) {
                 bail!(
                     "`fn {name}` already exists in {}: choose another name",
@@ -192,7 +194,12 @@ fn refuse_taken(root: &Path, course: &Course, lesson: &Lesson, name: &str) -> Re
         .iter()
         .flat_map(|e| &e.checks)
         .any(|c| c.name == check)
-        || defines_fn(&lesson.crate_dir(root, false).join("tests"), &check)
+        || defines_fn(
+            &lesson
+                .crate_dir(root, grader::course::Side::Exercises)
+                .join("tests"),
+            &check,
+        )
     {
         bail!("check `{check}` already exists in {}", lesson.id);
     }
@@ -308,9 +315,9 @@ fn apply_edits(root: &Path, id: &str, name: &str, edits: &[(String, String)]) ->
         .args([
             "fmt",
             "-p",
-            &lesson.package(false),
+            &lesson.package(grader::course::Side::Exercises),
             "-p",
-            &lesson.package(true),
+            &lesson.package(grader::course::Side::Solutions),
         ])
         .status()
         .context("could not run cargo fmt")

@@ -293,7 +293,7 @@ pub fn run(root: &Path, course: &Course, opts: &Options) -> Result<u8> {
         .transpose()?;
     let exercises = root.join("exercises");
     let watched_dir = match only {
-        Some(l) => l.crate_dir(root, false),
+        Some(l) => l.crate_dir(root, grader::course::Side::Exercises),
         None => exercises.clone(),
     };
     let watched = grader::fsutil::relative(root, &watched_dir);

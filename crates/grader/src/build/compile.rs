@@ -25,7 +25,7 @@ pub(crate) fn cargo_build(
         .map(str::to_owned)
         .to_vec();
     for lesson in lessons {
-        args.extend(["-p".to_owned(), lesson.package(side.is_solutions())]);
+        args.extend(["-p".to_owned(), lesson.package(side)]);
     }
     // Only the check binaries (a solution crate has other test targets, e.g. `reproduces_text`).
     for lesson in lessons {

@@ -43,7 +43,7 @@ impl<'l> Inputs<'l> {
 fn lesson_inputs(root: &Path, lesson: &Lesson, side: Side) -> Vec<(String, Vec<u8>)> {
     // Exactly these folders: a folder of the same name elsewhere (`src/snapshots/`) may hold code.
     let stubs = lesson
-        .crate_dir(root, false)
+        .crate_dir(root, Side::Exercises)
         .join(crate::course::stubs::STUB_DIR);
     let left_out: Vec<String> = lesson
         .snapshot_dirs(root)
@@ -55,11 +55,11 @@ fn lesson_inputs(root: &Path, lesson: &Lesson, side: Side) -> Vec<(String, Vec<u
         crate::fsutil::is_scratch_file(rel) || (is_dir && left_out.iter().any(|d| d == rel))
     };
     let other = if side.is_solutions() {
-        lesson.crate_dir(root, true)
+        lesson.crate_dir(root, Side::Solutions)
     } else {
         lesson.hidden_dir(root)
     };
-    [lesson.crate_dir(root, false), other]
+    [lesson.crate_dir(root, Side::Exercises), other]
         .iter()
         .flat_map(|dir| crate::fsutil::files_under(dir, root, &skip))
         .map(|rel| {
@@ -183,7 +183,7 @@ pub(crate) fn class_keys(
     lessons
         .iter()
         .map(|lesson| {
-            let src = lesson.crate_dir(root, false).join("src");
+            let src = lesson.crate_dir(root, Side::Exercises).join("src");
             let own = digest(&src, crate::fsutil::files_under(&src, &src, &|_, _| false))?;
             let key = format!("{}\n{own}\n{}\n", lesson.id, instructors.as_ref()?);
             Some(crate::course::manifest::sha256_hex(key.as_bytes())[..32].to_owned())
@@ -214,7 +214,9 @@ mod tests {
             (true, "tests/hidden/snapshots/b.snap"),
         ];
         for (side, rel) in files {
-            let path = lesson.crate_dir(root.path(), side).join(rel);
+            let path = lesson
+                .crate_dir(root.path(), Side::from_solutions(side))
+                .join(rel);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, rel).unwrap();
         }
@@ -257,7 +259,7 @@ mod tests {
             [exercises_own.clone(), solutions_own].concat()
         );
         // Without `solutions/` (a handout), the exercises' inputs are their own files.
-        std::fs::remove_dir_all(lesson.crate_dir(root.path(), true)).unwrap();
+        std::fs::remove_dir_all(lesson.crate_dir(root.path(), Side::Solutions)).unwrap();
         assert_eq!(listed(false), exercises_own);
     }
 }

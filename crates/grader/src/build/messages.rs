@@ -235,7 +235,7 @@ impl Reader<'_> {
         let dir_of: HashMap<PathBuf, &Lesson> = self
             .lessons
             .iter()
-            .map(|l| (l.crate_dir(self.root, self.side.is_solutions()), *l))
+            .map(|l| (l.crate_dir(self.root, self.side), *l))
             .collect();
         let lesson_for = |manifest: &Option<PathBuf>| -> Option<&Lesson> {
             let dir = manifest.as_ref()?.parent()?;

@@ -66,11 +66,18 @@ pub fn tracked_files(root: &Path, course: &Course) -> Vec<String> {
         }
     }
     for lesson in &course.lessons {
-        let manifest = lesson.crate_dir(root, false).join("Cargo.toml");
+        let manifest = lesson
+            .crate_dir(root, crate::course::Side::Exercises)
+            .join("Cargo.toml");
         if manifest.is_file() {
             files.push(manifest);
         }
-        walk(&lesson.crate_dir(root, false).join("tests"), &mut files);
+        walk(
+            &lesson
+                .crate_dir(root, crate::course::Side::Exercises)
+                .join("tests"),
+            &mut files,
+        );
         walk(&lesson.hidden_dir(root), &mut files);
     }
     let mut rel: Vec<String> = files
@@ -142,9 +149,19 @@ pub fn refresh(root: &Path, course: &Course, prefixes: &[String]) -> Result<()> 
 /// crate's `Cargo.toml`.
 pub fn lesson_prefixes(root: &Path, lesson: &crate::course::Lesson) -> Vec<String> {
     vec![
-        relative(root, &lesson.crate_dir(root, false).join("tests")),
+        relative(
+            root,
+            &lesson
+                .crate_dir(root, crate::course::Side::Exercises)
+                .join("tests"),
+        ),
         relative(root, &lesson.hidden_dir(root)),
-        relative(root, &lesson.crate_dir(root, false).join("Cargo.toml")),
+        relative(
+            root,
+            &lesson
+                .crate_dir(root, crate::course::Side::Exercises)
+                .join("Cargo.toml"),
+        ),
     ]
 }
 

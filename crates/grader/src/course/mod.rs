@@ -317,17 +317,19 @@ impl Course {
 
 impl Lesson {
     /// The crate directory graded for this lesson.
-    pub fn crate_dir(&self, root: &Path, solutions: bool) -> PathBuf {
-        root.join(if solutions { "solutions" } else { "exercises" })
-            .join(&self.dir)
+    pub fn crate_dir(&self, root: &Path, side: Side) -> PathBuf {
+        root.join(match side {
+            Side::Exercises => "exercises",
+            Side::Solutions => "solutions",
+        })
+        .join(&self.dir)
     }
 
     /// The package name graded for this lesson.
-    pub fn package(&self, solutions: bool) -> String {
-        if solutions {
-            format!("{}-solution", self.id)
-        } else {
-            self.id.clone()
+    pub fn package(&self, side: Side) -> String {
+        match side {
+            Side::Exercises => self.id.clone(),
+            Side::Solutions => format!("{}-solution", self.id),
         }
     }
 
@@ -359,14 +361,18 @@ impl Lesson {
 
     /// The directory of the hidden checks: `solutions/<dir>/tests/hidden`.
     pub fn hidden_dir(&self, root: &Path) -> PathBuf {
-        self.crate_dir(root, true).join("tests").join("hidden")
+        self.crate_dir(root, Side::Solutions)
+            .join("tests")
+            .join("hidden")
     }
 
     /// The directories that hold the lesson's snapshot files: the visible checks' and the hidden
     /// checks'.
     pub fn snapshot_dirs(&self, root: &Path) -> [PathBuf; 2] {
         [
-            self.crate_dir(root, false).join("tests").join("snapshots"),
+            self.crate_dir(root, Side::Exercises)
+                .join("tests")
+                .join("snapshots"),
             self.hidden_dir(root).join("snapshots"),
         ]
     }

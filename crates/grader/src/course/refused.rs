@@ -78,7 +78,9 @@ pub fn message(rel: &str, what: &str) -> String {
 /// The first file of `lesson`'s sources in the course at `root` (`exercises/<dir>/src/**`, in
 /// name order) that [`construct`] refuses, as the compile error official grading gives.
 pub fn in_lesson(root: &Path, lesson: &Lesson) -> Option<String> {
-    let src = lesson.crate_dir(root, false).join("src");
+    let src = lesson
+        .crate_dir(root, crate::course::Side::Exercises)
+        .join("src");
     let (rel, found) = crate::course::tokens::first_in_files(&src, &idents())?;
     let rel = format!("exercises/{}/src/{rel}", lesson.dir);
     Some(format!(

@@ -22,7 +22,7 @@ pub const EXERCISE_FILE: &str = "exercises.rs";
 /// `exercises/<dir>/.stubs/exercises.rs` under `root`.
 pub fn stub_path(root: &Path, lesson: &Lesson) -> PathBuf {
     lesson
-        .crate_dir(root, false)
+        .crate_dir(root, crate::course::Side::Exercises)
         .join(STUB_DIR)
         .join(EXERCISE_FILE)
 }
@@ -30,7 +30,7 @@ pub fn stub_path(root: &Path, lesson: &Lesson) -> PathBuf {
 /// `exercises/<dir>/src/exercises.rs` under `root`.
 pub fn exercise_path(root: &Path, lesson: &Lesson) -> PathBuf {
     lesson
-        .crate_dir(root, false)
+        .crate_dir(root, crate::course::Side::Exercises)
         .join("src")
         .join(EXERCISE_FILE)
 }

@@ -68,7 +68,12 @@ pub fn plant_all(
         .filter(|c| !c.hidden)
         .map(|c| c.name.as_str())
         .collect();
-    let student_src = relative(root, &lesson.crate_dir(root, true).join("src"));
+    let student_src = relative(
+        root,
+        &lesson
+            .crate_dir(root, crate::course::Side::Solutions)
+            .join("src"),
+    );
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     let names = list_tests(runner, exe)?;
     let mut runs = Vec::new();

@@ -210,8 +210,12 @@ mod tests {
         let lesson = &course.lessons[0];
         let file = Path::new("src").join("exercises.rs");
         std::fs::copy(
-            lesson.crate_dir(&root, true).join(&file),
-            lesson.crate_dir(&full, false).join(&file),
+            lesson
+                .crate_dir(&root, crate::course::Side::Solutions)
+                .join(&file),
+            lesson
+                .crate_dir(&full, crate::course::Side::Exercises)
+                .join(&file),
         )
         .unwrap();
         // Its `exercises/` folder alone, then archives of both.
@@ -255,7 +259,9 @@ mod tests {
         let h = tmp.path().join("handout");
         crate::official::handout::make(&root, &course, &h).unwrap();
         let lesson = &course.lessons[0];
-        let snapshots = lesson.crate_dir(&h, false).join("tests/snapshots");
+        let snapshots = lesson
+            .crate_dir(&h, crate::course::Side::Exercises)
+            .join("tests/snapshots");
         let snap = crate::fsutil::files_under(&snapshots, &h, &|_, _| false)
             .into_iter()
             .find(|f| f.ends_with(".snap"))

@@ -345,7 +345,9 @@ pub fn make(root: &Path, course: &Course, out: &Path) -> Result<Summary> {
     fsutil::write(&root_manifest, &text)?;
     // The exercise crates lose their hidden-check targets.
     for lesson in &course.lessons {
-        let manifest = lesson.crate_dir(out, false).join("Cargo.toml");
+        let manifest = lesson
+            .crate_dir(out, crate::course::Side::Exercises)
+            .join("Cargo.toml");
         if manifest.is_file() {
             let text = fsutil::read(&manifest)?;
             let stripped = strip_hidden_targets(&text).with_context(|| relative(out, &manifest))?;

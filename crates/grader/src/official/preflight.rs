@@ -18,8 +18,11 @@ pub fn check(root: &Path, course: &Course) -> Result<()> {
     };
     for lesson in &course.lessons {
         let here = format!("id = \"{}\"", lesson.id);
-        for solutions in [false, true] {
-            let dir = lesson.crate_dir(root, solutions);
+        for side in [
+            crate::course::Side::Exercises,
+            crate::course::Side::Solutions,
+        ] {
+            let dir = lesson.crate_dir(root, side);
             if !dir.join("Cargo.toml").is_file() {
                 bail!(
                     "{}: lesson `{}` names the folder `{}`, and {} has no Cargo.toml: nothing \
@@ -69,7 +72,7 @@ fn checks_file(root: &Path, lesson: &Lesson, hidden: bool) -> String {
         lesson.hidden_dir(root).join("checks.rs")
     } else {
         lesson
-            .crate_dir(root, false)
+            .crate_dir(root, crate::course::Side::Exercises)
             .join("tests")
             .join("checks.rs")
     };

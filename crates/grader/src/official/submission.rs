@@ -318,7 +318,11 @@ fn put_sources(
             .iter()
             .any(|(rel, _)| rel.starts_with(&format!("exercises/{}/src/", lesson.dir)))
         {
-            let _ = std::fs::remove_dir_all(lesson.crate_dir(work, false).join("src"));
+            let _ = std::fs::remove_dir_all(
+                lesson
+                    .crate_dir(work, crate::course::Side::Exercises)
+                    .join("src"),
+            );
         }
     }
     for (rel, bytes) in sources {
@@ -347,7 +351,10 @@ fn refuse_constructs(course: &Course, work: &Path, sources: &[(String, Vec<u8>)]
                 .flatten()
                 .map(|what| (rel, what))
         }) {
-            let lib = lesson.crate_dir(work, false).join("src").join("lib.rs");
+            let lib = lesson
+                .crate_dir(work, crate::course::Side::Exercises)
+                .join("src")
+                .join("lib.rs");
             // The file's name is the student's: `Debug` writes it as a Rust string literal.
             let message = crate::course::refused::message(rel, &what);
             std::fs::write(&lib, format!("compile_error!({message:?});\n"))

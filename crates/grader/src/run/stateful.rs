@@ -32,7 +32,7 @@ const KEEPS_STATE: &[&str] = &[
 /// Whether `lesson`'s code in the course at `root` (`src/**` of its exercises' crate, or its
 /// solutions' on that `side`) can keep state between calls.
 pub fn keeps_state(root: &Path, lesson: &Lesson, side: Side) -> bool {
-    let src = lesson.crate_dir(root, side.is_solutions()).join("src");
+    let src = lesson.crate_dir(root, side).join("src");
     crate::course::tokens::first_in_files(&src, KEEPS_STATE).is_some()
 }
 
@@ -97,7 +97,7 @@ mod tests {
     fn each_side_is_read_from_its_own_crate() {
         let root = tempfile::tempdir().unwrap();
         let lesson = crate::course::fixture().lessons.remove(0);
-        let src = lesson.crate_dir(root.path(), false).join("src");
+        let src = lesson.crate_dir(root.path(), Side::Exercises).join("src");
         std::fs::create_dir_all(&src).unwrap();
         std::fs::write(src.join("lib.rs"), "pub fn f() -> &'static str { \"\" }").unwrap();
         assert!(!keeps_state(root.path(), &lesson, Side::Exercises));

@@ -36,14 +36,13 @@ pub(crate) fn forget_earlier_submissions(
     let same = |id: &str| {
         building.iter().any(|inputs| {
             inputs.lesson.id == id
-                && recorded(&inputs.lesson.package(Side::Exercises.is_solutions()))
-                    == Some(inputs.digest.clone())
+                && recorded(&inputs.lesson.package(Side::Exercises)) == Some(inputs.digest.clone())
         })
     };
     let kept = aside::Aside::of(target);
     for lesson in course.lessons.iter().filter(|l| !same(&l.id)) {
         let files = files_of(target, &lesson.id);
-        let package = lesson.package(Side::Exercises.is_solutions());
+        let package = lesson.package(Side::Exercises);
         let put = match recorded(&package) {
             Some(digest) if !files.is_empty() => kept.put(target, &package, &digest, &files)?,
             _ => false,
@@ -61,7 +60,7 @@ pub(crate) fn forget_earlier_submissions(
         }
     }
     for inputs in building.iter().filter(|i| !same(&i.lesson.id)) {
-        let package = inputs.lesson.package(Side::Exercises.is_solutions());
+        let package = inputs.lesson.package(Side::Exercises);
         kept.take(target, &package, &inputs.digest)?;
     }
     Ok(())
@@ -124,7 +123,7 @@ pub(crate) fn decide_by_content(
         digest,
     } in lessons
     {
-        let package = lesson.package(side.is_solutions());
+        let package = lesson.package(side);
         let record = recorded.join(&package);
         let same = std::fs::read_to_string(&record).ok().as_deref() == Some(digest.as_str());
         // The package's own fingerprints (`lesson02-<hash>`, or `lesson02-solution-<hash>`),
@@ -139,7 +138,7 @@ pub(crate) fn decide_by_content(
             // the files it recorded by absolute path in a copy of the course since deleted are
             // this copy's (see `dep_info`).
             if let Some(here) = &here {
-                let dirs = [false, true]
+                let dirs = [Side::Exercises, Side::Solutions]
                     .map(|side| crate::fsutil::relative(here, &lesson.crate_dir(here, side)));
                 for (_, dir) in own {
                     for record in std::fs::read_dir(dir).into_iter().flatten().flatten() {

@@ -66,7 +66,7 @@ impl KeptBuilds {
     pub fn key(&self, lesson: &Lesson, inputs: &str) -> String {
         let text = format!(
             "{}\n{}\n{inputs}\n{}\n{}\n",
-            lesson.package(self.side.is_solutions()),
+            lesson.package(self.side),
             lesson.id,
             self.workspace,
             crate::build::content::DECISIONS
@@ -75,9 +75,7 @@ impl KeptBuilds {
     }
 
     fn entry(&self, lesson: &Lesson, key: &str) -> PathBuf {
-        self.dir
-            .join(lesson.package(self.side.is_solutions()))
-            .join(key)
+        self.dir.join(lesson.package(self.side)).join(key)
     }
 
     /// The check executables and warnings kept under `key` for `lesson`, when every executable is

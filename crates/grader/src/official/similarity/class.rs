@@ -95,7 +95,9 @@ pub fn handout(root: &Path, course: &Course, units: &[Unit]) -> Result<Handout> 
     let mut lessons: Vec<usize> = units.iter().map(|u| u.lesson).collect();
     lessons.dedup();
     for l in lessons {
-        let src = course.lessons[l].crate_dir(root, false).join("src");
+        let src = course.lessons[l]
+            .crate_dir(root, crate::course::Side::Exercises)
+            .join("src");
         for rel in crate::fsutil::files_under(&src, &src, &|_, _| false) {
             if !rel.ends_with(".rs") {
                 continue;
