@@ -84,9 +84,30 @@ pub fn expect_ndim(operation: &str, names: &str, shape: &[usize], ndim: usize) -
     }
 }
 
+/// Fails with a [`ShapeError`] naming `what` of the `expected` shape unless `got` is exactly it
+/// (`"q of shape (1, 2, 8, 4)"`).
+pub fn expect_shape(operation: &str, what: &str, got: &[usize], expected: &[usize]) -> Result<()> {
+    if got == expected {
+        Ok(())
+    } else {
+        Err(ShapeError::new(
+            operation,
+            format!("{what} of shape {}", shape_string(expected)),
+            got,
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shape_is_expected_exactly() {
+        assert!(expect_shape("f", "q", &[1, 2], &[1, 2]).is_ok());
+        let e = expect_shape("f", "q", &[2, 1], &[1, 2]).unwrap_err();
+        assert_eq!(e, ShapeError::new("f", "q of shape (1, 2)", &[2, 1]));
+    }
 
     #[test]
     fn shapes_print_like_numpy() {

@@ -1,7 +1,7 @@
 //! The lesson's given code: a grouped-query layer's weights, the cache's error type, lesson 6's
 //! memory formula, the one-position split and merge of heads, and the seeded worked example.
 
-use attention::error::{ShapeError, shape_string};
+use attention::error::ShapeError;
 use attention::rng::RandomState;
 use ndarray::{Array2, Array3, ArrayView2, ArrayView3};
 use std::fmt;
@@ -176,23 +176,8 @@ pub fn merge_step(x: ArrayView3<f64>) -> Array2<f64> {
     Array2::from_shape_fn((b, h * hs), |(b, c)| x[[b, c / hs, c % hs]])
 }
 
-/// Checks that `got` is `expected` and names both when it is not.
-pub fn expect_shape(
-    operation: &str,
-    what: &str,
-    got: &[usize],
-    expected: &[usize],
-) -> attention::Result<()> {
-    if got == expected {
-        Ok(())
-    } else {
-        Err(ShapeError::new(
-            operation,
-            format!("{what} of shape {}", shape_string(expected)),
-            got,
-        ))
-    }
-}
+/// Checks that `got` is `expected` and names both when it is not (the core's).
+pub use attention::error::expect_shape;
 
 /// The worked example: a prompt and the tokens that follow it, and the layer that reads them.
 #[derive(Debug, Clone)]

@@ -2,7 +2,7 @@
 //! buffer that holds only the last `W` positions, lesson 6's memory formula, and the seeded worked
 //! example.
 
-use attention::error::{ShapeError, shape_string};
+use attention::error::ShapeError;
 use attention::rng::RandomState;
 use ndarray::{Array4, ArrayView3, ArrayView4, s};
 
@@ -35,23 +35,8 @@ pub fn kv_cache_bytes(
     2 * layers * h_kv * hs * t * bytes_per_value
 }
 
-/// Checks that `got` is `expected` and names both when it is not.
-pub fn expect_shape(
-    operation: &str,
-    what: &str,
-    got: &[usize],
-    expected: &[usize],
-) -> attention::Result<()> {
-    if got == expected {
-        Ok(())
-    } else {
-        Err(ShapeError::new(
-            operation,
-            format!("{what} of shape {}", shape_string(expected)),
-            got,
-        ))
-    }
-}
+/// Checks that `got` is `expected` and names both when it is not (the core's).
+pub use attention::error::expect_shape;
 
 /// Lesson 7's KV cache, given: keys and values `(B, H_kv, capacity, hs)` of which the first
 /// `len` positions are filled. Position `p` of the cache is token `p` of the text.

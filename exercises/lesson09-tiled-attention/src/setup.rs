@@ -1,7 +1,6 @@
 //! The lesson's given code: the state of a row's online softmax, the tile sizes, the gradients'
 //! container, which keys a query may read, and the seeded worked example.
 
-use attention::error::{ShapeError, shape_string};
 use attention::rng::RandomState;
 use ndarray::Array4;
 
@@ -92,23 +91,8 @@ pub struct Grads {
     pub dv: Array4<f64>,
 }
 
-/// Checks that `got` is `expected` and names both when it is not.
-pub fn expect_shape(
-    operation: &str,
-    what: &str,
-    got: &[usize],
-    expected: &[usize],
-) -> attention::Result<()> {
-    if got == expected {
-        Ok(())
-    } else {
-        Err(ShapeError::new(
-            operation,
-            format!("{what} of shape {}", shape_string(expected)),
-            got,
-        ))
-    }
-}
+/// Checks that `got` is `expected` and names both when it is not (the core's).
+pub use attention::error::expect_shape;
 
 /// The worked example: queries, keys and values of one sequence, and the gradient of a loss
 /// with respect to the attention's output.
