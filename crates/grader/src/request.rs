@@ -4,6 +4,8 @@
 
 use crate::build::reuse::BuildCache;
 use crate::course::Side;
+use crate::run::Isolation;
+pub use crate::run::isolation::Sandbox;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -56,21 +58,15 @@ pub struct Official {
     pub student: String,
     /// Whether grading may go on on a machine without a sandbox.
     pub sandbox: Sandbox,
+    /// The isolation this machine gives check processes, probed once where the request is made
+    /// ([`crate::run::sandbox::probe`]).
+    pub isolation: Isolation,
     /// The target directory the submission is built in.
     pub target_dir: PathBuf,
     /// How long the sandboxed build may take (default [`crate::build::SUBMISSION_BUILD_TIMEOUT`]).
     pub build_timeout: Option<Duration>,
     /// Lesson builds shared by the submissions of one class run (see [`crate::build::reuse`]).
     pub build_cache: Option<Arc<BuildCache>>,
-}
-
-/// Whether official grading needs a sandbox.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sandbox {
-    /// Refuse to grade without one.
-    Required,
-    /// Grade anyway, unofficially (`--allow-unsandboxed`).
-    Optional,
 }
 
 impl<M> Request<M> {

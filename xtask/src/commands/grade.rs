@@ -135,6 +135,8 @@ fn official(
     local.with_mode(Official {
         student,
         sandbox,
+        // Probed once per grade (a class run's too), by starting the sandbox for real.
+        isolation: grader::run::sandbox::probe(),
         target_dir: grader::official::submission::target_dir(root),
         build_timeout: args.build_timeout,
         build_cache: None,

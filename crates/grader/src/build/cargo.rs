@@ -22,12 +22,12 @@ pub(crate) fn sandboxed(
     root: &Path,
     target: &Path,
     args: &[String],
-    timeout: std::time::Duration,
+    sandbox: crate::build::Sandboxed,
 ) -> Result<(Command, BuildDirs)> {
     let scratch = crate::fsutil::scratch_dir("build")?;
     // The container mode builds as the builder's user, in a home of its own.
     #[cfg(all(target_os = "linux", feature = "instructor"))]
-    let (run_as, home) = match as_builder() {
+    let (run_as, home) = match sandbox.as_builder() {
         true => (
             Some(crate::run::builder::BUILDER),
             Some(crate::run::builder::home()?),
@@ -52,13 +52,14 @@ pub(crate) fn sandboxed(
         read,
         write: vec![target.to_path_buf(), cargo_home.clone(), home_dir.clone()],
         hide: Vec::new(),
-        timeout,
+        timeout: sandbox.limit,
         status_file: scratch.path().join("status"),
         require: true,
         network: false,
         check_limits: false,
         run_as,
         disk: None,
+        isolation: sandbox.isolation,
     };
     let mut all: Vec<String> = args.to_vec();
     all.extend([
@@ -92,12 +93,6 @@ pub(crate) fn sandboxed(
 pub(crate) struct BuildDirs {
     pub scratch: crate::fsutil::TempDir,
     pub _home: Option<crate::fsutil::TempDir>,
-}
-
-/// Whether a submission's build runs as the builder's user (the container mode, see
-/// [`crate::run::builder`]).
-pub(crate) fn as_builder() -> bool {
-    crate::run::sandbox::isolation() == crate::run::Isolation::ContainerUid
 }
 
 /// `$CARGO_HOME` and `$RUSTUP_HOME`, or their defaults under `$HOME`.

@@ -10,7 +10,7 @@ mod variant_misconceptions;
 mod verdicts;
 
 use crate::build::reuse::{Listed, Recorded, Stamp};
-use crate::build::{BuildOutput, Built, build, build_observed};
+use crate::build::{BuildOutput, Built, Sandboxed, build, build_observed};
 use crate::course::{Course, Lesson, Side};
 use crate::judge::verdict::{Origin, origin, panic_of};
 use crate::plan::{LessonPlan, Selection, plan};
@@ -244,14 +244,14 @@ impl<'a> Pipeline<'a> {
         }
     }
 
-    /// The isolation the checks get: probed once per run, and only in official grading (local
-    /// grading runs checks directly); refused when official grading requires a sandbox. In the
+    /// The isolation the checks get: the one the official request was made with (local grading
+    /// runs checks directly); refused when official grading requires a sandbox. In the
     /// container mode, with the guard that keeps the grader's folders closed until grading ends.
     fn isolation(&self) -> Result<(Isolation, Option<ClosedFolders>)> {
         let Some(official) = self.official() else {
             return Ok((Isolation::None, None));
         };
-        let isolation = crate::run::sandbox::isolation();
+        let isolation = official.isolation;
         if official.sandbox == Sandbox::Required && !isolation.is_enforced() {
             bail!(
                 "official grading needs a sandbox, and this machine has none (Linux with Landlock, or \
@@ -331,9 +331,8 @@ impl<'a> Pipeline<'a> {
         // The record keeps the build as it was: a lesson that did not compile is never fresh.
         let as_built = (!output.errors.is_empty()).then(|| output.clone());
         let recompiled = self.recompile(lessons, &mut output, isolation)?;
-        let sandboxed = isolation.is_enforced();
-        let require = official.is_some_and(|o| o.sandbox == Sandbox::Required);
-        let mut runner = Runner::new(sandboxed, require)?;
+        let sandbox = official.map_or(Sandbox::Optional, |o| o.sandbox);
+        let mut runner = Runner::new(isolation, sandbox)?;
         // A planted misconception is chosen when the checks run: the solutions' build is the usual one.
         runner.plant = self.plant.map(str::to_owned);
         runner.variant_seeds = variants.as_ref().map(Variants::env_value);
@@ -406,17 +405,14 @@ impl<'a> Pipeline<'a> {
             .build_timeout
             .unwrap_or(crate::build::SUBMISSION_BUILD_TIMEOUT);
         let target = Some(official.target_dir.as_path());
-        match &official.build_cache {
-            Some(cache) if isolation.is_enforced() => {
-                crate::build::build_shared(cache, root, self.course, lessons, target, limit)
+        let sandbox = isolation
+            .is_enforced()
+            .then_some(Sandboxed { isolation, limit });
+        match (&official.build_cache, sandbox) {
+            (Some(cache), Some(sandbox)) => {
+                crate::build::build_shared(cache, root, self.course, lessons, target, sandbox)
             }
-            _ => build(
-                root,
-                lessons,
-                side,
-                target,
-                isolation.is_enforced().then_some(limit),
-            ),
+            _ => build(root, lessons, side, target, sandbox),
         }
     }
 

@@ -95,7 +95,7 @@ pub fn plant_all(
     }
     let jobs: Vec<CheckRun> = runs.iter().map(|(_, j)| j.clone()).collect();
     for m in &lesson.misconceptions {
-        let mut planting = Runner::new(runner.sandboxed, runner.require_sandbox)?;
+        let mut planting = Runner::new(runner.isolation, runner.sandbox)?;
         planting.plant = Some(m.id.clone());
         let outputs = planting.run_all(&jobs, workers, &|_, _| {});
         let mut outcome = Outcome {

@@ -265,7 +265,7 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
     // In the container mode the class folder is closed to the checks' users too (it may lie
     // outside the course): one student's checks could read the others' sources.
     #[cfg(target_os = "linux")]
-    let _closed = (crate::run::sandbox::isolation() == crate::run::Isolation::ContainerUid)
+    let _closed = (grade.mode.isolation == crate::run::Isolation::ContainerUid)
         .then(|| crate::run::closed::close_to_others(&crate::fsutil::scratch_root(), &[dir]))
         .transpose()
         .with_context(|| format!("cannot close {} to the checks' users", dir.display()))?;
