@@ -13,7 +13,7 @@ use crate::build::reuse::{Listed, Recorded, Stamp};
 use crate::build::{BuildOutput, Built, Sandboxed, build, build_observed};
 use crate::course::{Course, Lesson, Side};
 use crate::judge::verdict::{Origin, origin, panic_of};
-use crate::plan::{LessonPlan, Selection, plan};
+use crate::plan::{LessonPlan, plan};
 use crate::report::{Graded as What, Report};
 use crate::request::{Local, Mode, Official, Request, Sandbox};
 use crate::run::{CheckRun, Isolation, RunOutput, Runner};
@@ -90,7 +90,7 @@ struct Pipeline<'a> {
 }
 
 impl<'a> Pipeline<'a> {
-    /// Resolves what `request` selects.
+    /// The lessons `request` selects (resolved where it was made), and the plant.
     fn new(
         root: &'a Path,
         expected_root: &'a Path,
@@ -102,23 +102,7 @@ impl<'a> Pipeline<'a> {
             Mode::Local(local) => local.plant.as_deref(),
             Mode::Official(_) => None,
         };
-        let side = request.mode.side();
-        let planted = match plant {
-            // The built-in plant fits every plantable exercise: no lesson of its own.
-            Some(check_protocol::FITTED_TO_VISIBLE) if request.mode.side().is_solutions() => None,
-            Some(id) => Some(planted_lesson(
-                course,
-                id,
-                side,
-                request.selection.as_deref(),
-            )?),
-            None => None,
-        };
-        let key = request
-            .selection
-            .as_deref()
-            .or(planted.as_ref().map(|l| l.id.as_str()));
-        let mut selected = Selection::resolve(course, key)?.lessons(course);
+        let mut selected = request.selection.lessons(course);
         if student_id(request).is_none() {
             for lesson in selected.iter_mut().filter(|l| l.has_variants()) {
                 *lesson = Cow::Owned(crate::variants::without_variants(lesson));
@@ -522,42 +506,4 @@ fn trace_library_panics(
         }
     }
     outputs
-}
-
-/// The lesson of the misconception `id`, checked against the side and the selection.
-fn planted_lesson<'c>(
-    course: &'c Course,
-    id: &str,
-    side: Side,
-    selection: Option<&str>,
-) -> Result<&'c Lesson> {
-    if !side.is_solutions() {
-        bail!("--plant plants a misconception into the reference solutions: add --solutions");
-    }
-    let lesson = course
-        .lessons
-        .iter()
-        .find(|l| l.misconceptions.iter().any(|m| m.id == id))
-        .ok_or_else(|| {
-            let ids: Vec<&str> = course
-                .lessons
-                .iter()
-                .flat_map(|l| &l.misconceptions)
-                .map(|m| m.id.as_str())
-                .collect();
-            let close = crate::course::suggest::did_you_mean(id, ids.iter().copied());
-            match close {
-                Some(c) => anyhow!("no misconception `{id}` in course.toml\n  help: did you mean `{c}`?"),
-                None => anyhow!("no misconception `{id}` in course.toml (they are listed under [[lessons.misconceptions]])"),
-            }
-        })?;
-    if let Some(key) = selection
-        && course.find_lesson(key).is_some_and(|l| l.id != lesson.id)
-    {
-        bail!(
-            "misconception `{id}` belongs to {}, not to `{key}`",
-            lesson.id
-        );
-    }
-    Ok(lesson)
 }

@@ -240,7 +240,7 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
     let roster = opts.roster.as_deref().map(Roster::load).transpose()?;
     crate::official::gradebook::check(opts.gradebook_options.format, roster.as_ref())?;
     crate::course::require_solutions(root)?;
-    let selected = crate::plan::select(course, opts.grade.selection.as_deref())?;
+    let selected = opts.grade.selection.lessons(course);
     let lessons: Vec<(String, u32)> = selected
         .iter()
         .map(|l| (l.id.clone(), l.max_points()))
