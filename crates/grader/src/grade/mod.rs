@@ -404,15 +404,15 @@ impl<'a> Pipeline<'a> {
     fn report(
         &self,
         lessons: Vec<crate::report::LessonReport>,
-        mut modified_files: Vec<String>,
+        modified_files: Vec<String>,
         isolation: Isolation,
     ) -> Report {
         // The instructors' files are checked again after grading: nothing may have changed them.
-        for f in crate::course::manifest::differences(self.expected_root, self.course) {
-            if !modified_files.contains(&f) {
-                modified_files.push(format!("{f} (changed while grading)"));
-            }
-        }
+        let changed_while_grading: Vec<String> =
+            crate::course::manifest::differences(self.expected_root, self.course)
+                .into_iter()
+                .filter(|f| !modified_files.contains(f))
+                .collect();
         Report {
             schema_version: crate::report::SCHEMA_VERSION,
             course: self.course.course.title.clone(),
@@ -420,11 +420,12 @@ impl<'a> Pipeline<'a> {
                 Side::Solutions => What::Solutions,
                 Side::Exercises => What::Exercises,
             },
-            official: modified_files.is_empty(),
+            official: modified_files.is_empty() && changed_while_grading.is_empty(),
             isolation,
             student: None,
             sources_sha256: None,
             modified_files,
+            changed_while_grading,
             score: lessons.iter().map(|l| l.score).sum(),
             max_score: lessons.iter().map(|l| l.max_score).sum(),
             execution_time: self.started.elapsed().as_secs_f64(),
