@@ -18,7 +18,7 @@ pub(crate) fn cargo_build(
     lessons: &[&Lesson],
     side: Side,
     target_dir: Option<&Path>,
-    sandbox: Option<crate::build::Sandboxed>,
+    sandbox: Option<crate::build::cargo::Sandboxed>,
     observer: Option<&dyn Observer>,
 ) -> Result<Compiled> {
     let mut args: Vec<String> = ["build", "--keep-going", "--message-format=json"]

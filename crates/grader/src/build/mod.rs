@@ -15,14 +15,13 @@ pub mod reuse;
 pub mod stub_out;
 pub mod units;
 
-pub use cargo::toolchain_homes;
+pub use cargo::{Sandboxed, toolchain_homes};
 pub use messages::trim_error;
 pub use output::{BuildOutput, Built, CheckBinary};
 
 use crate::build::content::Inputs;
 use crate::build::reuse::{Reuse, Reused};
 use crate::course::{Lesson, Side};
-use crate::run::Isolation;
 use anyhow::{Context as _, Result};
 use std::path::{Path, PathBuf};
 
@@ -66,24 +65,6 @@ fn mirror(from: &Path, to: &Path) -> Result<()> {
 /// without end (a macro that expands exponentially; a constant whose evaluation never ends needs
 /// `long_running_const_eval` turned off, which `crate::course::refused` refuses) is stopped there.
 pub const SUBMISSION_BUILD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
-
-/// A submission's build in the sandbox: how this machine isolates it (as probed for the grade)
-/// and how long it may take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Sandboxed {
-    /// The isolation probed for the grade (enforced: an unsandboxed build has no `Sandboxed`).
-    pub isolation: Isolation,
-    /// Stopped after this long; the lessons it had not built by then fail with a note saying so.
-    pub limit: std::time::Duration,
-}
-
-impl Sandboxed {
-    /// Whether the build runs as the builder's user (the container mode, see
-    /// [`crate::run::builder`]).
-    pub fn as_builder(self) -> bool {
-        self.isolation == Isolation::ContainerUid
-    }
-}
 
 /// Builds the check binaries of `lessons` with one `cargo build --test ... --keep-going`, in
 /// `target_dir` when given (else cargo's default), and collects the executables, the first error
@@ -211,7 +192,7 @@ fn build_reusing(
         let course = crate::course::Course::load(graded)?;
         cargo_state::forget_earlier_submissions(&target, &course, &decided)?;
     }
-    cargo_state::decide_by_content(root, &target, &decided, side, sandboxed)?;
+    cargo_state::decide_by_content(root, &target, &decided, side, sandbox)?;
     // The container mode's builder writes the target folder and may rewrite the copy (a
     // `Cargo.lock`); the grader's own builds of the same folder left files of root's there.
     #[cfg(all(target_os = "linux", feature = "instructor"))]
@@ -302,7 +283,7 @@ fn claim(root: &Path, lessons: &[&Lesson], side: Side) -> Result<std::fs::File> 
         .map(|lesson| Inputs::read(root, lesson, side))
         .collect();
     let inputs: Vec<&Inputs> = inputs.iter().collect();
-    cargo_state::decide_by_content(root, &target, &inputs, side, false)?;
+    cargo_state::decide_by_content(root, &target, &inputs, side, None)?;
     Ok(lock)
 }
 
@@ -369,7 +350,7 @@ mod tests {
     fn the_build_copy_mirrors_the_grading_copy_and_keeps_its_path() {
         let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let sandbox = Sandboxed {
-            isolation: Isolation::Landlock { abi: 6 },
+            isolation: crate::run::Isolation::Landlock { abi: 6 },
             limit: SUBMISSION_BUILD_TIMEOUT,
         };
         let copy = |dir: &Path| build_copy(dir, sandbox).unwrap();
