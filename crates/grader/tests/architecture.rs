@@ -552,7 +552,13 @@ fn bool_parameters(code: &str) -> Vec<(usize, String)> {
     let mut from = 0;
     while let Some(at) = code[from..].find("fn ").map(|i| from + i) {
         from = at + 3;
-        let before = code[..at].trim_end();
+        let mut before = code[..at].trim_end();
+        while let Some(rest) = ["const", "async", "unsafe"]
+            .iter()
+            .find_map(|q| before.strip_suffix(q))
+        {
+            before = rest.trim_end();
+        }
         let public = before.ends_with("pub") || before.ends_with("pub(crate)");
         let boundary = at == 0 || !code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
         if !public || !boundary {
@@ -625,10 +631,14 @@ fn no_stage_takes_a_bool_parameter_in_its_public_api() {
 
 #[test]
 fn the_bool_checker_sees_a_planted_bool_parameter() {
-    let planted = "impl Lesson {\n    pub fn crate_dir(&self, root: &Path, solutions: bool) -> PathBuf {\n        todo()\n    }\n}\npub(crate) fn build<'a>(\n    lessons: &[&'a Lesson],\n    sandboxed: Option<bool>,\n) {}\n";
+    let planted = "impl Lesson {\n    pub fn crate_dir(&self, root: &Path, solutions: bool) -> PathBuf {\n        todo()\n    }\n}\npub(crate) fn build<'a>(\n    lessons: &[&'a Lesson],\n    sandboxed: Option<bool>,\n) {}\npub const fn tolerance(exact: bool) -> f64 { 0.0 }\n";
     assert_eq!(
         bool_parameters(planted),
-        [(2, "crate_dir".to_owned()), (6, "build".to_owned())]
+        [
+            (2, "crate_dir".to_owned()),
+            (6, "build".to_owned()),
+            (10, "tolerance".to_owned())
+        ]
     );
     let fine = "pub fn new(isolation: Isolation, sandbox: Sandbox) -> bool { true }\nfn private(x: bool) {}\npub fn closure(f: &dyn Fn(usize) -> usize, boolean: Boolish) {}\npub fn is_solutions(self) -> bool { false }\n";
     assert!(
