@@ -681,4 +681,30 @@ mod tests {
         assert_eq!(Ended::parse("exited"), None);
         assert_eq!(Ended::parse("nonsense 1"), None);
     }
+
+    #[test]
+    fn the_supervisor_enters_the_container_mode_the_policy_was_given() {
+        use super::{Isolation, Policy};
+        let args = |isolation| {
+            let policy = Policy {
+                run_as: Some(4242),
+                isolation,
+                ..Policy::default()
+            };
+            let cmd = policy.command(std::path::Path::new("check"), &[]).unwrap();
+            cmd.get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+        };
+        let container = args(Isolation::ContainerUid);
+        let at = container.iter().position(|a| a == "--container").unwrap();
+        assert_eq!(container[at + 1..at + 3], ["--uid", "4242"]);
+        for other in [Isolation::Landlock { abi: 6 }, Isolation::None] {
+            let args = args(other);
+            assert!(
+                !args.iter().any(|a| a == "--container" || a == "--uid"),
+                "{args:?}"
+            );
+        }
+    }
 }
