@@ -390,7 +390,7 @@ pub fn render_for(
 }
 
 /// The end of a submission's human report: the files the student changed outside their sources
-/// (`report.modified_files`), each name made inert, with why they did not count; empty when the
+/// (`Report::listed_files`), each name made inert, with why they did not count; empty when the
 /// student changed none.
 fn submission_changes(report: &Report) -> String {
     let files = report.listed_files();
