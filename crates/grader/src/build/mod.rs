@@ -39,6 +39,7 @@ fn build_copy(target: &Path, sandbox: Sandboxed) -> Result<PathBuf> {
     if sandbox.as_builder() {
         return Ok(crate::run::builder::world()?.join(name));
     }
+    #[cfg(not(all(target_os = "linux", feature = "instructor")))]
     let _ = sandbox;
     Ok(crate::fsutil::fixed_scratch(&name, target))
 }
