@@ -49,23 +49,9 @@ pub(super) fn list_unknown(
         .map(|b| &b.exe)
         .filter(|exe| !listed_by_exe.contains_key(*exe))
         .collect();
-    let next = std::sync::Mutex::new(unknown.into_iter());
-    let found = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..workers.max(1) {
-            s.spawn(|| {
-                while let Some(exe) = next.lock().unwrap_or_else(|e| e.into_inner()).next() {
-                    let names = list_tests(runner, exe);
-                    found
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push((exe.clone(), names));
-                }
-            });
-        }
-    });
-    for (exe, names) in found.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        listed_by_exe.insert(exe, names?);
+    let found = crate::fsutil::par_map(workers, &unknown, |exe| list_tests(runner, exe));
+    for (exe, names) in unknown.into_iter().zip(found) {
+        listed_by_exe.insert(exe.clone(), names?);
     }
     Ok(())
 }
