@@ -14,7 +14,7 @@ use anyhow::{Context as _, Result, bail};
 use check_protocol::Observation;
 use grader::build::{Built, build};
 use grader::course::expected::{Expect, Expected, INDEX_FILE, render_index};
-use grader::course::{Course, Lesson};
+use grader::course::{CheckId, Course, Lesson};
 use grader::fsutil::relative;
 use grader::judge::{misconception, planting};
 use grader::run::sandbox::Ended;
@@ -153,15 +153,15 @@ fn observe_binary(
     variants: &[&str],
 ) -> Result<(Observed, Vec<(String, String)>)> {
     // Variant checks have no snapshot files: their expected values are computed per student.
-    let names: Vec<String> = list_tests(runner, exe)?
+    let names: Vec<CheckId> = list_tests(runner, exe)?
         .into_iter()
-        .filter(|n| !variants.contains(&n.rsplit("::").next().unwrap_or(n)))
+        .filter(|n| !variants.contains(&n.name()))
         .collect();
     let jobs: Vec<CheckRun> = names
         .iter()
         .map(|n| CheckRun {
             exe: exe.to_path_buf(),
-            test_name: n.clone(),
+            check: n.clone(),
             timeout,
             after: Vec::new(),
             backtrace: false,
@@ -172,7 +172,7 @@ fn observe_binary(
     let mut observed = Observed::default();
     let mut failures = Vec::new();
     for (name, out) in names.iter().zip(outputs) {
-        let short = name.rsplit("::").next().unwrap_or(name).to_owned();
+        let short = name.name().to_owned();
         let complete = matches!(out.observations.first(), Some(Observation::Begin))
             && matches!(out.observations.last(), Some(Observation::End))
             && out.ended == Ended::Exited(0);
@@ -185,7 +185,7 @@ fn observe_binary(
             _ => None,
         });
         if let Some(message) = failed_assert {
-            failures.push((name.clone(), message));
+            failures.push((name.full().to_owned(), message));
             continue;
         }
         if !complete {
@@ -202,7 +202,7 @@ fn observe_binary(
                     )
                 }
             };
-            failures.push((name.clone(), why));
+            failures.push((name.full().to_owned(), why));
             continue;
         }
         let mut list = Vec::new();
@@ -218,7 +218,7 @@ fn observe_binary(
                         && old != text
                     {
                         failures.push((
-                            name.clone(),
+                            name.full().to_owned(),
                             format!(
                                 "the snapshot `{snap}` is asserted twice with different values"
                             ),

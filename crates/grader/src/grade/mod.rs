@@ -11,7 +11,7 @@ mod verdicts;
 
 use crate::build::reuse::{Listed, Recorded, Stamp};
 use crate::build::{BuildOutput, Built, build, build_observed};
-use crate::course::{Course, Lesson, Side};
+use crate::course::{CheckId, Course, Lesson, Side};
 use crate::judge::verdict::{Origin, origin, panic_of};
 use crate::plan::{LessonPlan, Selection, plan};
 use crate::report::{Graded as What, Report};
@@ -40,7 +40,7 @@ pub struct GradeRun {
     /// Per lesson id: the compiler's warnings for the graded crate.
     pub warnings: HashMap<String, Vec<String>>,
     /// Per lesson id: the test functions of each check binary, `(hidden, full names)`.
-    pub tests: HashMap<String, Vec<(bool, Vec<String>)>>,
+    pub tests: HashMap<String, Vec<(bool, Vec<CheckId>)>>,
 }
 
 /// Grades the course at `root` locally.

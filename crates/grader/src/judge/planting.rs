@@ -78,14 +78,14 @@ pub fn plant_all(
     let names = list_tests(runner, exe)?;
     let mut runs = Vec::new();
     for check in &visible {
-        let Some(full) = names.iter().find(|n| n.rsplit("::").next() == Some(check)) else {
+        let Some(full) = names.iter().find(|n| n.is(check)) else {
             continue;
         };
         runs.push((
             *check,
             CheckRun {
                 exe: exe.to_path_buf(),
-                test_name: full.clone(),
+                check: full.clone(),
                 timeout,
                 after: Vec::new(),
                 // The stack names the exercise a panic happened in (bless only: 0.15 s a panic).

@@ -89,10 +89,10 @@ fn shared_runs(
     }
     let mut groups: Vec<Vec<usize>> = groups.into_values().collect();
     for group in &mut groups {
-        group.sort_by(|a, b| jobs[*a].test_name.cmp(&jobs[*b].test_name));
+        group.sort_by(|a, b| jobs[*a].check.cmp(&jobs[*b].check));
     }
     let told = crate::fsutil::par_map(workers, &groups, |group| {
-        let names: Vec<&str> = group.iter().map(|i| jobs[*i].test_name.as_str()).collect();
+        let names: Vec<&str> = group.iter().map(|i| jobs[*i].check.full()).collect();
         let limit = group
             .iter()
             .map(|i| jobs[*i].timeout)

@@ -20,6 +20,7 @@ pub mod sandbox;
 pub mod sandbox_paths;
 pub mod stateful;
 
+use crate::course::CheckId;
 use crate::run::disk::Budget;
 use crate::run::sandbox::{Ended, Policy};
 use anyhow::{Result, bail};
@@ -100,8 +101,8 @@ impl CheckEnv {
 pub struct CheckRun {
     /// The test executable.
     pub exe: PathBuf,
-    /// The full harness name, e.g. `checks::split_heads_moves_data`.
-    pub test_name: String,
+    /// The check's test function, e.g. `checks::split_heads_moves_data`.
+    pub check: CheckId,
     /// Time limit.
     pub timeout: Duration,
     /// Jobs (indices into the same list) that must finish first: the checks of the exercises
@@ -370,7 +371,7 @@ impl Runner {
                 } else {
                     job.timeout
                 };
-                let args = [job.test_name.as_str(), "--exact", "--test-threads=1"];
+                let args = [job.check.full(), "--exact", "--test-threads=1"];
                 let out = self.execute(&job.exe, &args, (limit, disk), job.backtrace);
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
                 on_done(n, jobs.len());
@@ -506,7 +507,7 @@ fn kill_group(pid: u32) {
 }
 
 /// Lists the tests in a check executable (`checks::name` for each), in a sandbox like a check.
-pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<String>> {
+pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<CheckId>> {
     let limits = (LIST_TIMEOUT, Budget::per_check(1));
     let out = runner.execute(exe, &["--list", "--format", "terse"], limits, false);
     if out.ended == Ended::SetupFailed {
@@ -520,6 +521,6 @@ pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<String>> {
         .output
         .lines()
         .filter_map(|l| l.strip_suffix(": test"))
-        .map(str::to_owned)
+        .map(CheckId::new)
         .collect())
 }

@@ -5,8 +5,8 @@
 //! reference and once per plant, and each seed's outcome is judged against the reference's
 //! observations for that seed.
 
-use crate::course::Lesson;
 use crate::course::expected::Expect;
+use crate::course::{CheckId, Lesson};
 use crate::judge::{Context, holds};
 use crate::run::Runner;
 use crate::variants::reference::MODULE;
@@ -334,20 +334,20 @@ fn record_fitted(
     let mut runner = Runner::new(false, false)?;
     runner.plant = Some(check_protocol::FITTED_TO_VISIBLE.to_owned());
     runner.fitted = Some(format!("record:{}", dir.join("seen").display()));
-    let mut runs: Vec<(&str, &Path, Vec<String>)> = Vec::new();
+    let mut runs: Vec<(&str, &Path, Vec<CheckId>)> = Vec::new();
     for lesson in lessons {
         for exe in &exes[&lesson.id].all {
             let module = format!("{MODULE}::");
-            let fixed: Vec<String> = crate::run::list_tests(&runner, exe)?
+            let fixed: Vec<CheckId> = crate::run::list_tests(&runner, exe)?
                 .into_iter()
-                .filter(|t| !t.starts_with(&module))
+                .filter(|t| !t.full().starts_with(&module))
                 .collect();
             runs.push((&lesson.id, exe, fixed));
         }
     }
     let mut problems: Vec<String> =
         crate::fsutil::par_map(workers, &runs, |(lesson, exe, names)| {
-            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let names: Vec<&str> = names.iter().map(CheckId::full).collect();
             let out = runner.run_tests(exe, &names, LIMIT);
             (out.ended != crate::run::sandbox::Ended::Exited(0)).then(|| {
                 format!(
