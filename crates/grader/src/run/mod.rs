@@ -16,6 +16,7 @@ pub mod isolation;
 #[cfg(all(target_os = "linux", feature = "instructor"))]
 pub mod leftovers;
 pub mod relaunch;
+pub mod runs;
 pub mod sandbox;
 pub mod sandbox_paths;
 pub mod stateful;

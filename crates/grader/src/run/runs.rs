@@ -1,0 +1,80 @@
+//! The runs of a grade's check jobs as one value, [`Runs`]: the first pass over the executables
+//! (shared per executable locally, [`crate::run::grouped`], or a process per check), then the
+//! checks the caller names again with a backtrace.
+
+use crate::run::{CheckRun, RunOutput, Runner};
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// How the first pass runs the jobs.
+#[derive(Debug, Clone)]
+pub enum Grouping {
+    /// Each check in a process of its own (official grading, `--isolate`).
+    Alone,
+    /// The checks of each executable in one process, except the executables in `alone` (their
+    /// code keeps state between checks, [`crate::run::stateful`]); see [`crate::run::grouped`].
+    Shared {
+        /// The executables whose checks run alone anyway.
+        alone: HashSet<PathBuf>,
+    },
+}
+
+/// One output per check job, in the jobs' order.
+#[derive(Debug, Clone, Default)]
+pub struct Runs {
+    /// `outputs[i]` is the run of job `i`.
+    pub outputs: Vec<RunOutput>,
+}
+
+impl Runs {
+    /// The first pass: every job of `jobs`, `workers` at a time, as `grouping` says;
+    /// `on_done(done, total)` after each job's output is known.
+    pub fn first(
+        runner: &Runner,
+        jobs: &[CheckRun],
+        grouping: &Grouping,
+        workers: usize,
+        on_done: &(dyn Fn(usize, usize) + Sync),
+    ) -> Self {
+        let outputs = match grouping {
+            Grouping::Alone => runner.run_all(jobs, workers, on_done),
+            Grouping::Shared { alone } => {
+                crate::run::grouped::run(runner, jobs, alone, workers, on_done)
+            }
+        };
+        Self { outputs }
+    }
+
+    /// The jobs `again` (indices into `jobs`) run once more, alone and with a backtrace (it costs
+    /// about 0.15 s a panic, so only for the checks that need it); a job's new output replaces
+    /// the first when `keep(first, again)` says so.
+    pub fn traced(
+        mut self,
+        runner: &Runner,
+        jobs: &[CheckRun],
+        again: &[usize],
+        workers: usize,
+        keep: impl Fn(&RunOutput, &RunOutput) -> bool,
+    ) -> Self {
+        if again.is_empty() {
+            return self;
+        }
+        let rerun: Vec<CheckRun> = again
+            .iter()
+            .map(|i| CheckRun {
+                after: Vec::new(),
+                backtrace: true,
+                ..jobs[*i].clone()
+            })
+            .collect();
+        for (i, out) in again
+            .iter()
+            .zip(runner.run_all(&rerun, workers, &|_, _| {}))
+        {
+            if keep(&self.outputs[*i], &out) {
+                self.outputs[*i] = out;
+            }
+        }
+        self
+    }
+}
