@@ -9,6 +9,7 @@ use crate::course::expected::Expect;
 use crate::course::{CheckId, Lesson};
 use crate::judge::{Context, holds};
 use crate::run::Runner;
+use crate::run::runs::Listed;
 use crate::variants::reference::MODULE;
 use anyhow::Result;
 use check_protocol::Observation;
@@ -334,31 +335,27 @@ fn record_fitted(
     let mut runner = Runner::new(false, false)?;
     runner.plant = Some(check_protocol::FITTED_TO_VISIBLE.to_owned());
     runner.fitted = Some(format!("record:{}", dir.join("seen").display()));
-    let mut runs: Vec<(&str, &Path, Vec<CheckId>)> = Vec::new();
+    let mut runs: Vec<(&str, Listed)> = Vec::new();
+    let module = format!("{MODULE}::");
     for lesson in lessons {
         for exe in &exes[&lesson.id].all {
-            let module = format!("{MODULE}::");
-            let fixed: Vec<CheckId> = crate::run::list_tests(&runner, exe)?
-                .into_iter()
-                .filter(|t| !t.full().starts_with(&module))
-                .collect();
-            runs.push((&lesson.id, exe, fixed));
+            let fixed = Listed::of(&runner, exe)?.only(|t| !t.full().starts_with(&module));
+            runs.push((&lesson.id, fixed));
         }
     }
-    let mut problems: Vec<String> =
-        crate::fsutil::par_map(workers, &runs, |(lesson, exe, names)| {
-            let names: Vec<&str> = names.iter().map(CheckId::full).collect();
-            let out = runner.run_tests(exe, &names, LIMIT);
-            (out.ended != crate::run::sandbox::Ended::Exited(0)).then(|| {
-                format!(
-                    "{lesson}: recording the fixed checks for the fitted plant failed:\n{}",
-                    crate::build::trim_error(&out.output, 12)
-                )
-            })
+    let mut problems: Vec<String> = crate::fsutil::par_map(workers, &runs, |(lesson, fixed)| {
+        let names: Vec<&str> = fixed.checks.iter().map(CheckId::full).collect();
+        let out = runner.run_tests(&fixed.exe, &names, LIMIT);
+        (out.ended != crate::run::sandbox::Ended::Exited(0)).then(|| {
+            format!(
+                "{lesson}: recording the fixed checks for the fitted plant failed:\n{}",
+                crate::build::trim_error(&out.output, 12)
+            )
         })
-        .into_iter()
-        .flatten()
-        .collect();
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     // Without a recording, fitted code would fail every variant and prove nothing.
     let recorded = std::fs::metadata(dir.join("seen")).is_ok_and(|m| m.len() > 0);
     if problems.is_empty() && !runs.is_empty() && !recorded {
