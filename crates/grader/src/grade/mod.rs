@@ -1,7 +1,8 @@
-//! `cargo xtask grade`: the grading pipeline, one stage per module.
+//! `cargo xtask grade`: the grading pipeline, as a [`Request`] asks.
 //!
 //! [`plan`](crate::plan) → [`build`](crate::build) → [`list`] → [`run`](crate::run) →
-//! [`judge`](crate::judge) → [`report`](crate::report), as a [`Request`] asks.
+//! [`judge`](crate::judge) → [`report`](crate::report), each stage a function of the value the
+//! one before gives (`stages.rs`: `Plan` → `Built` → `Listing` → `Runs` → `Verdicts` → `Report`).
 
 mod bar;
 mod list;

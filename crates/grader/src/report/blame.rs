@@ -3,7 +3,7 @@
 //! fails on its own, so a wrong `split_heads` is not reported as a wrong `merge_heads` too; a
 //! failure that matches only misconceptions of its own exercise stays its own. Each failure that
 //! matches a misconception the lesson shows names it. The rules are
-//! [`crate::judge::diagnosis`]'s; this fills them into the report.
+//! [`crate::judge::diagnosis`]'s; this fills them into the lessons' reports as they are judged.
 
 use crate::course::Course;
 use crate::judge::diagnosis::{Graded, Seen};
