@@ -239,7 +239,7 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
     let roster = opts.roster.as_deref().map(Roster::load).transpose()?;
     crate::official::gradebook::check(opts.gradebook_options.format, roster.as_ref())?;
     crate::course::require_solutions(root)?;
-    let selected = crate::plan::select(course, opts.grade.selection.as_deref())?;
+    let selected = opts.grade.selection.lessons(course);
     let lessons: Vec<(String, u32)> = selected
         .iter()
         .map(|l| (l.id.clone(), l.max_points()))
@@ -264,7 +264,7 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
     // In the container mode the class folder is closed to the checks' users too (it may lie
     // outside the course): one student's checks could read the others' sources.
     #[cfg(target_os = "linux")]
-    let _closed = (crate::run::sandbox::isolation() == crate::run::Isolation::ContainerUid)
+    let _closed = (grade.mode.isolation == crate::run::Isolation::ContainerUid)
         .then(|| crate::run::closed::close_to_others(&crate::fsutil::scratch_root(), &[dir]))
         .transpose()
         .with_context(|| format!("cannot close {} to the checks' users", dir.display()))?;

@@ -98,7 +98,7 @@ impl Row {
                     .map(|l| (l.id.clone(), l.score))
                     .collect(),
                 official: report.official,
-                modified: report.modified_files.len(),
+                modified: report.listed_files().len(),
                 isolation: report.isolation,
                 report: Some(report),
                 ..blank
