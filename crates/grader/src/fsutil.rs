@@ -1,9 +1,12 @@
 //! Small file-system helpers for the instructor commands: scratch directories, walking and copying
-//! trees.
+//! trees; and the grader's one work queue, an ordered parallel map ([`par_map`], `fsutil/par.rs`).
 
 use anyhow::{Context as _, Result};
 use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
+
+mod par;
+pub use par::{par_map, par_map_after, par_map_with};
 
 /// `path` relative to `root`, with `/` separators, for messages and manifests.
 pub fn relative(root: &Path, path: &Path) -> String {

@@ -11,14 +11,13 @@
 //! is refused as a whole. A `.snap` file no check produces is an orphan and is removed.
 
 use anyhow::{Context as _, Result, bail};
-use check_protocol::Observation;
 use grader::build::{Built, build};
 use grader::course::expected::{Expect, Expected, INDEX_FILE, render_index};
-use grader::course::{Course, Lesson};
+use grader::course::{CheckId, Course, Lesson};
 use grader::fsutil::relative;
-use grader::judge::{misconception, planting};
-use grader::run::sandbox::Ended;
-use grader::run::{CheckRun, Runner, list_tests};
+use grader::judge::{blessed, misconception, planting};
+use grader::run::Runner;
+use grader::run::runs::Listed;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -136,106 +135,20 @@ pub fn snap_file(source: &str, text: &str) -> String {
     format!("---\nsource: {source}\n---\n{}\n", text.trim_end())
 }
 
-/// What the solution's run of one check binary gives: per check its expected observations, and
-/// the snapshot texts by name.
-#[derive(Debug, Default)]
-struct Observed {
-    checks: HashMap<String, Vec<Expect>>,
-    snapshots: HashMap<String, String>,
-}
-
-/// Runs every test of one solution check binary and collects what they observe; failures are
-/// returned as `(test, why)`.
+/// Lists and runs every check of one solution check binary (variant checks aside: they have no
+/// snapshot files, their expected values are computed per student), each alone, and reads what
+/// they observe; failures are returned as `(test, why)`.
 fn observe_binary(
     runner: &Runner,
     exe: &Path,
     timeout: Duration,
     variants: &[&str],
-) -> Result<(Observed, Vec<(String, String)>)> {
-    // Variant checks have no snapshot files: their expected values are computed per student.
-    let names: Vec<String> = list_tests(runner, exe)?
-        .into_iter()
-        .filter(|n| !variants.contains(&n.rsplit("::").next().unwrap_or(n)))
-        .collect();
-    let jobs: Vec<CheckRun> = names
-        .iter()
-        .map(|n| CheckRun {
-            exe: exe.to_path_buf(),
-            test_name: n.clone(),
-            timeout,
-            after: Vec::new(),
-            backtrace: false,
-        })
-        .collect();
+) -> Result<(Listed, Expected, Vec<(CheckId, String)>)> {
+    let listed = Listed::of(runner, exe)?.only(|n| !variants.contains(&n.name()));
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let outputs = runner.run_all(&jobs, workers, &|_, _| {});
-    let mut observed = Observed::default();
-    let mut failures = Vec::new();
-    for (name, out) in names.iter().zip(outputs) {
-        let short = name.rsplit("::").next().unwrap_or(name).to_owned();
-        let complete = matches!(out.observations.first(), Some(Observation::Begin))
-            && matches!(out.observations.last(), Some(Observation::End))
-            && out.ended == Ended::Exited(0);
-        let failed_assert = out.observations.iter().find_map(|o| match o {
-            Observation::Assert {
-                passed: false,
-                message,
-                ..
-            } => Some(message.clone()),
-            _ => None,
-        });
-        if let Some(message) = failed_assert {
-            failures.push((name.clone(), message));
-            continue;
-        }
-        if !complete {
-            let why = match out.ended {
-                Ended::TimedOut => format!("did not finish within {:.0} s", timeout.as_secs_f64()),
-                _ if !matches!(out.observations.first(), Some(Observation::Begin)) => {
-                    "it does not start with `let _proof = course_check::proof();`".to_owned()
-                }
-                ended => {
-                    let tail: Vec<&str> = out.output.lines().rev().take(6).collect();
-                    format!(
-                        "ended with {ended:?}: {}",
-                        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-                    )
-                }
-            };
-            failures.push((name.clone(), why));
-            continue;
-        }
-        let mut list = Vec::new();
-        for o in &out.observations {
-            match o {
-                Observation::Assert { label, .. } => list.push(Expect::Assert(label.clone())),
-                Observation::Snapshot {
-                    name: snap,
-                    text,
-                    exact,
-                } => {
-                    if let Some(old) = observed.snapshots.get(snap)
-                        && old != text
-                    {
-                        failures.push((
-                            name.clone(),
-                            format!(
-                                "the snapshot `{snap}` is asserted twice with different values"
-                            ),
-                        ));
-                    }
-                    observed.snapshots.insert(snap.clone(), text.clone());
-                    list.push(Expect::Snapshot {
-                        name: snap.clone(),
-                        exact: *exact,
-                    });
-                }
-                Observation::Begin | Observation::End => {}
-            }
-        }
-        observed.checks.insert(short, list);
-    }
-    Ok((observed, failures))
+    let runs = listed.run_each(runner, timeout, workers);
+    let (observed, failures) = blessed::observed(&listed, &runs, timeout);
+    Ok((listed, observed, failures))
 }
 
 /// The checks (by name, sorted) whose expected observations hold no snapshot: assertions only, or
@@ -325,7 +238,7 @@ fn plan_lesson(
             .filter(|c| c.variant)
             .map(|c| c.name.as_str())
             .collect();
-        let (observed, failed) = observe_binary(runner, exe, timeout, &variants)?;
+        let (listed, observed, failed) = observe_binary(runner, exe, timeout, &variants)?;
         failures.extend(failed);
         let bare = if *hidden {
             without_snapshots(&observed.checks)
@@ -337,11 +250,7 @@ fn plan_lesson(
         let mut files = snapshot_files(root, lesson, *hidden, dir, &observed);
         if !*hidden && !lesson.misconceptions.is_empty() && failures.is_empty() {
             // Each misconception planted in turn: what the visible checks see of it.
-            let expected = Expected {
-                checks: observed.checks.clone(),
-                snapshots: observed.snapshots.clone(),
-            };
-            let planted = planting::plant_all(root, runner, lesson, exe, &expected, timeout)?;
+            let planted = planting::plant_all(root, runner, lesson, &listed, &observed, timeout)?;
             files.push((
                 relative(root, &dir.join(misconception::FILE)),
                 misconception::render(&planted.records),
@@ -419,7 +328,7 @@ fn refuse_bare(bare: &[&str]) -> Result<()> {
 }
 
 /// Refuses a reference solution that fails checks: `(check, message)`.
-fn refuse_failures(failures: &[(String, String)]) -> Result<()> {
+fn refuse_failures(failures: &[(CheckId, String)]) -> Result<()> {
     if failures.is_empty() {
         return Ok(());
     }
@@ -444,7 +353,7 @@ fn snapshot_files(
     lesson: &Lesson,
     hidden: bool,
     dir: &Path,
-    observed: &Observed,
+    observed: &Expected,
 ) -> Vec<(String, String)> {
     let source = if hidden {
         lesson.hidden_dir(root).join("checks.rs")

@@ -20,7 +20,7 @@
 
 use crate::commands::bless;
 use anyhow::{Context as _, Result};
-use grader::course::{Course, Lesson, Side};
+use grader::course::{CheckId, Course, Lesson, Side};
 use grader::grade;
 use grader::judge::verdict::Status;
 use grader::request::{Local, Request};
@@ -538,7 +538,7 @@ fn agreement(
     root: &Path,
     course: &Course,
     lessons: &[&Lesson],
-    tests: &HashMap<String, Vec<(bool, Vec<String>)>>,
+    tests: &HashMap<String, Vec<(bool, Vec<CheckId>)>>,
 ) -> Vec<String> {
     let _ = course;
     let mut out = Vec::new();
@@ -582,7 +582,7 @@ fn agreement(
         let mut found: HashMap<String, bool> = HashMap::new();
         for (hidden, names) in binaries {
             for full in names {
-                let name = full.rsplit("::").next().unwrap_or(full).to_owned();
+                let name = full.name().to_owned();
                 match listed.get(name.as_str()) {
                     None => out.push(format!(
                         "{id}: test `{full}` ({}) is not listed in course.toml",

@@ -1,5 +1,6 @@
 //! `course.toml`: the lessons, their exercises, the graded checks of each exercise, and hints.
 
+pub mod check_id;
 pub mod expected;
 pub mod layout;
 pub mod manifest;
@@ -11,6 +12,7 @@ pub mod stubs;
 pub mod suggest;
 pub mod tokens;
 
+pub use check_id::CheckId;
 pub use side::Side;
 
 use anyhow::{Context as _, Result};

@@ -2,7 +2,7 @@
 
 use super::recompile::Stubbed;
 use crate::build::Built;
-use crate::course::{Check, Lesson};
+use crate::course::{Check, CheckId, Lesson};
 use crate::judge::verdict::{Status, Verdict};
 use crate::plan::LessonPlan;
 use crate::run::{CheckRun, Runner, list_tests};
@@ -25,18 +25,18 @@ pub(super) struct Listing {
     /// The checks to run.
     pub jobs: Vec<CheckRun>,
     /// Per lesson id: the test functions of each check binary, `(hidden, full names)`.
-    pub tests: HashMap<String, Vec<(bool, Vec<String>)>>,
+    pub tests: HashMap<String, Vec<(bool, Vec<CheckId>)>>,
 }
 
 /// A lesson's check binaries: `(hidden, executable, its test names)`.
-type Binaries = Vec<(bool, PathBuf, Vec<String>)>;
+type Binaries = Vec<(bool, PathBuf, Vec<CheckId>)>;
 
 /// Lists the tests of every built check binary whose tests are not known yet, `workers` at a
 /// time (each listing is a sandboxed process of its own), into `listed_by_exe`.
 pub(super) fn list_unknown(
     runner: &Runner,
     built: &HashMap<String, Built>,
-    listed_by_exe: &mut HashMap<PathBuf, Vec<String>>,
+    listed_by_exe: &mut HashMap<PathBuf, Vec<CheckId>>,
     workers: usize,
 ) -> Result<()> {
     let unknown: Vec<&PathBuf> = built
@@ -49,23 +49,9 @@ pub(super) fn list_unknown(
         .map(|b| &b.exe)
         .filter(|exe| !listed_by_exe.contains_key(*exe))
         .collect();
-    let next = std::sync::Mutex::new(unknown.into_iter());
-    let found = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..workers.max(1) {
-            s.spawn(|| {
-                while let Some(exe) = next.lock().unwrap_or_else(|e| e.into_inner()).next() {
-                    let names = list_tests(runner, exe);
-                    found
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push((exe.clone(), names));
-                }
-            });
-        }
-    });
-    for (exe, names) in found.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        listed_by_exe.insert(exe, names?);
+    let found = crate::fsutil::par_map(workers, &unknown, |exe| list_tests(runner, exe));
+    for (exe, names) in unknown.into_iter().zip(found) {
+        listed_by_exe.insert(exe.clone(), names?);
     }
     Ok(())
 }
@@ -78,7 +64,7 @@ pub(super) fn list(
     plans: &[LessonPlan],
     built: &HashMap<String, Built>,
     stubbed: &HashMap<String, Stubbed>,
-    listed_by_exe: &mut HashMap<PathBuf, Vec<String>>,
+    listed_by_exe: &mut HashMap<PathBuf, Vec<CheckId>>,
 ) -> Result<Listing> {
     let mut listing = Listing {
         slots: Vec::new(),
@@ -163,17 +149,12 @@ fn slot(
     let found = listed
         .iter()
         .filter(|(hidden, _, _)| *hidden == check.hidden)
-        .find_map(|(_, exe, names)| {
-            names
-                .iter()
-                .find(|n| n.rsplit("::").next() == Some(check.name.as_str()))
-                .map(|n| (exe, n))
-        });
+        .find_map(|(_, exe, names)| names.iter().find(|n| n.is(&check.name)).map(|n| (exe, n)));
     match found {
         Some((exe, full)) => {
             jobs.push(CheckRun {
                 exe: exe.clone(),
-                test_name: full.clone(),
+                check: full.clone(),
                 timeout: plan.timeout,
                 after,
                 backtrace: false,

@@ -1,25 +1,29 @@
-//! `cargo xtask grade`: the grading pipeline, one stage per module.
+//! `cargo xtask grade`: the grading pipeline, as a [`Request`] asks.
 //!
 //! [`plan`](crate::plan) → [`build`](crate::build) → [`list`] → [`run`](crate::run) →
-//! [`judge`](crate::judge) → [`report`](crate::report), as a [`Request`] asks.
+//! [`judge`](crate::judge) → [`report`](crate::report), each stage a function of the value the
+//! one before gives (`stages.rs`: `Plan` → `Built` → `Listing` → `Runs` → `Verdicts` → `Report`).
 
 mod bar;
 mod list;
 mod recompile;
+mod stages;
 mod variant_misconceptions;
 mod verdicts;
 
 use crate::build::reuse::{Listed, Recorded, Stamp};
-use crate::build::{BuildOutput, Built, Sandboxed, build, build_observed};
-use crate::course::{Course, Lesson, Side};
+use crate::build::{BuildOutput, Sandboxed, build, build_observed};
+use crate::course::{CheckId, Course, Lesson, Side};
 use crate::judge::verdict::{Origin, origin, panic_of};
 use crate::plan::{LessonPlan, plan};
 use crate::report::{Graded as What, Report};
 use crate::request::{Local, Mode, Official, Request, Sandbox};
-use crate::run::{CheckRun, Isolation, RunOutput, Runner};
+use crate::run::runs::{Grouping, Runs};
+use crate::run::{Isolation, RunOutput, Runner};
 use crate::variants::Variants;
 use anyhow::{Result, anyhow, bail};
 use list::Slot;
+use stages::{Built, Listing, Plan, Planned, Verdicts};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -40,7 +44,7 @@ pub struct GradeRun {
     /// Per lesson id: the compiler's warnings for the graded crate.
     pub warnings: HashMap<String, Vec<String>>,
     /// Per lesson id: the test functions of each check binary, `(hidden, full names)`.
-    pub tests: HashMap<String, Vec<(bool, Vec<String>)>>,
+    pub tests: HashMap<String, Vec<(bool, Vec<CheckId>)>>,
 }
 
 /// Grades the course at `root` locally.
@@ -137,87 +141,97 @@ impl<'a> Pipeline<'a> {
     /// Every stage, from the plan to the report.
     fn run(&self) -> Result<GradeRun> {
         let lessons: Vec<&Lesson> = self.selected.iter().map(|l| &**l).collect();
-        let (root, expected_root) = (self.root, self.expected_root);
+        let plan = self.plan(&lessons)?;
+        let modified_files = crate::course::manifest::differences(self.expected_root, self.course);
+        // Held until grading ends: the container mode's folders open again when dropped.
+        let (isolation, _closed) = self.isolation()?;
+        let mut built = self.built(&lessons, isolation, plan.variants.as_ref())?;
+        let listing = self.listing(&mut built, &plan.lessons)?;
+        let runs = self.runs(&plan, &built, &listing, isolation);
+        let planned = plan.complete()?;
+        self.display.finish();
+        let runs = trace_library_panics(&built.runner, &planned, &listing, runs, self.request.jobs);
+        let verdicts = self.verdicts(planned, &built, &listing, &runs)?;
+        let report = self.report(verdicts.lessons, modified_files, isolation);
+        Ok(GradeRun {
+            report,
+            warnings: built.output.warnings,
+            tests: listing.tests,
+        })
+    }
+
+    /// Stage 1, **plan**: the lessons' plans, with the variant checks' reference run started.
+    fn plan(&self, lessons: &[&'a Lesson]) -> Result<Plan<'a>> {
+        let expected_root = self.expected_root;
         // Official seeds come from the instructors' secret, read before any student code runs;
         // local grading of the solutions draws from a public key, so a clone needs no secret.
         let variants = match (&self.request.mode, student_id(self.request)) {
             (_, _) if !lessons.iter().any(|l| l.has_variants()) => None,
-            (Mode::Official(_), Some(id)) => Some(Variants::new(expected_root, &lessons, id)?),
-            (Mode::Local(_), Some(_)) => Some(Variants::local(&lessons)),
+            (Mode::Official(_), Some(id)) => Some(Variants::new(expected_root, lessons, id)?),
+            (Mode::Local(_), Some(_)) => Some(Variants::local(lessons)),
             (_, None) => None,
         };
         // The reference run of the variant checks starts now, beside the student's build and
         // checks: it runs no student code, and is built from the instructors' tree.
         let references = variants
             .clone()
-            .map(|v| crate::variants::reference_runs_in_background(expected_root, &lessons, v));
-        let mut plans = plan(
-            root,
+            .map(|v| crate::variants::reference_runs_in_background(expected_root, lessons, v));
+        let plans = plan(
+            self.root,
             expected_root,
             self.course,
-            &lessons,
+            lessons,
             self.side(),
             self.request.timeout,
         )?;
-        let modified_files = crate::course::manifest::differences(expected_root, self.course);
-        // Held until grading ends: the container mode's folders open again when dropped.
-        let (isolation, _closed) = self.isolation()?;
-        let (output, listing, runner, recompiled) =
-            self.build_and_list(&lessons, &plans, isolation, &variants)?;
+        Ok(Plan::new(plans, variants, references))
+    }
+
+    /// Stage 4, **run**: the first pass over the check executables, shared per executable
+    /// locally, a process per check when isolated.
+    fn runs(&self, plan: &Plan, built: &Built, listing: &Listing, isolation: Isolation) -> Runs {
         let bar = &self.display;
         bar.running_checks(listing.jobs.len());
         let progress = |done: usize, _| bar.checks_done(done);
-        let outputs = if isolation.is_enforced() || self.isolates() {
-            runner.run_all(&listing.jobs, self.request.jobs, &progress)
+        let grouping = if isolation.is_enforced() || self.isolates() {
+            Grouping::Alone
         } else {
-            let alone = keeping_state(root, &plans, &output.lessons, self.side());
-            crate::run::grouped::run(&runner, &listing.jobs, &alone, self.request.jobs, &progress)
+            let alone = keeping_state(self.root, &plan.lessons, &built.output.lessons, self.side());
+            Grouping::Shared { alone }
         };
-        let references = references
-            .map(|r| r.join().expect("the reference run does not panic"))
-            .transpose()?
-            .unwrap_or_default();
-        for plan in &mut plans {
-            if let Some(observed) = references.get(&plan.lesson.id) {
-                plan.expected.extend(observed.expected.clone());
-            }
-        }
-        bar.finish();
-        let outputs = trace_library_panics(
-            &runner,
-            &plans,
-            &listing.slots,
-            &listing.jobs,
-            outputs,
-            self.request.jobs,
-        );
-        if let Some(v) = &variants {
+        let jobs = &listing.jobs;
+        Runs::first(&built.runner, jobs, &grouping, self.request.jobs, &progress)
+    }
+
+    /// Stage 5, **judge**: the verdicts, after the misconceptions of failed variant checks are
+    /// recognised (each planted into the reference run, [`variant_misconceptions`]); failures are
+    /// blamed as the lessons are judged.
+    fn verdicts(
+        &self,
+        mut planned: Planned,
+        built: &Built,
+        listing: &Listing,
+        runs: &Runs,
+    ) -> Result<Verdicts> {
+        if let Some(v) = &planned.variants {
             let seeds = v.env_value();
-            let (slots, jobs) = (&listing.slots, self.request.jobs);
             variant_misconceptions::recognise(
-                &mut plans,
-                slots,
-                &outputs,
-                &references,
+                &mut planned.lessons,
+                &listing.slots,
+                &runs.outputs,
+                &planned.references,
                 &seeds,
-                jobs,
+                self.request.jobs,
             )?;
         }
         let judging = verdicts::Judging {
-            outputs: &outputs,
-            built: &output.lessons,
-            stubbed: &recompiled.lessons,
-            variants: variants.as_ref(),
-            references: &references,
+            outputs: &runs.outputs,
+            built: &built.output.lessons,
+            stubbed: &built.recompiled.lessons,
+            variants: planned.variants.as_ref(),
+            references: &planned.references,
         };
-        let (reports, evidence) = judging.lessons(&plans, listing.slots);
-        let mut report = self.report(reports, modified_files, isolation);
-        crate::report::blame::blame(&mut report, self.course, &evidence);
-        Ok(GradeRun {
-            report,
-            warnings: output.warnings,
-            tests: listing.tests,
-        })
+        Ok(judging.lessons(self.course, &planned.lessons, &listing.slots))
     }
 
     /// Whether every check runs in a process of its own (always, in official grading).
@@ -285,16 +299,14 @@ impl<'a> Pipeline<'a> {
         Ok((isolation, None))
     }
 
-    /// Stages 2 and 3, **build** and **list**: the lessons' build (lessons that did not compile
-    /// built again without the exercises their errors are in: [`recompile`]), its check jobs, and
-    /// the runner that runs them.
-    fn build_and_list(
+    /// Stage 2, **build**: the lessons' build (lessons that did not compile built again without
+    /// the exercises their errors are in: [`recompile`]), and the runner their checks run with.
+    fn built(
         &self,
         lessons: &[&Lesson],
-        plans: &[LessonPlan],
         isolation: Isolation,
-        variants: &Option<Variants>,
-    ) -> Result<(BuildOutput, list::Listing, Runner, recompile::Recompiled)> {
+        variants: Option<&Variants>,
+    ) -> Result<Built> {
         let official = self.official();
         // Local builds skip cargo when nothing they read changed (see `freshness`).
         let stamp = official
@@ -305,7 +317,7 @@ impl<'a> Pipeline<'a> {
             .map_or_else(|| Recorded::Stale(Listed::default()), Stamp::load);
         // A fresh record is kept as it is: nothing a grade lists from its build is new.
         let fresh = matches!(recorded, Recorded::Fresh(_));
-        let (mut output, mut listed) = match recorded {
+        let (mut output, listed) = match recorded {
             // A fresh record means every lesson built and nothing it read changed since, so none
             // of its sources was refused then or now (below).
             Recorded::Fresh(fresh) => fresh,
@@ -319,14 +331,27 @@ impl<'a> Pipeline<'a> {
         let mut runner = Runner::new(isolation, sandbox)?;
         // A planted misconception is chosen when the checks run: the solutions' build is the usual one.
         runner.plant = self.plant.map(str::to_owned);
-        runner.variant_seeds = variants.as_ref().map(Variants::env_value);
-        list::list_unknown(&runner, &output.lessons, &mut listed, self.request.jobs)?;
-        let stubbed = &recompiled.lessons;
-        let listing = list::list(&runner, plans, &output.lessons, stubbed, &mut listed)?;
-        if let Some(stamp) = stamp.as_ref().filter(|_| !fresh) {
-            stamp.keep(as_built.as_ref().unwrap_or(&output), &listed);
+        runner.variant_seeds = variants.map(Variants::env_value);
+        Ok(Built {
+            output,
+            recompiled,
+            runner,
+            listed,
+            keep: stamp.filter(|_| !fresh).map(|stamp| (stamp, as_built)),
+        })
+    }
+
+    /// Stage 3, **list**: the check jobs of `plans` in what was built; a local build's record is
+    /// kept once its executables' tests are known.
+    fn listing(&self, built: &mut Built, plans: &[LessonPlan]) -> Result<Listing> {
+        let (runner, lessons) = (&built.runner, &built.output.lessons);
+        list::list_unknown(runner, lessons, &mut built.listed, self.request.jobs)?;
+        let stubbed = &built.recompiled.lessons;
+        let listing = list::list(runner, plans, lessons, stubbed, &mut built.listed)?;
+        if let Some((stamp, as_built)) = built.keep.take() {
+            stamp.keep(as_built.as_ref().unwrap_or(&built.output), &built.listed);
         }
-        Ok((output, listing, runner, recompiled))
+        Ok(listing)
     }
 
     /// Builds again the lessons of `output` that failed on errors inside their exercises only,
@@ -378,7 +403,7 @@ impl<'a> Pipeline<'a> {
                     if let Some(error) = crate::course::refused::in_lesson(root, lesson) {
                         output
                             .lessons
-                            .insert(lesson.id.clone(), Built::Failed(error));
+                            .insert(lesson.id.clone(), crate::build::Built::Failed(error));
                         output.errors.remove(&lesson.id);
                     }
                 }
@@ -449,62 +474,45 @@ fn student_id(request: &Request) -> Option<&str> {
 fn keeping_state(
     root: &Path,
     plans: &[LessonPlan],
-    built: &HashMap<String, Built>,
+    built: &HashMap<String, crate::build::Built>,
     side: Side,
 ) -> HashSet<PathBuf> {
     // Only lessons that built have checks to run: the others' sources are not read.
     plans
         .iter()
         .filter_map(|plan| match &built[&plan.lesson.id] {
-            Built::Ok(bins) => Some((plan.lesson, bins)),
-            Built::Failed(_) => None,
+            crate::build::Built::Ok(bins) => Some((plan.lesson, bins)),
+            crate::build::Built::Failed(_) => None,
         })
         .filter(|(lesson, _)| crate::run::stateful::keeps_state(root, lesson, side))
         .flat_map(|(_, bins)| bins.iter().map(|b| b.exe.clone()))
         .collect()
 }
 
-/// Reruns, with a backtrace, each check that panicked inside a library (ndarray, std, ...), so
-/// the verdict can name the student's line that called it. Backtraces cost about 0.15 s per
-/// panic, so they are asked for only here; a rerun that panics elsewhere is ignored.
+/// Runs again, with a backtrace, each check that panicked inside a library (ndarray, std, ...),
+/// so the verdict can name the student's line that called it; a rerun that panics elsewhere is
+/// ignored.
 fn trace_library_panics(
     runner: &Runner,
-    plans: &[LessonPlan],
-    slots: &[Vec<Vec<Slot>>],
-    jobs: &[CheckRun],
-    mut outputs: Vec<RunOutput>,
+    planned: &Planned,
+    listing: &Listing,
+    runs: Runs,
     workers: usize,
-) -> Vec<RunOutput> {
+) -> Runs {
     let location = |out: &RunOutput| panic_of(&out.output).map(|(at, _)| at);
-    let mut rerun = Vec::new();
-    for (plan, per_exercise) in plans.iter().zip(slots) {
+    let mut again = Vec::new();
+    for (plan, per_exercise) in planned.lessons.iter().zip(&listing.slots) {
         for slot in per_exercise.iter().flatten() {
             let Slot::Job(i) = slot else { continue };
-            let in_library = location(&outputs[*i])
+            let out = &runs.outputs[*i];
+            let in_library = location(out)
                 .is_some_and(|at| matches!(origin(&at, &plan.student_src), Origin::Library(_)));
-            if in_library && outputs[*i].ended != crate::run::sandbox::Ended::TimedOut {
-                rerun.push(*i);
+            if in_library && out.ended != crate::run::sandbox::Ended::TimedOut {
+                again.push(*i);
             }
         }
     }
-    if rerun.is_empty() {
-        return outputs;
-    }
-    let again: Vec<CheckRun> = rerun
-        .iter()
-        .map(|i| CheckRun {
-            after: Vec::new(),
-            backtrace: true,
-            ..jobs[*i].clone()
-        })
-        .collect();
-    for (i, out) in rerun
-        .iter()
-        .zip(runner.run_all(&again, workers, &|_, _| {}))
-    {
-        if location(&out) == location(&outputs[*i]) {
-            outputs[*i] = out;
-        }
-    }
-    outputs
+    runs.traced(runner, &listing.jobs, &again, workers, |first, traced| {
+        location(traced) == location(first)
+    })
 }

@@ -1,9 +1,10 @@
-//! Stages 5 and 6, **judge** and **report**: each check's verdict, gathered into lesson reports.
+//! Stage 5, **judge**: each check's verdict, gathered into lesson reports, failures blamed.
 
 use super::list::Slot;
 use super::recompile::Stubbed;
+use super::stages::Verdicts;
 use crate::build::Built;
-use crate::course::{Check, Exercise};
+use crate::course::{Check, Course, Exercise};
 use crate::judge::diagnosis::Seen;
 use crate::judge::verdict::{Status, Verdict};
 use crate::judge::{Context, judge};
@@ -31,13 +32,15 @@ pub(super) struct Judging<'a> {
 }
 
 impl Judging<'_> {
-    /// The reports of the lessons of `plans` from their `slots`, and what each check's run said
-    /// of the misconceptions recorded for it (the blame decides which one a lesson shows).
+    /// The verdicts on the lessons of `plans` from their `slots`: each check judged, then its
+    /// failure blamed ([`crate::report::blame`]) from what each check's run said of the
+    /// misconceptions recorded for it.
     pub(super) fn lessons(
         &self,
+        course: &Course,
         plans: &[LessonPlan],
-        slots: Vec<Vec<Vec<Slot>>>,
-    ) -> (Vec<LessonReport>, Evidence) {
+        slots: &[Vec<Vec<Slot>>],
+    ) -> Verdicts {
         let mut reports = Vec::new();
         let mut evidence = Evidence::new();
         for (plan, per_exercise) in plans.iter().zip(slots) {
@@ -47,9 +50,9 @@ impl Judging<'_> {
                 let mut checks = Vec::new();
                 for (check, slot) in ex.checks.iter().zip(per_check) {
                     let (verdict, duration, contradicted) = match slot {
-                        Slot::Decided(v) => (v, Duration::ZERO, Vec::new()),
+                        Slot::Decided(v) => (v.clone(), Duration::ZERO, Vec::new()),
                         Slot::Job(i) => {
-                            let run = &self.outputs[i];
+                            let run = &self.outputs[*i];
                             let contradicted = crate::judge::misconception::contradicted(
                                 &plan.misconceptions,
                                 &check.name,
@@ -95,7 +98,8 @@ impl Judging<'_> {
                 exercises,
             });
         }
-        (reports, evidence)
+        crate::report::blame::blame(&mut reports, course, &evidence);
+        Verdicts { lessons: reports }
     }
 
     /// The report line of `check` with `verdict`.

@@ -7,6 +7,7 @@
 //! make it pass. Its output is read only to explain a failure: a `todo!()`, a panic and where it
 //! happened, a signal.
 
+pub mod blessed;
 pub mod diagnosis;
 pub mod misconception;
 pub mod observed;

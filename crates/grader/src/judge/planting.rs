@@ -9,7 +9,8 @@ use crate::judge::misconception::{Record, candidates, contradicted};
 use crate::judge::panicked::{Panic, Panicked};
 use crate::judge::verdict::Status;
 use crate::judge::{Context, judge, up_to_a_panic, up_to_first_wrong};
-use crate::run::{CheckRun, Runner, list_tests};
+use crate::run::Runner;
+use crate::run::runs::{Backtrace, Grouping, Listed, Runs};
 use anyhow::Result;
 use check_protocol::Observation;
 use std::collections::{BTreeSet, HashMap};
@@ -49,14 +50,14 @@ fn where_listed(root: &Path, id: &str) -> String {
 }
 
 /// Plants each misconception of `lesson` in turn, runs the lesson's visible checks on it, and
-/// compares what fails with `course.toml`. `exe` is the reference solution's visible-check
-/// binary, as built (one build serves every misconception: each is planted when its checks run);
-/// `expected` is the lesson's blessed expectations (or the ones being blessed).
+/// compares what fails with `course.toml`. `listed` is the reference solution's visible-check
+/// binary as built and listed (one build serves every misconception: each is planted when its
+/// checks run); `expected` is the lesson's blessed expectations (or the ones being blessed).
 pub fn plant_all(
     root: &Path,
     runner: &Runner,
     lesson: &Lesson,
-    exe: &Path,
+    listed: &Listed,
     expected: &Expected,
     timeout: Duration,
 ) -> Result<Planted> {
@@ -75,35 +76,23 @@ pub fn plant_all(
             .join("src"),
     );
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let names = list_tests(runner, exe)?;
-    let mut runs = Vec::new();
-    for check in &visible {
-        let Some(full) = names.iter().find(|n| n.rsplit("::").next() == Some(check)) else {
-            continue;
-        };
-        runs.push((
-            *check,
-            CheckRun {
-                exe: exe.to_path_buf(),
-                test_name: full.clone(),
-                timeout,
-                after: Vec::new(),
-                // The stack names the exercise a panic happened in (bless only: 0.15 s a panic).
-                backtrace: true,
-            },
-        ));
-    }
-    let jobs: Vec<CheckRun> = runs.iter().map(|(_, j)| j.clone()).collect();
+    // The visible checks listed, in course order.
+    let (runs, at): (Vec<&str>, Vec<usize>) = visible
+        .iter()
+        .filter_map(|check| Some((*check, listed.checks.iter().position(|n| n.is(check))?)))
+        .unzip();
+    // The stack names the exercise a panic happened in (bless only: 0.15 s a panic).
+    let jobs = listed.jobs(&at, timeout, Backtrace::On);
     for m in &lesson.misconceptions {
         let mut planting = Runner::new(runner.isolation, runner.sandbox)?;
         planting.plant = Some(m.id.clone());
-        let outputs = planting.run_all(&jobs, workers, &|_, _| {});
+        let outputs = Runs::first(&planting, &jobs, &Grouping::Alone, workers, &|_, _| {}).outputs;
         let mut outcome = Outcome {
             id: m.id.clone(),
             failed: BTreeSet::new(),
             diagnosed: BTreeSet::new(),
         };
-        for ((check, _), run) in runs.iter().zip(&outputs) {
+        for (check, run) in runs.iter().zip(&outputs) {
             let ctx = Context {
                 expected: expected.checks.get(*check).map(Vec::as_slice),
                 snapshots: &expected.snapshots,

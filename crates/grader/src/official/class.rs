@@ -17,7 +17,6 @@ use anyhow::{Context as _, Result, bail};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -324,22 +323,9 @@ fn grade_jobs(
     };
     let first = grade_one(first);
     let first_seconds = first.seconds;
-    let next = AtomicUsize::new(1);
-    let results = Mutex::new(vec![first]);
-    std::thread::scope(|s| {
-        for _ in 0..parallel {
-            let (next, results, grade_one) = (&next, &results, &grade_one);
-            s.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(job) = jobs.get(i) else { break };
-                    let r = grade_one(job);
-                    results.lock().expect("results").push(r);
-                }
-            });
-        }
-    });
-    (results.into_inner().expect("results"), first_seconds)
+    let mut results = vec![first];
+    results.extend(crate::fsutil::par_map(parallel, &jobs[1..], grade_one));
+    (results, first_seconds)
 }
 
 /// The bin of a score for the histogram: 0, 1–24 %, 25–49 %, 50–74 %, 75–99 %, 100 %.

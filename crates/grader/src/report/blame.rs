@@ -3,29 +3,29 @@
 //! fails on its own, so a wrong `split_heads` is not reported as a wrong `merge_heads` too; a
 //! failure that matches only misconceptions of its own exercise stays its own. Each failure that
 //! matches a misconception the lesson shows names it. The rules are
-//! [`crate::judge::diagnosis`]'s; this fills them into the report.
+//! [`crate::judge::diagnosis`]'s; this fills them into the lessons' reports as they are judged.
 
 use crate::course::Course;
 use crate::judge::diagnosis::{Graded, Seen};
 use crate::judge::verdict::Status;
-use crate::report::{Diagnosis, Report};
+use crate::report::{Diagnosis, LessonReport};
 use std::collections::HashMap;
 
 /// Per (lesson id, check name): what the check's run said of the misconceptions recorded for it.
 pub type Evidence = HashMap<(String, String), Seen>;
 
-/// Fills `blocked_by` and `diagnosis` on every failing check of `report`.
-pub fn blame(report: &mut Report, course: &Course, evidence: &Evidence) {
+/// Fills `blocked_by` and `diagnosis` on every failing check of the `lessons` graded together
+/// (one report's).
+pub fn blame(lessons: &mut [LessonReport], course: &Course, evidence: &Evidence) {
     // Exercises graded in this report: whether every check passed. An exercise not graded here
     // (another lesson, or `grade EXERCISE`) is unknown and blocks nothing.
-    let passing: HashMap<String, bool> = report
-        .lessons
+    let passing: HashMap<String, bool> = lessons
         .iter()
         .flat_map(|l| &l.exercises)
         .map(|e| (e.name.clone(), e.status() == Status::Passed))
         .collect();
     let passing = |e: &str| passing.get(e).copied();
-    for lesson in &mut report.lessons {
+    for lesson in lessons.iter_mut() {
         let Some(course_lesson) = course.find_lesson(&lesson.id) else {
             continue;
         };
@@ -63,7 +63,7 @@ pub fn blame(report: &mut Report, course: &Course, evidence: &Evidence) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Build, CheckReport, ExerciseReport, Graded, LessonReport};
+    use crate::report::{Build, CheckReport, ExerciseReport, Graded, Report};
 
     fn check(name: &str, status: Status) -> CheckReport {
         CheckReport {
@@ -132,21 +132,21 @@ mod tests {
         // split_heads fails on its own; merge_heads only through it; head_projection through
         // merge_heads, so back to split_heads.
         let mut r = report(Status::Wrong, Status::Passed);
-        blame(&mut r, &course, &Evidence::new());
+        blame(&mut r.lessons, &course, &Evidence::new());
         assert_eq!(
             blocked(&r),
             [None, Some("split_heads"), None, Some("split_heads")]
         );
         // merge_heads also fails a check of its own: head_projection is blamed on merge_heads.
         let mut r = report(Status::Wrong, Status::Wrong);
-        blame(&mut r, &course, &Evidence::new());
+        blame(&mut r.lessons, &course, &Evidence::new());
         assert_eq!(
             blocked(&r),
             [None, Some("split_heads"), None, Some("merge_heads")]
         );
         // A passing prerequisite blocks nothing.
         let mut r = report(Status::Passed, Status::Passed);
-        blame(&mut r, &course, &Evidence::new());
+        blame(&mut r.lessons, &course, &Evidence::new());
         assert_eq!(blocked(&r), [None, None, None, Some("merge_heads")]);
     }
 }

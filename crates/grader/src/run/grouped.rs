@@ -24,7 +24,6 @@ use crate::run::{CheckRun, RunOutput, Runner};
 use check_protocol::Observation;
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// The longest a shared run may take: checks normally finish in milliseconds, and a run that
@@ -90,35 +89,25 @@ fn shared_runs(
     }
     let mut groups: Vec<Vec<usize>> = groups.into_values().collect();
     for group in &mut groups {
-        group.sort_by(|a, b| jobs[*a].test_name.cmp(&jobs[*b].test_name));
+        group.sort_by(|a, b| jobs[*a].check.cmp(&jobs[*b].check));
     }
-    let outputs: Mutex<Vec<Option<RunOutput>>> = Mutex::new(vec![None; jobs.len()]);
-    let next = Mutex::new(groups.into_iter());
-    std::thread::scope(|s| {
-        for _ in 0..workers.max(1) {
-            s.spawn(|| {
-                loop {
-                    let Some(group) = next.lock().unwrap_or_else(|e| e.into_inner()).next() else {
-                        return;
-                    };
-                    let names: Vec<&str> =
-                        group.iter().map(|i| jobs[*i].test_name.as_str()).collect();
-                    let limit = group
-                        .iter()
-                        .map(|i| jobs[*i].timeout)
-                        .fold(SHARED_LIMIT, Duration::min);
-                    let run = runner.run_tests(&jobs[group[0]].exe, &names, limit);
-                    let timeouts: Vec<Duration> = group.iter().map(|i| jobs[*i].timeout).collect();
-                    let told = attribute(&names, &timeouts, &run);
-                    let mut outputs = outputs.lock().unwrap_or_else(|e| e.into_inner());
-                    for (i, out) in group.iter().zip(told) {
-                        outputs[*i] = out;
-                    }
-                }
-            });
-        }
+    let told = crate::fsutil::par_map(workers, &groups, |group| {
+        let names: Vec<&str> = group.iter().map(|i| jobs[*i].check.full()).collect();
+        let limit = group
+            .iter()
+            .map(|i| jobs[*i].timeout)
+            .fold(SHARED_LIMIT, Duration::min);
+        let run = runner.run_tests(&jobs[group[0]].exe, &names, limit);
+        let timeouts: Vec<Duration> = group.iter().map(|i| jobs[*i].timeout).collect();
+        attribute(&names, &timeouts, &run)
     });
-    outputs.into_inner().unwrap_or_else(|e| e.into_inner())
+    let mut outputs: Vec<Option<RunOutput>> = vec![None; jobs.len()];
+    for (group, told) in groups.iter().zip(told) {
+        for (i, out) in group.iter().zip(told) {
+            outputs[*i] = out;
+        }
+    }
+    outputs
 }
 
 /// Splits the shared run of the checks `names` (in the harness's order; `limits` are their own

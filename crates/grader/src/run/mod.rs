@@ -16,10 +16,12 @@ pub mod isolation;
 #[cfg(all(target_os = "linux", feature = "instructor"))]
 pub mod leftovers;
 pub mod relaunch;
+pub mod runs;
 pub mod sandbox;
 pub mod sandbox_paths;
 pub mod stateful;
 
+use crate::course::CheckId;
 use crate::run::disk::Budget;
 use crate::run::sandbox::{Ended, Policy};
 use anyhow::{Result, bail};
@@ -29,7 +31,6 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// Output kept per stream; the rest is dropped with a note.
@@ -101,8 +102,8 @@ impl CheckEnv {
 pub struct CheckRun {
     /// The test executable.
     pub exe: PathBuf,
-    /// The full harness name, e.g. `checks::split_heads_moves_data`.
-    pub test_name: String,
+    /// The check's test function, e.g. `checks::split_heads_moves_data`.
+    pub check: CheckId,
     /// Time limit.
     pub timeout: Duration,
     /// Jobs (indices into the same list) that must finish first: the checks of the exercises
@@ -369,58 +370,28 @@ impl Runner {
         workers: usize,
         on_done: &(dyn Fn(usize, usize) + Sync),
     ) -> Vec<RunOutput> {
-        debug_assert!(
-            jobs.iter()
-                .enumerate()
-                .all(|(i, j)| j.after.iter().all(|a| *a < i)),
-            "a job may only wait for earlier jobs"
-        );
-        let board = Mutex::new(Board {
-            started: vec![false; jobs.len()],
-            results: vec![None; jobs.len()],
-            done: 0,
-        });
-        let changed = Condvar::new();
         // The submission's disk budget, shared by the checks that run at once.
         let disk = Budget::per_check(workers.max(1).min(jobs.len().max(1)));
-        std::thread::scope(|s| {
-            for _ in 0..workers.max(1).min(jobs.len().max(1)) {
-                s.spawn(|| {
-                    loop {
-                        let (i, limit) = {
-                            let mut b = board.lock().unwrap_or_else(|e| e.into_inner());
-                            loop {
-                                match b.next_ready(jobs) {
-                                    Next::Run(i, limit) => break (i, limit),
-                                    Next::Wait => {
-                                        b = changed.wait(b).unwrap_or_else(|e| e.into_inner());
-                                    }
-                                    Next::Finished => return,
-                                }
-                            }
-                        };
-                        let job = &jobs[i];
-                        let args = [job.test_name.as_str(), "--exact", "--test-threads=1"];
-                        let out = self.execute(&job.exe, &args, (limit, disk), job.backtrace);
-                        let done = {
-                            let mut b = board.lock().unwrap_or_else(|e| e.into_inner());
-                            b.results[i] = Some(out);
-                            b.done += 1;
-                            b.done
-                        };
-                        changed.notify_all();
-                        on_done(done, jobs.len());
-                    }
-                });
-            }
-        });
-        board
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner())
-            .results
-            .into_iter()
-            .map(|o| o.expect("every job ran"))
-            .collect()
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        crate::fsutil::par_map_after(
+            workers,
+            jobs,
+            &|job| &job.after,
+            |job, before: &[&RunOutput]| {
+                // A check whose prerequisite timed out is likely to wait for it too.
+                let blocked = before.iter().any(|r| r.ended == Ended::TimedOut);
+                let limit = if blocked {
+                    job.timeout.min(BLOCKED_LIMIT)
+                } else {
+                    job.timeout
+                };
+                let args = [job.check.full(), "--exact", "--test-threads=1"];
+                let out = self.execute(&job.exe, &args, (limit, disk), job.backtrace);
+                let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                on_done(n, jobs.len());
+                out
+            },
+        )
     }
 }
 
@@ -434,53 +405,6 @@ fn read_observations(path: &Path) -> Vec<Observation> {
         let _ = file.take(OBSERVATIONS_CAP).read_to_string(&mut text);
     }
     protocol::parse(&text)
-}
-
-/// What the workers of [`Runner::run_all`] share: which jobs started, and their results.
-struct Board {
-    started: Vec<bool>,
-    results: Vec<Option<RunOutput>>,
-    done: usize,
-}
-
-/// What a worker does next.
-enum Next {
-    /// Run this job under this limit.
-    Run(usize, Duration),
-    /// Every job left waits for one still running.
-    Wait,
-    /// Every job has started.
-    Finished,
-}
-
-impl Board {
-    /// The first job not started whose prerequisites have finished (marked started), and its limit.
-    fn next_ready(&mut self, jobs: &[CheckRun]) -> Next {
-        let mut waiting = false;
-        for (i, job) in jobs.iter().enumerate() {
-            if self.started[i] {
-                continue;
-            }
-            let finished: Option<Vec<&RunOutput>> = job
-                .after
-                .iter()
-                .map(|a| self.results[*a].as_ref())
-                .collect();
-            let Some(finished) = finished else {
-                waiting = true;
-                continue;
-            };
-            self.started[i] = true;
-            let blocked = finished.iter().any(|r| r.ended == Ended::TimedOut);
-            let limit = if blocked {
-                job.timeout.min(BLOCKED_LIMIT)
-            } else {
-                job.timeout
-            };
-            return Next::Run(i, limit);
-        }
-        if waiting { Next::Wait } else { Next::Finished }
-    }
 }
 
 /// How a process started without the sandbox ended.
@@ -597,7 +521,7 @@ fn kill_group(pid: u32) {
 }
 
 /// Lists the tests in a check executable (`checks::name` for each), in a sandbox like a check.
-pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<String>> {
+pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<CheckId>> {
     let limits = (LIST_TIMEOUT, Budget::per_check(1));
     let out = runner.execute(exe, &["--list", "--format", "terse"], limits, false);
     if out.ended == Ended::SetupFailed {
@@ -611,6 +535,6 @@ pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<String>> {
         .output
         .lines()
         .filter_map(|l| l.strip_suffix(": test"))
-        .map(str::to_owned)
+        .map(CheckId::new)
         .collect())
 }

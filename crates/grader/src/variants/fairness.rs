@@ -5,18 +5,17 @@
 //! reference and once per plant, and each seed's outcome is judged against the reference's
 //! observations for that seed.
 
-use crate::course::Lesson;
 use crate::course::expected::Expect;
+use crate::course::{CheckId, Lesson};
 use crate::judge::{Context, holds};
 use crate::run::Runner;
+use crate::run::runs::Listed;
 use crate::variants::reference::MODULE;
 use anyhow::Result;
 use check_protocol::Observation;
 use check_protocol::variant::{SHAPES_SUFFIX, SWEEP_RETURNED, SWEEP_SEED_SUFFIX};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// How many students' ids each plant is tried under.
@@ -336,37 +335,27 @@ fn record_fitted(
     let mut runner = Runner::direct()?;
     runner.plant = Some(check_protocol::FITTED_TO_VISIBLE.to_owned());
     runner.fitted = Some(format!("record:{}", dir.join("seen").display()));
-    let mut runs: Vec<(&str, &Path, Vec<String>)> = Vec::new();
+    let mut runs: Vec<(&str, Listed)> = Vec::new();
+    let module = format!("{MODULE}::");
     for lesson in lessons {
         for exe in &exes[&lesson.id].all {
-            let module = format!("{MODULE}::");
-            let fixed: Vec<String> = crate::run::list_tests(&runner, exe)?
-                .into_iter()
-                .filter(|t| !t.starts_with(&module))
-                .collect();
-            runs.push((&lesson.id, exe, fixed));
+            let fixed = Listed::of(&runner, exe)?.only(|t| !t.full().starts_with(&module));
+            runs.push((&lesson.id, fixed));
         }
     }
-    let problems = Mutex::new(Vec::new());
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..workers.clamp(1, runs.len().max(1)) {
-            s.spawn(|| {
-                while let Some((lesson, exe, names)) = runs.get(next.fetch_add(1, Ordering::SeqCst))
-                {
-                    let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                    let out = runner.run_tests(exe, &names, LIMIT);
-                    if out.ended != crate::run::sandbox::Ended::Exited(0) {
-                        problems.lock().expect("no recording panics").push(format!(
-                            "{lesson}: recording the fixed checks for the fitted plant failed:\n{}",
-                            crate::build::trim_error(&out.output, 12)
-                        ));
-                    }
-                }
-            });
-        }
-    });
-    let mut problems = problems.into_inner().expect("no recording panics");
+    let mut problems: Vec<String> = crate::fsutil::par_map(workers, &runs, |(lesson, fixed)| {
+        let names: Vec<&str> = fixed.checks.iter().map(CheckId::full).collect();
+        let out = runner.run_tests(&fixed.exe, &names, LIMIT);
+        (out.ended != crate::run::sandbox::Ended::Exited(0)).then(|| {
+            format!(
+                "{lesson}: recording the fixed checks for the fitted plant failed:\n{}",
+                crate::build::trim_error(&out.output, 12)
+            )
+        })
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     // Without a recording, fitted code would fail every variant and prove nothing.
     let recorded = std::fs::metadata(dir.join("seen")).is_ok_and(|m| m.len() > 0);
     if problems.is_empty() && !runs.is_empty() && !recorded {
@@ -393,25 +382,14 @@ fn run_jobs(
         runner.fitted = Some(replay.to_owned());
         runners.push(runner);
     }
-    let out = Mutex::new(vec![HashMap::new(); jobs.len()]);
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..workers.clamp(1, jobs.len().max(1)) {
-            s.spawn(|| {
-                loop {
-                    let k = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(job) = jobs.get(k) else { break };
-                    let names = variant_checks(job.lesson);
-                    let full: Vec<String> =
-                        names.iter().map(|c| format!("{MODULE}::{c}")).collect();
-                    let full: Vec<&str> = full.iter().map(String::as_str).collect();
-                    let run = runners[k].run_tests(&exes[&job.lesson.id].hidden, &full, LIMIT);
-                    out.lock().expect("no sweep panics")[k] = split(&run.observations, &names);
-                }
-            });
-        }
-    });
-    Ok(out.into_inner().expect("no sweep panics"))
+    let jobs: Vec<(&Job, Runner)> = jobs.iter().zip(runners).collect();
+    Ok(crate::fsutil::par_map(workers, &jobs, |(job, runner)| {
+        let names = variant_checks(job.lesson);
+        let full: Vec<String> = names.iter().map(|c| format!("{MODULE}::{c}")).collect();
+        let full: Vec<&str> = full.iter().map(String::as_str).collect();
+        let run = runner.run_tests(&exes[&job.lesson.id].hidden, &full, LIMIT);
+        split(&run.observations, &names)
+    }))
 }
 
 #[cfg(test)]

@@ -9,8 +9,6 @@ use crate::judge::{Context, up_to_first_wrong};
 use crate::run::Runner;
 use crate::variants::reference::{MODULE, Observed};
 use anyhow::Result;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// The failed variant checks of one lesson, with its reference run.
@@ -69,36 +67,30 @@ pub fn records(
             }
         }
     }
-    let out = Mutex::new(vec![Vec::new(); failed.len()]);
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..workers.clamp(1, jobs.len().max(1)) {
-            s.spawn(|| {
-                while let Some(&(k, at, check)) = jobs.get(next.fetch_add(1, Ordering::SeqCst)) {
-                    let (_, id, runner) = &runners[at];
-                    let observed = failed[k].observed;
-                    let full = format!("{MODULE}::{}", check.name);
-                    let run = runner.run_tests(&observed.exe, &[full.as_str()], timeout);
-                    let ctx = Context {
-                        expected: observed.expected.checks.get(&check.name).map(Vec::as_slice),
-                        snapshots: &observed.expected.snapshots,
-                        student_src: "",
-                        misconceptions: &[],
-                        check: &check.name,
-                    };
-                    if let Some(observations) = up_to_first_wrong(&ctx, &run.observations) {
-                        out.lock().expect("no planted run panics")[k].push(Record {
-                            misconception: (*id).to_owned(),
-                            check: check.name.clone(),
-                            observations,
-                            panic: None,
-                        });
-                    }
-                }
-            });
-        }
+    let found = crate::fsutil::par_map(workers, &jobs, |&(k, at, check)| {
+        let (_, id, runner) = &runners[at];
+        let observed = failed[k].observed;
+        let full = format!("{MODULE}::{}", check.name);
+        let run = runner.run_tests(&observed.exe, &[full.as_str()], timeout);
+        let ctx = Context {
+            expected: observed.expected.checks.get(&check.name).map(Vec::as_slice),
+            snapshots: &observed.expected.snapshots,
+            student_src: "",
+            misconceptions: &[],
+            check: &check.name,
+        };
+        up_to_first_wrong(&ctx, &run.observations).map(|observations| Record {
+            misconception: (*id).to_owned(),
+            check: check.name.clone(),
+            observations,
+            panic: None,
+        })
     });
-    Ok(out.into_inner().expect("no planted run panics"))
+    let mut out = vec![Vec::new(); failed.len()];
+    for (&(k, _, _), record) in jobs.iter().zip(found) {
+        out[k].extend(record);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

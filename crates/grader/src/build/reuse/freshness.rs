@@ -5,7 +5,7 @@
 use crate::build::content::{hash_tree, hash_workspace};
 use crate::build::output::{BuildOutput, Built, CheckBinary, identity};
 use crate::course::manifest::hex;
-use crate::course::{Lesson, Side};
+use crate::course::{CheckId, Lesson, Side};
 use hmac_sha256::Hash as Sha256;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -35,14 +35,14 @@ struct Record {
 }
 
 /// An executable's size and modification time (ns) when it was listed, and its test names.
-type Listing = (u64, u128, Vec<String>);
+type Listing = (u64, u128, Vec<CheckId>);
 
 /// How many earlier files of each executable a record remembers the tests of: as many as the
 /// other builds kept of each lesson.
 const EARLIER_LISTINGS: usize = super::kept::KEEP - 1;
 
 /// What a fresh build gives back: the build's output and each executable's tests.
-pub type Fresh = (BuildOutput, HashMap<PathBuf, Vec<String>>);
+pub type Fresh = (BuildOutput, HashMap<PathBuf, Vec<CheckId>>);
 
 /// What the kept record says of a build.
 pub enum Recorded {
@@ -75,7 +75,7 @@ impl Listed {
     /// the build, so that a build that rebuilt some lessons lists only theirs again: an executable
     /// rebuilt, or replaced by a link to another build under the same name, has another
     /// modification time, unless that build is one listed before (an edit undone).
-    pub fn unchanged(self) -> HashMap<PathBuf, Vec<String>> {
+    pub fn unchanged(self) -> HashMap<PathBuf, Vec<CheckId>> {
         self.0
             .into_iter()
             .filter_map(|(exe, listings)| {
@@ -173,7 +173,7 @@ impl Stamp {
     /// build in which one did not is kept as never fresh, for the tests of the executables it
     /// still knows. Each executable's earlier files (from the record this one replaces) are
     /// remembered with their tests. Any failure to write just leaves no record.
-    pub fn keep(&self, output: &BuildOutput, tests: &HashMap<PathBuf, Vec<String>>) {
+    pub fn keep(&self, output: &BuildOutput, tests: &HashMap<PathBuf, Vec<CheckId>>) {
         let before = self.read().map(Listed::of).unwrap_or_default();
         let mut record = Record {
             inputs: self.inputs.clone(),
@@ -296,8 +296,8 @@ mod tests {
         };
         let mut output = BuildOutput::default();
         output.lessons.insert("lesson01".into(), built());
-        let tests: HashMap<PathBuf, Vec<String>> =
-            [(exe.clone(), vec!["checks::a".to_owned()])].into();
+        let tests: HashMap<PathBuf, Vec<CheckId>> =
+            [(exe.clone(), vec![CheckId::new("checks::a")])].into();
         let fresh = || match stamp().load() {
             Recorded::Fresh(fresh) => Some(fresh),
             Recorded::Stale(_) => None,
@@ -310,12 +310,12 @@ mod tests {
         stamp().keep(&output, &tests);
         let (again, listed) = fresh().expect("nothing changed");
         assert!(matches!(&again.lessons["lesson01"], Built::Ok(b) if b[0].exe == exe));
-        assert_eq!(listed[&exe], ["checks::a"]);
+        assert_eq!(listed[&exe], [CheckId::new("checks::a")]);
         // A changed source: rebuild; the executable's tests are still known while it is the
         // same file, judged after the build, which may replace it under the same name.
         std::fs::write(root.join("exercises/l/src/lib.rs"), "pub fn g() {}").unwrap();
         assert!(fresh().is_none());
-        assert_eq!(still_listed()[&exe], ["checks::a"]);
+        assert_eq!(still_listed()[&exe], [CheckId::new("checks::a")]);
         let Recorded::Stale(before_build) = stamp().load() else {
             panic!("fresh")
         };
@@ -374,7 +374,7 @@ mod tests {
             output
                 .lessons
                 .insert("lesson01".into(), Built::Ok(vec![bin]));
-            let names = names.iter().map(|n| n.to_string()).collect();
+            let names = names.iter().map(|n| CheckId::new(*n)).collect();
             stamp().keep(&output, &[(exe.clone(), names)].into());
         };
         // Takes back the kept build `bytes`: the tests known of the executable then.
@@ -385,6 +385,11 @@ mod tests {
                 Recorded::Fresh((_, mut tests)) => tests.remove(&exe),
                 Recorded::Stale(listed) => listed.unchanged().remove(&exe),
             }
+            .map(|ids| {
+                ids.iter()
+                    .map(|id| id.full().to_owned())
+                    .collect::<Vec<_>>()
+            })
         };
         build("first", &["checks::a"]);
         build("edited", &["checks::a", "checks::b"]);

@@ -9,8 +9,6 @@ use crate::report::student_text;
 use anyhow::{Context as _, Result};
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One unit of the comparison: an exercise's `fn`, or a lesson's other code.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,31 +128,16 @@ type Read = Result<(Vec<Vec<u64>>, Vec<String>)>;
 pub fn read(course: &Course, dir: &Path, units: &[Unit]) -> Result<Vec<Prints>> {
     let entries = crate::official::entry::class_entries(dir)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, Read)>> = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..threads.min(entries.len()) {
-            let (next, results, entries) = (&next, &results, &entries);
-            s.spawn(move || {
-                // Files left as handed out are split once per thread.
-                let mut cache = Cache::new();
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(entry) = entries.get(i) else { break };
-                    // A bug met in one submission costs that submission only.
-                    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        prints(course, &entry.path, units, &mut cache)
-                    }))
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("the grader failed to read it")));
-                    results.lock().expect("results").push((i, read));
-                }
-            });
-        }
+    // Files left as handed out are split once per thread.
+    let results = crate::fsutil::par_map_with(threads, &entries, Cache::new, |cache, entry| {
+        // A bug met in one submission costs that submission only.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            prints(course, &entry.path, units, cache)
+        }))
+        .unwrap_or_else(|_| Err(anyhow::anyhow!("the grader failed to read it")))
     });
-    let mut results = results.into_inner().expect("results");
-    results.sort_by_key(|(i, _)| *i);
     let mut out = Vec::new();
-    for ((_, read), entry) in results.into_iter().zip(entries) {
+    for (read, entry) in results.into_iter().zip(entries) {
         let id = student_text::name(&entry.id);
         match read {
             Ok((units, unreadable)) => {
