@@ -143,7 +143,7 @@ fn observe_binary(
     exe: &Path,
     timeout: Duration,
     variants: &[&str],
-) -> Result<(Listed, Expected, Vec<(CheckId, String)>)> {
+) -> Result<(Listed, Expected, blessed::Failures)> {
     let listed = Listed::of(runner, exe)?.only(|n| !variants.contains(&n.name()));
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     let runs = listed.run_each(runner, timeout, workers);

@@ -85,11 +85,12 @@ impl Board {
         while self.first < items.len() && self.started[self.first] {
             self.first += 1;
         }
-        for i in self.first..items.len() {
-            if !self.started[i] && after(&items[i]).iter().all(|a| self.finished[*a]) {
-                self.started[i] = true;
-                return Next::Take(i);
-            }
+        let finished = &self.finished;
+        let ready = (self.first..items.len())
+            .find(|i| !self.started[*i] && after(&items[*i]).iter().all(|a| finished[*a]));
+        if let Some(i) = ready {
+            self.started[i] = true;
+            return Next::Take(i);
         }
         if self.first == items.len() {
             Next::Stop

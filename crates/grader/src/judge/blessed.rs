@@ -10,6 +10,9 @@ use crate::run::sandbox::Ended;
 use check_protocol::Observation;
 use std::time::Duration;
 
+/// The checks a reference solution fails, each with why.
+pub type Failures = Vec<(CheckId, String)>;
+
 /// What the checks of `listed` observed in `runs` (one run per check, in order), and the checks
 /// the solution fails, each with why. `timeout` is the limit they ran under, for the message.
 pub fn observed(
