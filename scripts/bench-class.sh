@@ -14,7 +14,8 @@
 #   students, -j 2, distinct, every lesson). Needs a committed tree (it clones HEAD) and Linux with
 #   Landlock for official grading.
 # Prints the batch's own summary, whose last lines give the first submission's time and the
-# marginal wall time per further submission.
+# marginal wall time per further submission, with its CPU time (which depends far less on what
+# else the machine runs).
 set -euo pipefail
 students=${1:-20}
 jobs=${2:-2}
