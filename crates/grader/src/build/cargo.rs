@@ -93,7 +93,11 @@ pub(crate) fn sandboxed(
         .env("HOME", &home_dir)
         .env("TMPDIR", &home_dir)
         .env("CARGO_HOME", &cargo_home)
-        .env("RUSTUP_HOME", &rustup_home);
+        .env("RUSTUP_HOME", &rustup_home)
+        // No incremental caches: a lesson is only rebuilt when its sources changed, and then
+        // its caches were taken aside with the rest of the earlier build (`cargo_state`), so
+        // they were written for nothing (docs/bench-class.md).
+        .env("CARGO_INCREMENTAL", "0");
     if let Some(t) = std::env::var_os("RUSTUP_TOOLCHAIN") {
         cmd.env("RUSTUP_TOOLCHAIN", t);
     }
@@ -122,4 +126,26 @@ pub fn toolchain_homes() -> (PathBuf, PathBuf) {
         std::env::var_os(var).map_or_else(|| home.join(default), PathBuf::from)
     };
     (from("CARGO_HOME", ".cargo"), from("RUSTUP_HOME", ".rustup"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_submissions_build_writes_no_incremental_caches() {
+        let dir = tempfile::tempdir().unwrap();
+        let (cmd, _dirs) = sandboxed(
+            dir.path(),
+            &dir.path().join("target"),
+            &["build".to_owned()],
+            std::time::Duration::from_secs(1),
+        )
+        .unwrap();
+        let incremental = cmd
+            .get_envs()
+            .find(|(key, _)| *key == "CARGO_INCREMENTAL")
+            .and_then(|(_, value)| value);
+        assert_eq!(incremental, Some(std::ffi::OsStr::new("0")));
+    }
 }

@@ -26,8 +26,8 @@ use anyhow::{Context as _, Result};
 use std::path::{Path, PathBuf};
 
 /// Where a sandboxed build into `target` compiles: always the same folder for one target folder,
-/// so rustc's incremental caches (which name the source files by path) serve the next submission
-/// too. The grading copy is mirrored there under the build lock. It lies under the system's
+/// so cargo's records of a build (which name the source files by path) still hold when a later
+/// submission takes that build back from aside (see [`cargo_state::aside`]). The grading copy is mirrored there under the build lock. It lies under the system's
 /// temporary folder, like the grading copies: cargo reads the `.cargo/config.toml` of every
 /// parent folder, and no course may be one. It belongs to `target` (which exists: the build lock
 /// lives in it), and goes once that folder is gone (see [`crate::fsutil::fixed_scratch`]).
