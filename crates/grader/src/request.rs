@@ -1,9 +1,15 @@
 //! What a grading run is asked to do: the lessons, the limits, and whether it is a local grade or
 //! an official one ([`Mode`]), so that an official grade cannot be given a plant and a local one
-//! cannot be asked for a sandbox.
+//! cannot be asked for a sandbox. A request is resolved where the command makes it: its selection
+//! is the course's lessons and exercises ([`Selection`]), an official one's isolation is probed
+//! then; nothing downstream parses or probes again.
 
 use crate::build::reuse::BuildCache;
-use crate::course::Side;
+use crate::course::selection::Selection;
+use crate::course::{Course, Lesson, Side};
+use crate::run::Isolation;
+pub use crate::run::isolation::Sandbox;
+use anyhow::{Result, anyhow, bail};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,9 +17,9 @@ use std::time::Duration;
 /// A grading run: what is common to every mode, and the mode's own settings `M`.
 #[derive(Debug, Clone)]
 pub struct Request<M = Mode> {
-    /// Only this lesson (id, number or directory), or only this exercise (its name): the
-    /// command line's key, resolved by [`crate::plan::Selection::resolve`].
-    pub selection: Option<String>,
+    /// Every lesson, one lesson, or one exercise: the command line's key, resolved once
+    /// ([`Selection::resolve`], or [`resolve_local`] with a plant).
+    pub selection: Selection,
     /// Overrides every time limit.
     pub timeout: Option<Duration>,
     /// Parallel check processes.
@@ -56,21 +62,15 @@ pub struct Official {
     pub student: String,
     /// Whether grading may go on on a machine without a sandbox.
     pub sandbox: Sandbox,
+    /// The isolation this machine gives check processes, probed once where the request is made
+    /// ([`crate::run::sandbox::probe`]).
+    pub isolation: Isolation,
     /// The target directory the submission is built in.
     pub target_dir: PathBuf,
     /// How long the sandboxed build may take (default [`crate::build::SUBMISSION_BUILD_TIMEOUT`]).
     pub build_timeout: Option<Duration>,
     /// Lesson builds shared by the submissions of one class run (see [`crate::build::reuse`]).
     pub build_cache: Option<Arc<BuildCache>>,
-}
-
-/// Whether official grading needs a sandbox.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sandbox {
-    /// Refuse to grade without one.
-    Required,
-    /// Grade anyway, unofficially (`--allow-unsandboxed`).
-    Optional,
 }
 
 impl<M> Request<M> {
@@ -93,5 +93,121 @@ impl Mode {
             Mode::Local(local) => local.side,
             Mode::Official(_) => Side::Exercises,
         }
+    }
+}
+
+/// Resolves a local grade's key once: the lesson or exercise it names ([`Selection::resolve`]);
+/// when `local` plants a misconception, checked against the side and the key, and without a key
+/// the misconception's lesson.
+pub fn resolve_local(course: &Course, key: Option<&str>, local: &Local) -> Result<Selection> {
+    let selection = Selection::resolve(course, key)?;
+    let Some(id) = local.plant.as_deref() else {
+        return Ok(selection);
+    };
+    // The built-in plant fits every plantable exercise: no lesson of its own.
+    if id == check_protocol::FITTED_TO_VISIBLE && local.side.is_solutions() {
+        return Ok(selection);
+    }
+    let lesson = planted_lesson(course, id, local.side, key, &selection)?;
+    Ok(match selection {
+        Selection::All => Selection::Lesson(lesson.clone()),
+        chosen => chosen,
+    })
+}
+
+/// The lesson of the misconception `id`, checked against the side and the lesson `key` selects.
+fn planted_lesson<'c>(
+    course: &'c Course,
+    id: &str,
+    side: Side,
+    key: Option<&str>,
+    selection: &Selection,
+) -> Result<&'c Lesson> {
+    if !side.is_solutions() {
+        bail!("--plant plants a misconception into the reference solutions: add --solutions");
+    }
+    let lesson = course
+        .lessons
+        .iter()
+        .find(|l| l.misconceptions.iter().any(|m| m.id == id))
+        .ok_or_else(|| {
+            let ids: Vec<&str> = course
+                .lessons
+                .iter()
+                .flat_map(|l| &l.misconceptions)
+                .map(|m| m.id.as_str())
+                .collect();
+            let close = crate::course::suggest::did_you_mean(id, ids.iter().copied());
+            match close {
+                Some(c) => anyhow!("no misconception `{id}` in course.toml\n  help: did you mean `{c}`?"),
+                None => anyhow!("no misconception `{id}` in course.toml (they are listed under [[lessons.misconceptions]])"),
+            }
+        })?;
+    if let (Some(key), Selection::Lesson(chosen)) = (key, selection)
+        && chosen.id != lesson.id
+    {
+        bail!(
+            "misconception `{id}` belongs to {}, not to `{key}`",
+            lesson.id
+        );
+    }
+    Ok(lesson)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn course() -> Course {
+        let mut course = crate::course::fixture();
+        let mut other = course.lessons[0].clone();
+        other.id = "lesson03".into();
+        other.dir = "e".into();
+        other.misconceptions.clear();
+        course.lessons.push(other);
+        course
+    }
+
+    fn planting(id: &str, side: Side) -> Local {
+        Local {
+            side,
+            isolate: false,
+            plant: Some(id.to_owned()),
+        }
+    }
+
+    fn lesson_of(selection: &Selection) -> Option<&str> {
+        selection.lesson().map(|l| l.id.as_str())
+    }
+
+    #[test]
+    fn a_plant_selects_its_lesson_once_and_is_checked_against_the_key() {
+        let c = course();
+        let solutions = planting("split-a", Side::Solutions);
+        let alone = resolve_local(&c, None, &solutions).unwrap();
+        assert!(matches!(alone, Selection::Lesson(_)));
+        assert_eq!(lesson_of(&alone), Some("lesson02"));
+        let exercise = resolve_local(&c, Some("merge_heads"), &solutions).unwrap();
+        assert!(matches!(exercise, Selection::Exercise(..)));
+        let fitted = planting(check_protocol::FITTED_TO_VISIBLE, Side::Solutions);
+        assert!(matches!(
+            resolve_local(&c, None, &fitted).unwrap(),
+            Selection::All
+        ));
+        let error = |key, local: &Local| resolve_local(&c, key, local).unwrap_err().to_string();
+        assert_eq!(
+            error(Some("3"), &solutions),
+            "misconception `split-a` belongs to lesson02, not to `3`"
+        );
+        assert_eq!(
+            error(None, &planting("split-a", Side::Exercises)),
+            "--plant plants a misconception into the reference solutions: add --solutions"
+        );
+        assert_eq!(
+            error(None, &planting("split-c", Side::Solutions)),
+            "no misconception `split-c` in course.toml\n  help: did you mean `split-a`?"
+        );
+        // The key is resolved first: a mistyped one is named before the plant is looked at.
+        assert!(error(Some("nine"), &planting("x", Side::Exercises)).contains("`nine`"));
     }
 }

@@ -1,6 +1,6 @@
 //! The grader's shape, checked: no cycle between its modules, its top-level modules used in the
 //! order docs/architecture.md states, no function over 100 lines, no file over 800 (tests aside),
-//! and every source file the docs name exists. A reader can then trust docs/architecture.md's
+//! no `bool` parameter in a stage's public functions, and every source file the docs name exists. A reader can then trust docs/architecture.md's
 //! layering.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -536,5 +536,114 @@ fn the_checker_sees_a_cycle_a_long_function_and_a_string_brace() {
         layering_problems(&layers, &deps(&[("a", "d"), ("b", "c"), ("e", "a")])).len(),
         3,
         "a use to the right, one within a layer, a module the order leaves out"
+    );
+}
+
+/// The grader's stage modules: a value that decides what a stage does is a type of its own
+/// (`Side`, `Isolation`, `Sandbox`), never a `bool` in a public signature.
+const STAGES: [&str; 7] = [
+    "plan", "build", "run", "judge", "report", "grade", "request",
+];
+
+/// `(line, function)` of every `pub fn` or `pub(crate) fn` in `code` that takes a parameter whose
+/// type names `bool`.
+fn bool_parameters(code: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = code[from..].find("fn ").map(|i| from + i) {
+        from = at + 3;
+        let mut before = code[..at].trim_end();
+        while let Some(rest) = ["const", "async", "unsafe"]
+            .iter()
+            .find_map(|q| before.strip_suffix(q))
+        {
+            before = rest.trim_end();
+        }
+        let public = before.ends_with("pub") || before.ends_with("pub(crate)");
+        let boundary = at == 0 || !code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+        if !public || !boundary {
+            continue;
+        }
+        let name: String = code[from..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        // The parameters: from the first `(` after the name (and its generics) to its match.
+        let Some(open) = code[from..].find('(').map(|i| from + i) else {
+            continue;
+        };
+        let mut depth = 0;
+        let mut params = Vec::new();
+        let mut current = String::new();
+        for c in code[open..].chars() {
+            match c {
+                '(' | '<' | '[' => depth += 1,
+                ')' | '>' | ']' => depth -= 1,
+                _ => {}
+            }
+            if depth == 0 {
+                break;
+            }
+            if c == ',' && depth == 1 {
+                params.push(std::mem::take(&mut current));
+            } else if depth > 1 || c != '(' {
+                current.push(c);
+            }
+        }
+        params.push(current);
+        let takes_bool = params.iter().any(|p| {
+            p.split_once(':').is_some_and(|(_, ty)| {
+                ty.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .any(|word| word == "bool")
+            })
+        });
+        if takes_bool {
+            out.push((code[..at].lines().count().max(1), name));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_stage_takes_a_bool_parameter_in_its_public_api() {
+    let src = course_root().join("crates/grader/src");
+    let mut problems = Vec::new();
+    for stage in STAGES {
+        let files = match src.join(stage) {
+            dir if dir.is_dir() => rust_files(&dir),
+            _ => vec![src.join(format!("{stage}.rs"))],
+        };
+        for path in files {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let rel = path.strip_prefix(&src).unwrap().display().to_string();
+            for (line, f) in bool_parameters(&code_only(&without_tests(&text))) {
+                problems.push(format!("{rel}:{line}: fn {f} takes a bool"));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "a stage's public function takes a bool: give the choice a type of its own (an enum, \
+         `Side`, `Isolation`, `Sandbox`):\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_bool_checker_sees_a_planted_bool_parameter() {
+    let planted = "impl Lesson {\n    pub fn crate_dir(&self, root: &Path, solutions: bool) -> PathBuf {\n        todo()\n    }\n}\npub(crate) fn build<'a>(\n    lessons: &[&'a Lesson],\n    sandboxed: Option<bool>,\n) {}\npub const fn tolerance(exact: bool) -> f64 { 0.0 }\n";
+    assert_eq!(
+        bool_parameters(planted),
+        [
+            (2, "crate_dir".to_owned()),
+            (6, "build".to_owned()),
+            (10, "tolerance".to_owned())
+        ]
+    );
+    let fine = "pub fn new(isolation: Isolation, sandbox: Sandbox) -> bool { true }\nfn private(x: bool) {}\npub fn closure(f: &dyn Fn(usize) -> usize, boolean: Boolish) {}\npub fn is_solutions(self) -> bool { false }\n";
+    assert!(
+        bool_parameters(fine).is_empty(),
+        "{:?}",
+        bool_parameters(fine)
     );
 }

@@ -168,7 +168,7 @@ fn without_snapshots(checks: &HashMap<String, Vec<Expect>>) -> Vec<&str> {
 pub fn plan(root: &Path, course: &Course, lessons: &[&Lesson]) -> Result<Vec<LessonPlan>> {
     grader::course::require_solutions(root)?;
     let built = build(root, lessons, grader::course::Side::Solutions, None, None)?.lessons;
-    let runner = Runner::new(false, false)?;
+    let runner = Runner::direct()?;
     let mut plans = Vec::new();
     for lesson in lessons {
         let mut plan = LessonPlan {

@@ -104,7 +104,9 @@ impl Sections {
 /// Runs every check and prints the report; returns true when there is no problem.
 pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> Result<bool> {
     grader::course::require_solutions(root)?;
-    let lessons = grader::plan::select(course, lesson)?;
+    let selection = grader::course::selection::Selection::resolve_lesson(course, lesson)?;
+    let lessons = selection.lessons(course);
+    let lessons: Vec<&grader::course::Lesson> = lessons.iter().map(|l| &**l).collect();
     let mut sections = Sections(Vec::new());
     // Local grading never reads the secret, so its exposure is a warning, not a failure.
     sections.warn(
@@ -113,7 +115,7 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
     );
     // The reference solutions run their variant checks too (for the local id's inputs).
     let request = |side| Request {
-        selection: lesson.map(str::to_owned),
+        selection: selection.clone(),
         timeout: None,
         jobs,
         progress: false,

@@ -4,8 +4,8 @@
 use crate::cli::{Format, GradeArgs};
 use crate::exit_status::exit;
 use anyhow::{Context as _, Result, bail};
+use grader::course::selection::Selection;
 use grader::course::{Course, Side};
-use grader::plan::Selection;
 use grader::report::{self, Report, style::Style};
 use grader::request::{Local, Request};
 #[cfg(feature = "instructor")]
@@ -17,9 +17,9 @@ use std::process::ExitCode;
 /// Grades as `args` say and prints (or writes) the report; exit 0 only at full marks.
 pub fn run(root: &Path, course: &Course, args: GradeArgs) -> Result<ExitCode> {
     check_outputs(&args)?;
-    let selection = Selection::resolve(course, args.lesson.as_deref())?;
-    let one_exercise = matches!(selection, Selection::Exercise(..));
-    if let (Selection::Exercise(l, ex), Some(_)) = (selection, &args.submissions) {
+    let local = request(course, &args)?;
+    let one_exercise = matches!(local.selection, Selection::Exercise(..));
+    if let (Selection::Exercise(l, ex), Some(_)) = (&local.selection, &args.submissions) {
         bail!(
             "--submissions grades whole lessons, not one exercise\n  help: give the lesson of \
              `{}`: `{}`",
@@ -27,7 +27,6 @@ pub fn run(root: &Path, course: &Course, args: GradeArgs) -> Result<ExitCode> {
             l.id
         );
     }
-    let local = request(&args);
     #[cfg(feature = "instructor")]
     if let Some(dir) = args.submissions.clone() {
         return class(root, course, &dir, local, args);
@@ -42,7 +41,7 @@ pub fn run(root: &Path, course: &Course, args: GradeArgs) -> Result<ExitCode> {
     let mut rendered = render(root, course, &report, &args);
     if args.format == Format::Human
         && args.submission.is_none()
-        && let Some(next) = next_exercise(course, selection, &report)
+        && let Some(next) = next_exercise(course, &local.selection, &report)
     {
         rendered.push_str(&next);
     }
@@ -106,20 +105,22 @@ fn check_outputs(args: &GradeArgs) -> Result<()> {
     Ok(())
 }
 
-/// The grading request of a local run (a submission or a class turns it into an official one).
-fn request(args: &GradeArgs) -> Request<Local> {
-    Request {
-        selection: args.lesson.clone(),
+/// The grading request of a local run (a submission or a class turns it into an official one),
+/// its key resolved once against `course` (a mistyped one is refused with a did-you-mean).
+fn request(course: &Course, args: &GradeArgs) -> Result<Request<Local>> {
+    let mode = Local {
+        side: Side::from_solutions(args.solutions),
+        plant: args.plant.clone(),
+        isolate: args.isolate,
+    };
+    Ok(Request {
+        selection: grader::request::resolve_local(course, args.lesson.as_deref(), &mode)?,
         timeout: args.timeout,
         jobs: crate::cli::jobs_or_cores(args.jobs),
         // A bar on a terminal, a line now and then elsewhere (see `grader::grade`).
         progress: true,
-        mode: Local {
-            side: Side::from_solutions(args.solutions),
-            plant: args.plant.clone(),
-            isolate: args.isolate,
-        },
-    }
+        mode,
+    })
 }
 
 /// The official request of a submission (or of each submission of a class) at `root`, for
@@ -135,6 +136,8 @@ fn official(
     local.with_mode(Official {
         student,
         sandbox,
+        // Probed once per grade (a class run's too), by starting the sandbox for real.
+        isolation: grader::run::sandbox::probe(),
         target_dir: grader::official::submission::target_dir(root),
         build_timeout: args.build_timeout,
         build_cache: None,
@@ -157,7 +160,7 @@ fn class(
     // Checked before grading: a mistyped name must not wait for the whole class.
     let only = args
         .similarity_exercises
-        .or_else(|| request.selection.clone().map(|l| vec![l]));
+        .or_else(|| request.selection.lesson().map(|l| vec![l.id.clone()]));
     let similar = similarity::Options::new(
         course,
         args.similarity_threshold
@@ -270,7 +273,7 @@ fn render(root: &Path, course: &Course, report: &Report, args: &GradeArgs) -> St
 /// After a grade of the student's code at full marks, the line after the human report's "Full
 /// marks.": the next exercise after `grade EXERCISE` (or the whole course), the next lesson
 /// after a lesson's.
-fn next_exercise(course: &Course, selection: Selection, report: &Report) -> Option<String> {
+fn next_exercise(course: &Course, selection: &Selection, report: &Report) -> Option<String> {
     let Selection::Exercise(lesson, done) = selection else {
         return report::human::next_lesson(course, report);
     };

@@ -1,7 +1,8 @@
-//! A class graded in the container mode gives every student the points the Landlock mode gives,
-//! and no check reads the class folder, which lies outside the course (as the GitHub Classroom
-//! grading workflow has it): in the container mode a check sees the grader's command line, and
-//! with it the folder's path.
+//! A class graded in the container mode gives every student the points the Landlock mode gives
+//! (full marks for the solved lesson, none for the stubs: what `class_cli` asserts of a class
+//! graded with Landlock), and no check reads the class folder, which lies outside the course (as
+//! the GitHub Classroom grading workflow has it): in the container mode a check sees the
+//! grader's command line, and with it the folder's path.
 
 use crate::class_cli::{handout, read_csv, solve_lesson01};
 use crate::hostile_cli::Mode;
@@ -69,17 +70,23 @@ fn grade_class(
     (out, gradebook, reports)
 }
 
-/// Each student's total in a class run's gradebook.
-fn totals(gradebook: &Path) -> BTreeMap<String, String> {
-    read_csv(gradebook)
+/// Each student's total and the class's maximum in a class run's gradebook.
+fn totals(gradebook: &Path) -> (BTreeMap<String, String>, String) {
+    let rows = read_csv(gradebook);
+    let max = rows
+        .first()
+        .map(|row| row["max"].clone())
+        .unwrap_or_default();
+    let totals = rows
         .into_iter()
         .map(|row| (row["id"].clone(), row["total"].clone()))
-        .collect()
+        .collect();
+    (totals, max)
 }
 
 #[test]
 fn a_class_in_a_container_gets_the_landlock_modes_points_and_reads_no_classmate() {
-    if !Mode::Landlock.available() || !Mode::Container.available() {
+    if !Mode::Container.available() {
         return;
     }
     let course = Scratch::new("class-modes");
@@ -115,47 +122,54 @@ fn a_class_in_a_container_gets_the_landlock_modes_points_and_reads_no_classmate(
             _ => {}
         }
     }
-    let mut graded = Vec::new();
-    for mode in [Mode::Landlock, Mode::Container] {
-        let out_dir = work.path.join(format!("{mode:?}"));
-        std::fs::create_dir_all(&out_dir).unwrap();
-        let (out, gradebook, reports) = grade_class(&course, &class, &out_dir, mode);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(gradebook.exists(), "{mode:?}: no gradebook\n{stderr}");
-        // Every message of the snoopers' checks, and what the first snooper's checks ended as.
-        let mut snooped = Vec::new();
-        for id in ["mallory", "trudy"] {
-            let report: serde_json::Value = serde_json::from_str(
-                &std::fs::read_to_string(reports.join(format!("{id}.json"))).unwrap(),
-            )
-            .unwrap();
-            let isolation = report["isolation"].as_str().unwrap_or_default();
-            assert!(
-                isolation.starts_with(mode.isolation()),
-                "{mode:?}: {id}: {isolation}"
-            );
-            snooped.extend(
-                support::verdicts(&report)
-                    .iter()
-                    .filter_map(|c| c["message"].as_str().map(str::to_owned))
-                    .filter(|m| m.contains("SNOOP saw")),
-            );
-        }
-        assert!(!snooped.is_empty(), "{mode:?}: no check snooped");
-        for message in &snooped {
-            assert!(message.contains(" opened 0: "), "{mode:?}: {message}");
-        }
-        // The container mode has no PID namespace: the snoop must have seen the folder's path,
-        // or it proves nothing.
-        if mode == Mode::Container {
-            assert!(
-                snooped.iter().any(|m| !m.contains("SNOOP saw 0 ")),
-                "{mode:?}: {snooped:?}"
-            );
-        }
-        graded.push(totals(&gradebook));
+    // One run, in the container mode: the Landlock mode's class runs are `class_cli`'s and
+    // `pages_cli`'s, and its points per kind of submission are known (below).
+    let mode = Mode::Container;
+    let out_dir = work.path.join(format!("{mode:?}"));
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let (out, gradebook, reports) = grade_class(&course, &class, &out_dir, mode);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(gradebook.exists(), "{mode:?}: no gradebook\n{stderr}");
+    // Every message of the snoopers' checks, and what the first snooper's checks ended as.
+    let mut snooped = Vec::new();
+    for id in ["mallory", "trudy"] {
+        let report: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(reports.join(format!("{id}.json"))).unwrap(),
+        )
+        .unwrap();
+        let isolation = report["isolation"].as_str().unwrap_or_default();
+        assert!(
+            isolation.starts_with(mode.isolation()),
+            "{mode:?}: {id}: {isolation}"
+        );
+        snooped.extend(
+            support::verdicts(&report)
+                .iter()
+                .filter_map(|c| c["message"].as_str().map(str::to_owned))
+                .filter(|m| m.contains("SNOOP saw")),
+        );
     }
-    assert_eq!(graded[0].len(), 10, "{:?}", graded[0]);
-    assert_ne!(graded[0]["alice"], graded[0]["erin"], "{:?}", graded[0]);
-    assert_eq!(graded[0], graded[1], "Landlock mode, then container mode");
+    assert!(!snooped.is_empty(), "{mode:?}: no check snooped");
+    for message in &snooped {
+        assert!(message.contains(" opened 0: "), "{mode:?}: {message}");
+    }
+    // The container mode has no PID namespace: the snoop must have seen the folder's path,
+    // or it proves nothing.
+    assert!(
+        snooped.iter().any(|m| !m.contains("SNOOP saw 0 ")),
+        "{mode:?}: {snooped:?}"
+    );
+    // The Landlock mode's points: the solved lesson's maximum, nothing for the stubs and the
+    // snoopers (whose first function panics).
+    let (graded, max) = totals(&gradebook);
+    assert_eq!(graded.len(), 10, "{graded:?}\n{stderr}");
+    assert!(max.parse::<u32>().is_ok_and(|m| m > 0), "max {max:?}");
+    for (id, total) in &graded {
+        let expected = if ["alice", "bob", "carol", "dave"].contains(&id.as_str()) {
+            max.as_str()
+        } else {
+            "0"
+        };
+        assert_eq!(total, expected, "{mode:?}: {id}: {graded:?}");
+    }
 }

@@ -13,6 +13,24 @@ pub fn command() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
 }
 
+/// A submission's build in the sandbox: how this machine isolates it (as probed for the grade)
+/// and how long it may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sandboxed {
+    /// The isolation probed for the grade (enforced: an unsandboxed build has no `Sandboxed`).
+    pub isolation: crate::run::Isolation,
+    /// Stopped after this long; the lessons it had not built by then fail with a note saying so.
+    pub limit: std::time::Duration,
+}
+
+impl Sandboxed {
+    /// Whether the build runs as the builder's user (the container mode, see
+    /// [`crate::run::builder`]).
+    pub fn as_builder(self) -> bool {
+        self.isolation == crate::run::Isolation::ContainerUid
+    }
+}
+
 /// A `cargo build` of a student's submission that cannot read what it must not: it runs in the
 /// sandbox (see [`crate::run::sandbox`]) with read access to the grading copy `root`, the toolchain and
 /// the registry only (so `include_str!`, `#[path]` and friends cannot reach the instructors' tree),
@@ -22,12 +40,12 @@ pub(crate) fn sandboxed(
     root: &Path,
     target: &Path,
     args: &[String],
-    timeout: std::time::Duration,
+    sandbox: Sandboxed,
 ) -> Result<(Command, BuildDirs)> {
     let scratch = crate::fsutil::scratch_dir("build")?;
     // The container mode builds as the builder's user, in a home of its own.
     #[cfg(all(target_os = "linux", feature = "instructor"))]
-    let (run_as, home) = match as_builder() {
+    let (run_as, home) = match sandbox.as_builder() {
         true => (
             Some(crate::run::builder::BUILDER),
             Some(crate::run::builder::home()?),
@@ -52,13 +70,14 @@ pub(crate) fn sandboxed(
         read,
         write: vec![target.to_path_buf(), cargo_home.clone(), home_dir.clone()],
         hide: Vec::new(),
-        timeout,
+        timeout: sandbox.limit,
         status_file: scratch.path().join("status"),
         require: true,
         network: false,
         check_limits: false,
         run_as,
         disk: None,
+        isolation: sandbox.isolation,
     };
     let mut all: Vec<String> = args.to_vec();
     all.extend([
@@ -74,7 +93,11 @@ pub(crate) fn sandboxed(
         .env("HOME", &home_dir)
         .env("TMPDIR", &home_dir)
         .env("CARGO_HOME", &cargo_home)
-        .env("RUSTUP_HOME", &rustup_home);
+        .env("RUSTUP_HOME", &rustup_home)
+        // No incremental caches: a lesson is only rebuilt when its sources changed, and then
+        // its caches were taken aside with the rest of the earlier build (`cargo_state`), so
+        // they were written for nothing (docs/bench-class.md).
+        .env("CARGO_INCREMENTAL", "0");
     if let Some(t) = std::env::var_os("RUSTUP_TOOLCHAIN") {
         cmd.env("RUSTUP_TOOLCHAIN", t);
     }
@@ -94,12 +117,6 @@ pub(crate) struct BuildDirs {
     pub _home: Option<crate::fsutil::TempDir>,
 }
 
-/// Whether a submission's build runs as the builder's user (the container mode, see
-/// [`crate::run::builder`]).
-pub(crate) fn as_builder() -> bool {
-    crate::run::sandbox::isolation() == crate::run::Isolation::ContainerUid
-}
-
 /// `$CARGO_HOME` and `$RUSTUP_HOME`, or their defaults under `$HOME`.
 pub fn toolchain_homes() -> (PathBuf, PathBuf) {
     let home = std::env::var_os("HOME")
@@ -109,4 +126,26 @@ pub fn toolchain_homes() -> (PathBuf, PathBuf) {
         std::env::var_os(var).map_or_else(|| home.join(default), PathBuf::from)
     };
     (from("CARGO_HOME", ".cargo"), from("RUSTUP_HOME", ".rustup"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_submissions_build_writes_no_incremental_caches() {
+        let dir = tempfile::tempdir().unwrap();
+        let (cmd, _dirs) = sandboxed(
+            dir.path(),
+            &dir.path().join("target"),
+            &["build".to_owned()],
+            std::time::Duration::from_secs(1),
+        )
+        .unwrap();
+        let incremental = cmd
+            .get_envs()
+            .find(|(key, _)| *key == "CARGO_INCREMENTAL")
+            .and_then(|(_, value)| value);
+        assert_eq!(incremental, Some(std::ffi::OsStr::new("0")));
+    }
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 /// The `cargo build` of `lessons` in the course at `root` (the grading copy's fixed copy for a
-/// sandboxed build) into `target`; `sandbox`: in the sandbox, stopped after this long. A local
+/// sandboxed build) into `target`; `sandbox`: in the sandbox. A local
 /// build tells `observer` how far it is as it runs.
 pub(crate) fn cargo_build(
     root: &Path,
@@ -18,7 +18,7 @@ pub(crate) fn cargo_build(
     lessons: &[&Lesson],
     side: Side,
     target_dir: Option<&Path>,
-    sandbox: Option<std::time::Duration>,
+    sandbox: Option<crate::build::cargo::Sandboxed>,
     observer: Option<&dyn Observer>,
 ) -> Result<Compiled> {
     let mut args: Vec<String> = ["build", "--keep-going", "--message-format=json"]
@@ -37,8 +37,8 @@ pub(crate) fn cargo_build(
     // The sandboxed build's scratch folder (its HOME, and the supervisor's status file), kept
     // until the build's outcome is read.
     let mut build_home = None;
-    let mut cmd = if let Some(limit) = sandbox {
-        let (cmd, dirs) = crate::build::cargo::sandboxed(root, target, &args, limit)?;
+    let mut cmd = if let Some(sandbox) = sandbox {
+        let (cmd, dirs) = crate::build::cargo::sandboxed(root, target, &args, sandbox)?;
         build_home = Some(dirs);
         cmd
     } else {
@@ -62,7 +62,7 @@ pub(crate) fn cargo_build(
     };
     // The supervisor's word on how the sandboxed build ended (the build can write that folder,
     // but the supervisor writes the file last; it only chooses a message for unbuilt lessons).
-    let timed_out = sandbox.filter(|_| {
+    let timed_out = sandbox.map(|s| s.limit).filter(|_| {
         build_home
             .as_ref()
             .is_some_and(|dirs: &crate::build::cargo::BuildDirs| {

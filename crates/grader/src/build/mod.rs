@@ -15,7 +15,7 @@ pub mod reuse;
 pub mod stub_out;
 pub mod units;
 
-pub use cargo::toolchain_homes;
+pub use cargo::{Sandboxed, toolchain_homes};
 pub use messages::trim_error;
 pub use output::{BuildOutput, Built, CheckBinary};
 
@@ -26,19 +26,21 @@ use anyhow::{Context as _, Result};
 use std::path::{Path, PathBuf};
 
 /// Where a sandboxed build into `target` compiles: always the same folder for one target folder,
-/// so rustc's incremental caches (which name the source files by path) serve the next submission
-/// too. The grading copy is mirrored there under the build lock. It lies under the system's
+/// so cargo's records of a build (which name the source files by path) still hold when a later
+/// submission takes that build back from aside (see [`cargo_state::aside`]). The grading copy is mirrored there under the build lock. It lies under the system's
 /// temporary folder, like the grading copies: cargo reads the `.cargo/config.toml` of every
 /// parent folder, and no course may be one. It belongs to `target` (which exists: the build lock
 /// lives in it), and goes once that folder is gone (see [`crate::fsutil::fixed_scratch`]).
-fn build_copy(target: &Path) -> Result<PathBuf> {
+fn build_copy(target: &Path, sandbox: Sandboxed) -> Result<PathBuf> {
     let key = crate::course::manifest::sha256_hex(target.to_string_lossy().as_bytes());
     let name = format!("build-{}", &key[..16]);
     // The container mode's builder reads it in its own folder (`crate::run::builder`).
     #[cfg(all(target_os = "linux", feature = "instructor"))]
-    if cargo::as_builder() {
+    if sandbox.as_builder() {
         return Ok(crate::run::builder::world()?.join(name));
     }
+    #[cfg(not(all(target_os = "linux", feature = "instructor")))]
+    let _ = sandbox;
     Ok(crate::fsutil::fixed_scratch(&name, target))
 }
 
@@ -67,8 +69,8 @@ pub const SUBMISSION_BUILD_TIMEOUT: std::time::Duration = std::time::Duration::f
 
 /// Builds the check binaries of `lessons` with one `cargo build --test ... --keep-going`, in
 /// `target_dir` when given (else cargo's default), and collects the executables, the first error
-/// and the warnings of each lesson's crate. `sandbox`: build a submission in the sandbox, stopped
-/// after this long (the lessons it had not built by then fail with a note saying so). A local
+/// and the warnings of each lesson's crate. `sandbox`: build a submission in the sandbox
+/// ([`Sandboxed`]). A local
 /// build takes the lessons whose build of the same contents it kept (see [`reuse`]) and runs
 /// cargo for the others only, or not at all.
 pub fn build(
@@ -76,7 +78,7 @@ pub fn build(
     lessons: &[&Lesson],
     side: Side,
     target_dir: Option<&Path>,
-    sandbox: Option<std::time::Duration>,
+    sandbox: Option<Sandboxed>,
 ) -> Result<BuildOutput> {
     let reuse = match sandbox {
         Some(_) => Reuse::Nothing,
@@ -109,7 +111,7 @@ pub fn build_observed(
 }
 
 /// A sandboxed build of the exercises of `lessons` in the grading copy `root` of `course` for a
-/// class run, into `target_dir` (stopped after `time_limit`), taking every lesson it can from
+/// class run, into `target_dir` (in the sandbox `sandbox`), taking every lesson it can from
 /// `cache` and adding the ones it builds.
 pub fn build_shared(
     cache: &reuse::BuildCache,
@@ -117,7 +119,7 @@ pub fn build_shared(
     course: &crate::course::Course,
     lessons: &[&Lesson],
     target_dir: Option<&Path>,
-    time_limit: std::time::Duration,
+    sandbox: Sandboxed,
 ) -> Result<BuildOutput> {
     let reuse = Reuse::for_submission(cache, root, course, lessons)?;
     let side = Side::Exercises;
@@ -125,7 +127,7 @@ pub fn build_shared(
         root,
         lessons,
         side,
-        (target_dir, Some(time_limit)),
+        (target_dir, Some(sandbox)),
         reuse,
         None,
     )
@@ -137,7 +139,7 @@ fn build_reusing(
     graded: &Path,
     lessons: &[&Lesson],
     side: Side,
-    (target_dir, sandbox): (Option<&Path>, Option<std::time::Duration>),
+    (target_dir, sandbox): (Option<&Path>, Option<Sandboxed>),
     reuse: Reuse,
     observer: Option<&dyn units::Observer>,
 ) -> Result<BuildOutput> {
@@ -166,8 +168,8 @@ fn build_reusing(
     // Every build of the grader takes turns on its target directory; a sandboxed build compiles
     // in the target folder's fixed copy of the grading copy `graded`.
     let lock = take_build_lock(&target, observer)?;
-    let root = &if sandboxed {
-        let copy = build_copy(&target)?;
+    let root = &if let Some(sandbox) = sandbox {
+        let copy = build_copy(&target, sandbox)?;
         mirror(graded, &copy)?;
         copy
     } else {
@@ -191,11 +193,11 @@ fn build_reusing(
         let course = crate::course::Course::load(graded)?;
         cargo_state::forget_earlier_submissions(&target, &course, &decided)?;
     }
-    cargo_state::decide_by_content(root, &target, &decided, side, sandboxed)?;
+    cargo_state::decide_by_content(root, &target, &decided, side, sandbox)?;
     // The container mode's builder writes the target folder and may rewrite the copy (a
     // `Cargo.lock`); the grader's own builds of the same folder left files of root's there.
     #[cfg(all(target_os = "linux", feature = "instructor"))]
-    if sandboxed && cargo::as_builder() {
+    if sandbox.is_some_and(Sandboxed::as_builder) {
         crate::run::builder::give_tree(&target)?;
         crate::run::builder::give_tree(root)?;
     } else if sandboxed {
@@ -282,7 +284,7 @@ fn claim(root: &Path, lessons: &[&Lesson], side: Side) -> Result<std::fs::File> 
         .map(|lesson| Inputs::read(root, lesson, side))
         .collect();
     let inputs: Vec<&Inputs> = inputs.iter().collect();
-    cargo_state::decide_by_content(root, &target, &inputs, side, false)?;
+    cargo_state::decide_by_content(root, &target, &inputs, side, None)?;
     Ok(lock)
 }
 
@@ -348,7 +350,11 @@ mod tests {
     #[test]
     fn the_build_copy_mirrors_the_grading_copy_and_keeps_its_path() {
         let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let copy = |dir: &Path| build_copy(dir).unwrap();
+        let sandbox = Sandboxed {
+            isolation: crate::run::Isolation::Landlock { abi: 6 },
+            limit: SUBMISSION_BUILD_TIMEOUT,
+        };
+        let copy = |dir: &Path| build_copy(dir, sandbox).unwrap();
         assert_eq!(copy(a.path()), copy(a.path()));
         assert_ne!(copy(a.path()), copy(b.path()));
         std::fs::create_dir_all(a.path().join("exercises/l/src")).unwrap();

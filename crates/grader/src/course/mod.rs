@@ -6,6 +6,7 @@ pub mod layout;
 pub mod manifest;
 pub mod pristine;
 pub mod refused;
+pub mod selection;
 pub mod side;
 pub mod stubs;
 pub mod suggest;

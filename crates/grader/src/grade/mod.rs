@@ -12,10 +12,10 @@ mod variant_misconceptions;
 mod verdicts;
 
 use crate::build::reuse::{Listed, Recorded, Stamp};
-use crate::build::{BuildOutput, build, build_observed};
+use crate::build::{BuildOutput, Sandboxed, build, build_observed};
 use crate::course::{CheckId, Course, Lesson, Side};
 use crate::judge::verdict::{Origin, origin, panic_of};
-use crate::plan::{LessonPlan, Selection, plan};
+use crate::plan::{LessonPlan, plan};
 use crate::report::{Graded as What, Report};
 use crate::request::{Local, Mode, Official, Request, Sandbox};
 use crate::run::runs::{Grouping, Runs};
@@ -94,7 +94,7 @@ struct Pipeline<'a> {
 }
 
 impl<'a> Pipeline<'a> {
-    /// Resolves what `request` selects.
+    /// The lessons `request` selects (resolved where it was made), and the plant.
     fn new(
         root: &'a Path,
         expected_root: &'a Path,
@@ -106,23 +106,7 @@ impl<'a> Pipeline<'a> {
             Mode::Local(local) => local.plant.as_deref(),
             Mode::Official(_) => None,
         };
-        let side = request.mode.side();
-        let planted = match plant {
-            // The built-in plant fits every plantable exercise: no lesson of its own.
-            Some(check_protocol::FITTED_TO_VISIBLE) if request.mode.side().is_solutions() => None,
-            Some(id) => Some(planted_lesson(
-                course,
-                id,
-                side,
-                request.selection.as_deref(),
-            )?),
-            None => None,
-        };
-        let key = request
-            .selection
-            .as_deref()
-            .or(planted.as_ref().map(|l| l.id.as_str()));
-        let mut selected = Selection::resolve(course, key)?.lessons(course);
+        let mut selected = request.selection.lessons(course);
         if student_id(request).is_none() {
             for lesson in selected.iter_mut().filter(|l| l.has_variants()) {
                 *lesson = Cow::Owned(crate::variants::without_variants(lesson));
@@ -258,14 +242,14 @@ impl<'a> Pipeline<'a> {
         }
     }
 
-    /// The isolation the checks get: probed once per run, and only in official grading (local
-    /// grading runs checks directly); refused when official grading requires a sandbox. In the
+    /// The isolation the checks get: the one the official request was made with (local grading
+    /// runs checks directly); refused when official grading requires a sandbox. In the
     /// container mode, with the guard that keeps the grader's folders closed until grading ends.
     fn isolation(&self) -> Result<(Isolation, Option<ClosedFolders>)> {
         let Some(official) = self.official() else {
             return Ok((Isolation::None, None));
         };
-        let isolation = crate::run::sandbox::isolation();
+        let isolation = official.isolation;
         if official.sandbox == Sandbox::Required && !isolation.is_enforced() {
             bail!(
                 "official grading needs a sandbox, and this machine has none (Linux with Landlock, or \
@@ -343,9 +327,8 @@ impl<'a> Pipeline<'a> {
         // The record keeps the build as it was: a lesson that did not compile is never fresh.
         let as_built = (!output.errors.is_empty()).then(|| output.clone());
         let recompiled = self.recompile(lessons, &mut output, isolation)?;
-        let sandboxed = isolation.is_enforced();
-        let require = official.is_some_and(|o| o.sandbox == Sandbox::Required);
-        let mut runner = Runner::new(sandboxed, require)?;
+        let sandbox = official.map_or(Sandbox::Optional, |o| o.sandbox);
+        let mut runner = Runner::new(isolation, sandbox)?;
         // A planted misconception is chosen when the checks run: the solutions' build is the usual one.
         runner.plant = self.plant.map(str::to_owned);
         runner.variant_seeds = variants.map(Variants::env_value);
@@ -431,17 +414,14 @@ impl<'a> Pipeline<'a> {
             .build_timeout
             .unwrap_or(crate::build::SUBMISSION_BUILD_TIMEOUT);
         let target = Some(official.target_dir.as_path());
-        match &official.build_cache {
-            Some(cache) if isolation.is_enforced() => {
-                crate::build::build_shared(cache, root, self.course, lessons, target, limit)
+        let sandbox = isolation
+            .is_enforced()
+            .then_some(Sandboxed { isolation, limit });
+        match (&official.build_cache, sandbox) {
+            (Some(cache), Some(sandbox)) => {
+                crate::build::build_shared(cache, root, self.course, lessons, target, sandbox)
             }
-            _ => build(
-                root,
-                lessons,
-                side,
-                target,
-                isolation.is_enforced().then_some(limit),
-            ),
+            _ => build(root, lessons, side, target, sandbox),
         }
     }
 
@@ -449,15 +429,15 @@ impl<'a> Pipeline<'a> {
     fn report(
         &self,
         lessons: Vec<crate::report::LessonReport>,
-        mut modified_files: Vec<String>,
+        modified_files: Vec<String>,
         isolation: Isolation,
     ) -> Report {
         // The instructors' files are checked again after grading: nothing may have changed them.
-        for f in crate::course::manifest::differences(self.expected_root, self.course) {
-            if !modified_files.contains(&f) {
-                modified_files.push(format!("{f} (changed while grading)"));
-            }
-        }
+        let changed_while_grading: Vec<String> =
+            crate::course::manifest::differences(self.expected_root, self.course)
+                .into_iter()
+                .filter(|f| !modified_files.contains(f))
+                .collect();
         Report {
             schema_version: crate::report::SCHEMA_VERSION,
             course: self.course.course.title.clone(),
@@ -465,11 +445,12 @@ impl<'a> Pipeline<'a> {
                 Side::Solutions => What::Solutions,
                 Side::Exercises => What::Exercises,
             },
-            official: modified_files.is_empty(),
+            official: modified_files.is_empty() && changed_while_grading.is_empty(),
             isolation,
             student: None,
             sources_sha256: None,
             modified_files,
+            changed_while_grading,
             score: lessons.iter().map(|l| l.score).sum(),
             max_score: lessons.iter().map(|l| l.max_score).sum(),
             execution_time: self.started.elapsed().as_secs_f64(),
@@ -534,42 +515,4 @@ fn trace_library_panics(
     runs.traced(runner, &listing.jobs, &again, workers, |first, traced| {
         location(traced) == location(first)
     })
-}
-
-/// The lesson of the misconception `id`, checked against the side and the selection.
-fn planted_lesson<'c>(
-    course: &'c Course,
-    id: &str,
-    side: Side,
-    selection: Option<&str>,
-) -> Result<&'c Lesson> {
-    if !side.is_solutions() {
-        bail!("--plant plants a misconception into the reference solutions: add --solutions");
-    }
-    let lesson = course
-        .lessons
-        .iter()
-        .find(|l| l.misconceptions.iter().any(|m| m.id == id))
-        .ok_or_else(|| {
-            let ids: Vec<&str> = course
-                .lessons
-                .iter()
-                .flat_map(|l| &l.misconceptions)
-                .map(|m| m.id.as_str())
-                .collect();
-            let close = crate::course::suggest::did_you_mean(id, ids.iter().copied());
-            match close {
-                Some(c) => anyhow!("no misconception `{id}` in course.toml\n  help: did you mean `{c}`?"),
-                None => anyhow!("no misconception `{id}` in course.toml (they are listed under [[lessons.misconceptions]])"),
-            }
-        })?;
-    if let Some(key) = selection
-        && course.find_lesson(key).is_some_and(|l| l.id != lesson.id)
-    {
-        bail!(
-            "misconception `{id}` belongs to {}, not to `{key}`",
-            lesson.id
-        );
-    }
-    Ok(lesson)
 }

@@ -13,7 +13,7 @@
 
 use crate::course::expected::same_label;
 use crate::course::{Lesson, Misconception};
-use crate::judge::observed::{body, tolerance};
+use crate::judge::observed::{Snapshot, body};
 use crate::judge::panicked::{Panic, Panicked};
 use anyhow::Result;
 use check_protocol::Observation;
@@ -338,7 +338,11 @@ fn repeats(want: &[Observation], got: &[Observation]) -> bool {
                 Observation::Snapshot {
                     name: b, text: u, ..
                 },
-            ) => a == b && check_protocol::explain_difference(t, u, tolerance(*exact)).is_none(),
+            ) => {
+                a == b
+                    && check_protocol::explain_difference(t, u, Snapshot::from(*exact).tolerance())
+                        .is_none()
+            }
             _ => false,
         })
 }

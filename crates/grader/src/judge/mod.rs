@@ -20,7 +20,7 @@ pub mod verdict;
 
 use crate::course::expected::{Expect, same_label};
 use crate::judge::misconception::Record;
-use crate::judge::observed::{body, tolerance};
+use crate::judge::observed::{Snapshot, body};
 use crate::judge::panicked::Panicked;
 use crate::judge::verdict::{
     Origin, Status, Verdict, check_frame, first_lines, origin, panic_of, strip_col, student_frame,
@@ -109,9 +109,11 @@ fn compare(ctx: &Context, expected: &[Expect], seen: &[Observation]) -> Comparis
                         decisive: false,
                     };
                 };
-                if let Some(why) =
-                    check_protocol::explain_difference(want_text, text, tolerance(*exact))
-                {
+                if let Some(why) = check_protocol::explain_difference(
+                    want_text,
+                    text,
+                    Snapshot::from(*exact).tolerance(),
+                ) {
                     return Comparison::Wrong {
                         at: i,
                         verdict: verdict(Status::Wrong, why),

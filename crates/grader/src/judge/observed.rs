@@ -3,12 +3,31 @@
 
 use check_protocol::Observation;
 
-/// The tolerance of a snapshot compared exactly or not.
-pub fn tolerance(exact: bool) -> f64 {
-    if exact {
-        0.0
-    } else {
-        check_protocol::TOLERANCE
+/// How a snapshot's numbers are compared: exactly (data movement, `assert_exact_snapshot!`) or
+/// within [`check_protocol::TOLERANCE`] (`assert_close_snapshot!`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Snapshot {
+    /// Every number as it is.
+    Exact,
+    /// Numbers within the tolerance.
+    Close,
+}
+
+impl From<bool> for Snapshot {
+    /// The comparison an expected snapshot's `exact` flag names (the protocol's and the
+    /// expected files' form).
+    fn from(exact: bool) -> Self {
+        if exact { Self::Exact } else { Self::Close }
+    }
+}
+
+impl Snapshot {
+    /// The tolerance the snapshot's numbers are compared within.
+    pub fn tolerance(self) -> f64 {
+        match self {
+            Self::Exact => 0.0,
+            Self::Close => check_protocol::TOLERANCE,
+        }
     }
 }
 

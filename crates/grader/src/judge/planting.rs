@@ -84,7 +84,7 @@ pub fn plant_all(
     // The stack names the exercise a panic happened in (bless only: 0.15 s a panic).
     let jobs = listed.jobs(&at, timeout, Backtrace::On);
     for m in &lesson.misconceptions {
-        let mut planting = Runner::new(runner.sandboxed, runner.require_sandbox)?;
+        let mut planting = Runner::new(runner.isolation, runner.sandbox)?;
         planting.plant = Some(m.id.clone());
         let outputs = Runs::first(&planting, &jobs, &Grouping::Alone, workers, &|_, _| {}).outputs;
         let mut outcome = Outcome {

@@ -239,7 +239,7 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
     let roster = opts.roster.as_deref().map(Roster::load).transpose()?;
     crate::official::gradebook::check(opts.gradebook_options.format, roster.as_ref())?;
     crate::course::require_solutions(root)?;
-    let selected = crate::plan::select(course, opts.grade.selection.as_deref())?;
+    let selected = opts.grade.selection.lessons(course);
     let lessons: Vec<(String, u32)> = selected
         .iter()
         .map(|l| (l.id.clone(), l.max_points()))
@@ -264,11 +264,12 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
     // In the container mode the class folder is closed to the checks' users too (it may lie
     // outside the course): one student's checks could read the others' sources.
     #[cfg(target_os = "linux")]
-    let _closed = (crate::run::sandbox::isolation() == crate::run::Isolation::ContainerUid)
+    let _closed = (grade.mode.isolation == crate::run::Isolation::ContainerUid)
         .then(|| crate::run::closed::close_to_others(&crate::fsutil::scratch_root(), &[dir]))
         .transpose()
         .with_context(|| format!("cannot close {} to the checks' users", dir.display()))?;
-    let (graded_rows, first_seconds) = grade_jobs(root, course, &graded, &grade, parallel, max);
+    let (graded_rows, (first_seconds, first_cpu)) =
+        grade_jobs(root, course, &graded, &grade, parallel, max);
     rows.extend(graded_rows);
     rows.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(Batch {
@@ -280,11 +281,31 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         parallel,
         late: None,
         builds: cache.counts(),
+        cpu_seconds: first_cpu.zip(cpu_seconds()),
     })
 }
 
+/// CPU time (user and system) of this process and of every process it has waited for, which
+/// waited for theirs (builds, sandboxes, checks), seconds.
+fn cpu_seconds() -> Option<f64> {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::sys::resource::{UsageWho, getrusage};
+        let seconds = |who| {
+            getrusage(who).ok().map(|u| {
+                let t =
+                    |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 + tv.tv_usec() as f64 / 1e6;
+                t(u.user_time()) + t(u.system_time())
+            })
+        };
+        Some(seconds(UsageWho::RUSAGE_SELF)? + seconds(UsageWho::RUSAGE_CHILDREN)?)
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
 /// Grades `jobs`, `parallel` at once after the first (graded alone: it builds the dependencies):
-/// their rows, and the first one's wall time.
+/// their rows, and the first one's wall time and the CPU time spent when it was graded.
 fn grade_jobs(
     root: &Path,
     course: &Course,
@@ -292,7 +313,7 @@ fn grade_jobs(
     grade: &Request<Official>,
     parallel: usize,
     max: u32,
-) -> (Vec<Row>, f64) {
+) -> (Vec<Row>, (f64, Option<f64>)) {
     let total = jobs.len();
     let done = AtomicUsize::new(0);
     let announce = |r: &Row| {
@@ -319,10 +340,10 @@ fn grade_jobs(
         r
     };
     let Some(first) = jobs.first() else {
-        return (Vec::new(), 0.0);
+        return (Vec::new(), (0.0, None));
     };
     let first = grade_one(first);
-    let first_seconds = first.seconds;
+    let first_seconds = (first.seconds, cpu_seconds());
     let mut results = vec![first];
     results.extend(crate::fsutil::par_map(parallel, &jobs[1..], grade_one));
     (results, first_seconds)
@@ -414,7 +435,10 @@ pub fn summary(batch: &Batch) -> String {
     if let Some(m) = batch.marginal_seconds() {
         let _ = writeln!(
             out,
-            "Marginal cost: {m:.1} s of wall time per submission after the first"
+            "Marginal cost: {m:.1} s of wall time per submission after the first{}",
+            batch
+                .marginal_cpu_seconds()
+                .map_or_else(String::new, |c| format!(" ({c:.1} s of CPU time)"))
         );
     }
     // Counted by sandboxed builds only (without a sandbox, nothing is shared).
@@ -591,6 +615,7 @@ pub mod fixture {
             parallel: 1,
             late: None,
             builds: (0, 0),
+            cpu_seconds: None,
         }
     }
 }
@@ -627,6 +652,33 @@ mod tests {
             .map(|k| ids(shard_of(class(), Some(Shard { k, n: 2 }))))
             .collect();
         assert_eq!(parts, [vec!["a", "b"], vec!["c", "d", "e"]]);
+    }
+
+    #[test]
+    fn the_summary_gives_the_cpu_time_of_each_submission_after_the_first() {
+        let lessons = [("lesson01", 10)];
+        let graded = |id: &str| fixture::graded(id, &[("lesson01", 5)], 10);
+        let mut batch = fixture::batch(&lessons, vec![graded("a"), graded("b"), graded("c")], None);
+        (batch.first_seconds, batch.total_seconds) = (30.0, 50.0);
+        assert!(summary(&batch).contains("10.0 s of wall time per submission after the first\n"));
+        batch.cpu_seconds = Some((40.0, 55.0));
+        assert_eq!(batch.marginal_cpu_seconds(), Some(7.5));
+        assert!(
+            summary(&batch)
+                .contains("10.0 s of wall time per submission after the first (7.5 s of CPU time)")
+        );
+        batch.rows.truncate(1);
+        assert_eq!(batch.marginal_cpu_seconds(), None);
+        // The grader's own CPU time so far is read, and only grows.
+        #[cfg(target_os = "linux")]
+        {
+            let before = cpu_seconds().unwrap();
+            let mut x = 0u64;
+            for i in 0..5_000_000u64 {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
+            }
+            assert!(cpu_seconds().unwrap() > before, "{x}");
+        }
     }
 
     #[test]

@@ -58,6 +58,9 @@ pub struct Batch {
     /// Lesson builds run, and lesson builds reused from a submission with the same sources
     /// (see [`crate::build::reuse`]).
     pub builds: (usize, usize),
+    /// CPU time (user and system) of the grader and every process it waited for, seconds: once
+    /// the first submission was graded, and at the end; `None` where it cannot be read.
+    pub cpu_seconds: Option<(f64, f64)>,
 }
 
 impl Row {
@@ -98,7 +101,7 @@ impl Row {
                     .map(|l| (l.id.clone(), l.score))
                     .collect(),
                 official: report.official,
-                modified: report.modified_files.len(),
+                modified: report.listed_files().len(),
                 isolation: report.isolation,
                 report: Some(report),
                 ..blank
@@ -116,6 +119,14 @@ impl Batch {
     pub fn marginal_seconds(&self) -> Option<f64> {
         let n = self.submitted().count();
         (n > 1).then(|| (self.total_seconds - self.first_seconds) / (n - 1) as f64)
+    }
+
+    /// CPU time per submission after the first, as [`Batch::marginal_seconds`] for wall time:
+    /// unlike wall time, it hardly depends on what else the machine runs.
+    pub fn marginal_cpu_seconds(&self) -> Option<f64> {
+        let n = self.submitted().count();
+        let (first, total) = self.cpu_seconds?;
+        (n > 1).then(|| (total - first) / (n - 1) as f64)
     }
 
     /// The rows of a submission (all but a roster's students who handed nothing in).

@@ -253,6 +253,7 @@ pub mod tests {
             student: None,
             sources_sha256: None,
             modified_files: vec![],
+            changed_while_grading: vec![],
             score,
             max_score: max,
             execution_time: 1.0,

@@ -302,6 +302,7 @@ pub fn load(dir: &Path, roster: Option<Roster>) -> Result<Batch> {
         parallel: 1,
         late: None,
         builds: (0, 0),
+        cpu_seconds: None,
     })
 }
 

@@ -268,7 +268,9 @@ pub fn grade(
         .map(|f| format!("instructors' copy: {f}"))
         .collect();
     report.graded = crate::report::Graded::Submission;
-    report.official = instructors.is_empty() && report.isolation.is_enforced();
+    report.official = instructors.is_empty()
+        && report.changed_while_grading.is_empty()
+        && report.isolation.is_enforced();
     report.sources_sha256 = Some(digest);
     report.modified_files = instructors.into_iter().chain(modified).collect();
     if let Some(keep) = keep {

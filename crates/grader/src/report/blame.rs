@@ -96,6 +96,7 @@ mod tests {
             student: None,
             sources_sha256: None,
             modified_files: vec![],
+            changed_while_grading: vec![],
             score: 0,
             max_score: 4,
             execution_time: 0.0,

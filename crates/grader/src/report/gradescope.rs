@@ -69,7 +69,7 @@ pub fn render(report: &Report) -> String {
             "\nUNOFFICIAL: these course files differ from the instructors' copy: {}",
             file_names(report)
         ));
-    } else if !report.modified_files.is_empty() {
+    } else if !report.listed_files().is_empty() {
         output.push_str(&format!(
             "\nFiles you changed outside exercises/*/src were not used: {}",
             file_names(report)
@@ -93,7 +93,7 @@ pub fn render(report: &Report) -> String {
 /// student chose their names.
 fn file_names(report: &Report) -> String {
     let names: Vec<String> = report
-        .modified_files
+        .listed_files()
         .iter()
         .map(|f| crate::report::student_text::name(f))
         .collect();

@@ -367,7 +367,7 @@ pub fn render_for(
             "{} these course files differ from the instructors' copy, so this grade is unofficial:",
             style.yellow("Unofficial:")
         );
-        for f in &report.modified_files {
+        for f in &report.listed_files() {
             let _ = writeln!(out, "  {}", crate::report::student_text::name(f));
         }
         if let Some(restore) = restore {
@@ -390,16 +390,17 @@ pub fn render_for(
 }
 
 /// The end of a submission's human report: the files the student changed outside their sources
-/// (`report.modified_files`), each name made inert, with why they did not count; empty when the
+/// (`Report::listed_files`), each name made inert, with why they did not count; empty when the
 /// student changed none.
 fn submission_changes(report: &Report) -> String {
-    if report.modified_files.is_empty() {
+    let files = report.listed_files();
+    if files.is_empty() {
         return String::new();
     }
     let mut text = "\nFiles the student changed outside exercises/*/src (not used: graded with \
                     the instructors' copies):\n"
         .to_owned();
-    for f in &report.modified_files {
+    for f in &files {
         let _ = writeln!(text, "  {}", crate::report::student_text::name(f));
     }
     text
@@ -467,6 +468,7 @@ mod tests {
             student: None,
             sources_sha256: None,
             modified_files: vec![],
+            changed_while_grading: vec![],
             score: 4,
             max_score: 12,
             execution_time: 0.0,

@@ -43,10 +43,20 @@ pub struct Report {
     /// Submissions: SHA-256 over the graded student sources (see `manifest::sources_digest`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sources_sha256: Option<String>,
-    /// Files that differ from the manifest (empty when official). Their names are the student's:
-    /// written escaped and cut ([`crate::report::student_text::name`]).
+    /// Files that differ from the manifest (empty when official), each as `<path> (changed)`,
+    /// `(added)` or `(deleted)`. Their names are the student's: written escaped and cut
+    /// ([`crate::report::student_text::name`]).
     #[serde(serialize_with = "student_names")]
     pub modified_files: Vec<String>,
+    /// The instructors' files that differed from the manifest only once grading had ended (they
+    /// changed while it ran), worded as `modified_files` are; the report is then unofficial.
+    /// Left out of the JSON when empty.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "student_names"
+    )]
+    pub changed_while_grading: Vec<String>,
     /// Points earned.
     pub score: u32,
     /// Points available.
@@ -284,6 +294,21 @@ impl Report {
         })
     }
 
+    /// Every file the report lists as differing, as the human formats show them:
+    /// `modified_files`, then each of `changed_while_grading` marked as such (in a submission's
+    /// report, as the instructors' copy).
+    pub fn listed_files(&self) -> Vec<String> {
+        let copy = match self.graded {
+            Graded::Submission => "instructors' copy: ",
+            _ => "",
+        };
+        let changed = self
+            .changed_while_grading
+            .iter()
+            .map(|f| format!("{copy}{f} (changed while grading)"));
+        self.modified_files.iter().cloned().chain(changed).collect()
+    }
+
     /// The JSON report (`docs/report.schema.json`).
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("the report serialises")
@@ -309,6 +334,7 @@ mod tests {
             student: Some(forged.clone()),
             sources_sha256: None,
             modified_files: vec![format!("{forged} (added)"), "Cargo.toml (changed)".into()],
+            changed_while_grading: vec![],
             score: 0,
             max_score: 0,
             execution_time: 0.0,
@@ -331,6 +357,56 @@ mod tests {
             assert!(out.len() < 2000, "{}", out.len());
             assert!(out.contains("more characters)"), "{out}");
         }
+    }
+
+    #[test]
+    fn files_changed_while_grading_have_a_field_of_their_own_and_the_same_text() {
+        let mut report = Report {
+            schema_version: SCHEMA_VERSION,
+            course: "t".into(),
+            graded: Graded::Exercises,
+            official: false,
+            isolation: crate::run::Isolation::None,
+            student: None,
+            sources_sha256: None,
+            modified_files: vec!["Cargo.toml (changed)".into()],
+            changed_while_grading: vec!["course.toml (changed)".into()],
+            score: 0,
+            max_score: 0,
+            execution_time: 0.0,
+            lessons: vec![],
+        };
+        let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+        assert_eq!(
+            json["modified_files"],
+            serde_json::json!(["Cargo.toml (changed)"])
+        );
+        assert_eq!(
+            json["changed_while_grading"],
+            serde_json::json!(["course.toml (changed)"])
+        );
+        let text = human::render(&report, &style::Style::plain(), human::Detail::Full);
+        assert!(
+            text.contains(
+                "  Cargo.toml (changed)\n  course.toml (changed) (changed while grading)\n"
+            ),
+            "{text}"
+        );
+        assert!(gradescope::render(&report).contains(
+            "differ from the instructors' copy: Cargo.toml (changed), course.toml (changed) \
+             (changed while grading)"
+        ));
+        report.graded = Graded::Submission;
+        assert_eq!(
+            report.listed_files()[1],
+            "instructors' copy: course.toml (changed) (changed while grading)"
+        );
+        // Left out when empty, as earlier reports were written, and read back as empty.
+        report.changed_while_grading.clear();
+        let json = report.to_json();
+        assert!(!json.contains("changed_while_grading"), "{json}");
+        let back: Report = serde_json::from_str(&json).unwrap();
+        assert!(back.changed_while_grading.is_empty());
     }
 
     #[test]
@@ -359,6 +435,7 @@ mod tests {
             student: None,
             sources_sha256: None,
             modified_files: vec![],
+            changed_while_grading: vec![],
             score: 0,
             max_score: 3,
             execution_time: 0.0,

@@ -22,6 +22,16 @@ pub enum Isolation {
     ContainerUid,
 }
 
+/// Whether checks and builds must be sandboxed: official grading requires it unless told
+/// otherwise (`--allow-unsandboxed`); local grading, and the trusted reference runs, do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sandbox {
+    /// Refuse to grade without one.
+    Required,
+    /// Grade anyway, unofficially (`--allow-unsandboxed`), or start checks directly.
+    Optional,
+}
+
 impl Isolation {
     /// The isolation named `text` (`none`, `container-uid`, `landlock-abi-N`).
     pub fn parse(text: &str) -> Option<Self> {

@@ -26,7 +26,7 @@ use crate::run::disk::Budget;
 use crate::run::sandbox::{Ended, Policy};
 use anyhow::{Result, bail};
 use check_protocol::observe::{self as protocol, Observation};
-pub use isolation::Isolation;
+pub use isolation::{Isolation, Sandbox};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -186,11 +186,11 @@ fn user_box(_: &Path, _: &Path) -> std::io::Result<UserBox> {
 pub struct Runner {
     scratch: tempfile::TempDir,
     count: AtomicUsize,
-    /// Refuse to run a check whose sandbox cannot be enforced (official grading).
-    pub require_sandbox: bool,
-    /// Run checks in the sandbox (official grading); local grading starts them directly, in a
-    /// process group of their own, which starts much faster.
-    pub sandboxed: bool,
+    /// Whether a check whose sandbox cannot be enforced is refused (official grading).
+    pub sandbox: Sandbox,
+    /// The isolation checks run in: enforced, the sandbox (official grading); none, started
+    /// directly in a process group of their own, which starts much faster (local grading).
+    pub isolation: Isolation,
     /// The misconception every check runs with planted (reference solutions only; see
     /// [`CheckEnv::plant`]).
     pub plant: Option<String>,
@@ -206,14 +206,15 @@ pub struct Runner {
 }
 
 impl Runner {
-    /// A runner with a fresh scratch directory under the system's temporary directory.
-    pub fn new(sandboxed: bool, require_sandbox: bool) -> Result<Self> {
-        let container = sandboxed && crate::run::sandbox::isolation() == Isolation::ContainerUid;
+    /// A runner with a fresh scratch directory under the system's temporary directory, its
+    /// checks isolated as `isolation` says (as probed for the grade) under the policy `sandbox`.
+    pub fn new(isolation: Isolation, sandbox: Sandbox) -> Result<Self> {
+        let container = isolation == Isolation::ContainerUid;
         Ok(Self {
             scratch: crate::fsutil::scratch_dir("run")?,
             count: AtomicUsize::new(0),
-            require_sandbox,
-            sandboxed,
+            sandbox,
+            isolation,
             plant: None,
             variant_seeds: None,
             sweep: None,
@@ -222,10 +223,21 @@ impl Runner {
         })
     }
 
+    /// A runner that starts checks directly, unsandboxed: local grading, and the trusted runs of
+    /// the reference solutions.
+    pub fn direct() -> Result<Self> {
+        Self::new(Isolation::None, Sandbox::Optional)
+    }
+
+    /// Whether checks run in the sandbox.
+    pub fn sandboxed(&self) -> bool {
+        self.isolation.is_enforced()
+    }
+
     /// The command for `exe args`: through the sandbox's supervisor, or directly in a process
     /// group of its own.
     fn command(&self, policy: &Policy, exe: &Path, args: &[String]) -> std::io::Result<Command> {
-        if self.sandboxed {
+        if self.sandboxed() {
             return policy.command(exe, args);
         }
         let mut cmd = Command::new(exe);
@@ -296,11 +308,12 @@ impl Runner {
             hide: exe.parent().map(Path::to_path_buf).into_iter().collect(),
             timeout,
             status_file: dir.join("status"),
-            require: self.require_sandbox,
+            require: self.sandbox == Sandbox::Required,
             network: false,
             check_limits: true,
             run_as,
             disk: Some(disk),
+            isolation: self.isolation,
         };
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
         let mut cmd = match self.command(&policy, exe, &args) {
@@ -310,7 +323,7 @@ impl Runner {
         env.apply(&mut cmd);
         // A sandboxed check's supervisor stops it at the limit and reports; a direct one is
         // stopped from here, at the limit itself.
-        let grace = if self.sandboxed {
+        let grace = if self.sandboxed() {
             GRACE
         } else {
             Duration::ZERO
@@ -324,7 +337,7 @@ impl Runner {
             .and_then(|t| Ended::parse(&t))
             .unwrap_or(match status {
                 None => Ended::TimedOut,
-                Some(_) if self.sandboxed => Ended::SetupFailed,
+                Some(_) if self.sandboxed() => Ended::SetupFailed,
                 Some(status) => ended_of(status),
             });
         let observations = read_observations(&env.observations);

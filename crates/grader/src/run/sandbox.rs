@@ -40,6 +40,9 @@ pub struct Policy {
     /// The most the process may have on disk at once (a check's); the supervisor stops it when
     /// over ([`crate::run::disk`]).
     pub disk: Option<crate::run::disk::Budget>,
+    /// The machine's isolation, as probed for the grade: the container mode starts the
+    /// supervisor with `--container`.
+    pub isolation: Isolation,
 }
 
 impl Policy {
@@ -60,7 +63,7 @@ impl Policy {
             &crate::run::sandbox_paths::private_paths(&self.hide),
             [self.require, self.network, self.check_limits],
         ));
-        if isolation() == Isolation::ContainerUid {
+        if self.isolation == Isolation::ContainerUid {
             cmd.arg("--container");
             if let Some(uid) = self.run_as {
                 cmd.arg("--uid").arg(uid.to_string());
@@ -232,14 +235,10 @@ pub fn main(args: SandboxArgs) -> i32 {
 }
 
 /// The isolation this machine gives check processes (see [`crate::run::container`] for
-/// `container-uid`). Probed once per process, by starting the sandbox for real; an answer the
-/// probe should never give counts as no isolation.
-pub fn isolation() -> Isolation {
-    static PROBED: std::sync::OnceLock<Isolation> = std::sync::OnceLock::new();
-    *PROBED.get_or_init(probe_isolation)
-}
-
-fn probe_isolation() -> Isolation {
+/// `container-uid`), probed by starting the sandbox for real: once per grade, where its request
+/// is made, and handed on as a value. An answer the probe should never give counts as no
+/// isolation.
+pub fn probe() -> Isolation {
     let Ok(exe) = own_exe() else {
         return Isolation::None;
     };
@@ -681,5 +680,31 @@ mod tests {
         assert_eq!(Ended::parse("wrote-too-much 1 2 3"), None);
         assert_eq!(Ended::parse("exited"), None);
         assert_eq!(Ended::parse("nonsense 1"), None);
+    }
+
+    #[test]
+    fn the_supervisor_enters_the_container_mode_the_policy_was_given() {
+        use super::{Isolation, Policy};
+        let args = |isolation| {
+            let policy = Policy {
+                run_as: Some(4242),
+                isolation,
+                ..Policy::default()
+            };
+            let cmd = policy.command(std::path::Path::new("check"), &[]).unwrap();
+            cmd.get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+        };
+        let container = args(Isolation::ContainerUid);
+        let at = container.iter().position(|a| a == "--container").unwrap();
+        assert_eq!(container[at + 1..at + 3], ["--uid", "4242"]);
+        for other in [Isolation::Landlock { abi: 6 }, Isolation::None] {
+            let args = args(other);
+            assert!(
+                !args.iter().any(|a| a == "--container" || a == "--uid"),
+                "{args:?}"
+            );
+        }
     }
 }

@@ -332,7 +332,7 @@ fn record_fitted(
     dir: &Path,
     workers: usize,
 ) -> Result<Vec<String>> {
-    let mut runner = Runner::new(false, false)?;
+    let mut runner = Runner::direct()?;
     runner.plant = Some(check_protocol::FITTED_TO_VISIBLE.to_owned());
     runner.fitted = Some(format!("record:{}", dir.join("seen").display()));
     let mut runs: Vec<(&str, Listed)> = Vec::new();
@@ -376,7 +376,7 @@ fn run_jobs(
 ) -> Result<Vec<HashMap<String, Vec<SeedRun>>>> {
     let mut runners = Vec::new();
     for job in jobs {
-        let mut runner = Runner::new(false, false)?;
+        let mut runner = Runner::direct()?;
         runner.plant = job.plant.map(str::to_owned);
         runner.sweep = Some(sweep_value(job.lesson));
         runner.fitted = Some(replay.to_owned());

@@ -56,7 +56,7 @@ pub fn records(
                 let at = match runners.iter().position(|(l, m, _)| *l == k && *m == id) {
                     Some(at) => at,
                     None => {
-                        let mut runner = Runner::new(false, false)?;
+                        let mut runner = Runner::direct()?;
                         runner.plant = Some(id.to_owned());
                         runner.variant_seeds = Some(seeds.to_owned());
                         runners.push((k, id, runner));

@@ -84,7 +84,7 @@ pub fn binaries(root: &Path, lessons: &[&Lesson]) -> Result<HashMap<String, Vec<
 /// Runs the variant checks `checks` of the reference executable `exe` with `seeds` (the value of
 /// `check_protocol::VARIANT_ENV`), all in one process.
 pub fn run(exe: &Path, checks: &[&str], seeds: &str) -> Result<Observed> {
-    let mut runner = Runner::new(false, false)?;
+    let mut runner = Runner::direct()?;
     runner.variant_seeds = Some(seeds.to_owned());
     // The harness runs the named tests in the order of their names: the k-th `begin` is theirs.
     let mut names: Vec<(String, &str)> = checks

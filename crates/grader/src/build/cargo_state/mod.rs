@@ -97,13 +97,13 @@ fn files_of(target: &Path, id: &str) -> Vec<PathBuf> {
 ///
 /// Under the build lock: decides, per lesson built from `root` into `target` (its exercises'
 /// crate, or its solutions' by `side`), whether cargo may reuse its artifacts (see the
-/// module's header).
+/// module's header); `sandbox`: a submission's sandboxed build, else a local one.
 pub(crate) fn decide_by_content(
     root: &Path,
     target: &Path,
     lessons: &[&Inputs],
     side: Side,
-    submission: bool,
+    sandbox: Option<crate::build::cargo::Sandboxed>,
 ) -> Result<()> {
     let recorded = target.join(".xtask-sources");
     std::fs::create_dir_all(&recorded)
@@ -133,7 +133,7 @@ pub(crate) fn decide_by_content(
                 .and_then(|rest| rest.strip_prefix('-'))
                 .is_some_and(|hash| hash.chars().all(|c| c.is_ascii_hexdigit()))
         });
-        if same && !submission {
+        if same && sandbox.is_none() {
             // Built from these very contents last time: cargo's own freshness is right, once
             // the files it recorded by absolute path in a copy of the course since deleted are
             // this copy's (see `dep_info`).

@@ -39,6 +39,7 @@ pub fn report(build: Build, checks: Vec<CheckReport>) -> Report {
         student: None,
         sources_sha256: None,
         modified_files: vec![],
+        changed_while_grading: vec![],
         score,
         max_score: max,
         execution_time: 0.0,

@@ -110,7 +110,7 @@ fn unofficial(body: &mut String, report: &Report) {
         "<div class=\"notice\"><p><strong>Unofficial:</strong> these course files differ from \
          the instructors' copy, so this grade is unofficial:</p>\n<ul>"
     );
-    for f in &report.modified_files {
+    for f in &report.listed_files() {
         let _ = writeln!(
             body,
             "<li><code>{}</code></li>",

@@ -49,7 +49,7 @@ pub fn render(id: &str, report: &Report, late: Option<&Late>, comments: &[&Comme
             "**Unofficial:** these course files differ from the instructors' copy, so this grade \
              is unofficial:\n"
         );
-        for f in &report.modified_files {
+        for f in &report.listed_files() {
             let _ = writeln!(
                 out,
                 "- {}",
