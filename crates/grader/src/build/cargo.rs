@@ -139,7 +139,10 @@ mod tests {
             dir.path(),
             &dir.path().join("target"),
             &["build".to_owned()],
-            std::time::Duration::from_secs(1),
+            Sandboxed {
+                isolation: crate::run::Isolation::Landlock { abi: 1 },
+                limit: std::time::Duration::from_secs(1),
+            },
         )
         .unwrap();
         let incremental = cmd

@@ -90,6 +90,21 @@ pub fn build(
     build_reusing(root, lessons, side, (target_dir, sandbox), reuse, None)
 }
 
+/// Marks as not compiling each of `lessons` at `root` whose sources an official build refuses
+/// (`unsafe`, files read at compile time: [`crate::course::refused`]), so local grading of the
+/// exercises reports the same compile error; such a build's record is then never fresh, and the
+/// next grade looks again.
+pub fn refuse_sources(root: &Path, lessons: &[&Lesson], output: &mut BuildOutput) {
+    for lesson in lessons {
+        if let Some(error) = crate::course::refused::in_lesson(root, lesson) {
+            output
+                .lessons
+                .insert(lesson.id.clone(), Built::Failed(error));
+            output.errors.remove(&lesson.id);
+        }
+    }
+}
+
 /// [`build`] of a local grade, cargo's progress passed to `observer` as it builds.
 pub fn build_observed(
     root: &Path,

@@ -21,7 +21,7 @@ use crate::request::{Local, Mode, Official, Request, Sandbox};
 use crate::run::runs::{Grouping, Runs};
 use crate::run::{Isolation, RunOutput, Runner};
 use crate::variants::Variants;
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, bail};
 use list::Slot;
 use stages::{Built, Listing, Plan, Planned, Verdicts};
 use std::borrow::Cow;
@@ -263,7 +263,7 @@ impl<'a> Pipeline<'a> {
         if isolation == Isolation::ContainerUid {
             let target = crate::course::layout::target_dir(self.expected_root, None);
             let scratch = crate::fsutil::scratch_root();
-            let mut closed = vec![
+            let closed = [
                 self.expected_root,
                 self.root,
                 target.as_path(),
@@ -271,29 +271,16 @@ impl<'a> Pipeline<'a> {
                 official.target_dir.as_path(),
             ];
             // The build runs as the builder's user, which must reach the submissions' target
-            // folder and the toolchain (`crate::run::builder`).
-            let _ = std::fs::create_dir_all(&official.target_dir);
-            let places = [official.target_dir.clone()];
+            // folder and the toolchain.
             let (cargo_home, rustup_home) = crate::build::toolchain_homes();
             let mut tools = vec![cargo_home, rustup_home];
             tools.extend(std::env::var_os("CARGO").map(PathBuf::from));
-            let (close, pass) = crate::run::builder::ways(&closed, &places, &tools);
-            if let Some(dir) = crate::run::builder::blocked_way(&official.target_dir, &pass) {
-                bail!(
-                    "the container mode builds as a user of its own, which cannot pass through {} \
-                     (closed to other users) to reach the submissions' target folder {}: nothing \
-                     was graded\n  help: grade from a folder other users may pass through \
-                     (`chmod o+x` on it), or set CARGO_TARGET_DIR to one",
-                    dir.display(),
-                    official.target_dir.display()
-                );
-            }
-            closed.extend(close.iter().map(PathBuf::as_path));
-            let pass: Vec<&Path> = pass.iter().map(PathBuf::as_path).collect();
-            let guard =
-                crate::run::closed::change_modes(&scratch, &closed, &pass).map_err(|e| {
-                    anyhow!("cannot close the grader's folders to the checks' users: {e}")
-                })?;
+            let guard = crate::run::builder::close_for_grading(
+                &scratch,
+                &closed,
+                &official.target_dir,
+                &tools,
+            )?;
             return Ok((isolation, Some(guard)));
         }
         Ok((isolation, None))
@@ -394,19 +381,8 @@ impl<'a> Pipeline<'a> {
                 (root != self.root).then(|| crate::course::layout::target_dir(self.root, None));
             let display = &self.display;
             let mut output = build_observed(root, lessons, side, target.as_deref(), display)?;
-            // Official grading refuses a lesson whose sources use `unsafe` or read files at
-            // compile time; local grading of the exercises reports the same compile error
-            // (`crate::course::refused`), and then keeps a record that is never fresh, so the next
-            // grade looks again.
             if side == Side::Exercises {
-                for lesson in lessons {
-                    if let Some(error) = crate::course::refused::in_lesson(root, lesson) {
-                        output
-                            .lessons
-                            .insert(lesson.id.clone(), crate::build::Built::Failed(error));
-                        output.errors.remove(&lesson.id);
-                    }
-                }
+                crate::build::refuse_sources(root, lessons, &mut output);
             }
             return Ok(output);
         };

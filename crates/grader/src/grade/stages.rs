@@ -101,3 +101,47 @@ pub(super) struct Verdicts {
     /// One per lesson graded, in course order.
     pub lessons: Vec<LessonReport>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::course::expected::{Expect, Expected};
+    use std::time::Duration;
+
+    #[test]
+    fn the_reference_run_completes_the_plans_before_anything_is_judged() {
+        let course = crate::course::fixture();
+        let lesson = &course.lessons[0];
+        let plan = |expected: Expected| LessonPlan {
+            lesson,
+            student_src: String::new(),
+            timeout: Duration::from_secs(1),
+            expected,
+            misconceptions: Vec::new(),
+        };
+        let mut own = Expected::default();
+        own.checks
+            .insert("fixed".into(), vec![Expect::Assert("a".into())]);
+        let mut reference = Observed::default();
+        let drawn = vec![Expect::Assert("b".into())];
+        reference.expected.checks.insert("drawn".into(), drawn);
+        let id = lesson.id.clone();
+        let run = std::thread::spawn(move || Ok([(id, reference)].into()));
+        let planned = Plan::new(vec![plan(own)], None, Some(run))
+            .complete()
+            .unwrap();
+        let checks = &planned.lessons[0].expected.checks;
+        assert_eq!(checks.len(), 2, "{checks:?}");
+        assert_eq!(checks["drawn"], [Expect::Assert("b".into())]);
+        assert_eq!(planned.references.len(), 1);
+        // Without variants nothing is waited for.
+        let planned = Plan::new(vec![plan(Expected::default())], None, None)
+            .complete()
+            .unwrap();
+        assert!(planned.references.is_empty());
+        // A reference run that fails stops the grade before any check is judged.
+        let failing = std::thread::spawn(|| Err(anyhow::anyhow!("the reference fails")));
+        let err = Plan::new(Vec::new(), None, Some(failing)).complete();
+        assert!(err.is_err_and(|e| e.to_string().contains("the reference fails")));
+    }
+}

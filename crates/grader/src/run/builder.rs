@@ -78,6 +78,36 @@ pub fn blocked_way(place: &Path, pass: &[PathBuf]) -> Option<PathBuf> {
     })
 }
 
+/// The grader's folders closed to the checks' users for one grade in the container mode, until
+/// the guard drops: `closed` (the course, its target folders, the grader's scratch root
+/// `scratch`), with the way through them to the submissions' target folder `target` and to the
+/// `tools` (the toolchain, the registry) left passable for the builder. Refused, before anything
+/// is built, when the builder could not pass through a folder on the way to `target`.
+pub fn close_for_grading(
+    scratch: &Path,
+    closed: &[&Path],
+    target: &Path,
+    tools: &[PathBuf],
+) -> anyhow::Result<crate::run::closed::Closed> {
+    let _ = std::fs::create_dir_all(target);
+    let (close, pass) = ways(closed, &[target.to_path_buf()], tools);
+    if let Some(dir) = blocked_way(target, &pass) {
+        anyhow::bail!(
+            "the container mode builds as a user of its own, which cannot pass through {} \
+             (closed to other users) to reach the submissions' target folder {}: nothing \
+             was graded\n  help: grade from a folder other users may pass through \
+             (`chmod o+x` on it), or set CARGO_TARGET_DIR to one",
+            dir.display(),
+            target.display()
+        );
+    }
+    let mut closed = closed.to_vec();
+    closed.extend(close.iter().map(PathBuf::as_path));
+    let pass: Vec<&Path> = pass.iter().map(PathBuf::as_path).collect();
+    crate::run::closed::change_modes(scratch, &closed, &pass)
+        .map_err(|e| anyhow::anyhow!("cannot close the grader's folders to the checks' users: {e}"))
+}
+
 /// The builder's own folder in the system's temporary folder (its build copies and homes),
 /// made when missing: the builder's, closed to everyone else. Whatever else stands at its path
 /// (a check's user may have put a folder or a link there) is removed first.
