@@ -470,6 +470,17 @@ fn gradescope_root(course: &Scratch, root: &Path) {
     assert_eq!(mode.map(|m| m & 0o777), Some(0o600));
     assert!(!names.iter().any(|n| n.contains("/target/")));
     z.extract(root.join("source")).unwrap();
+    // The course's files keep their modification times, as the tests' scratch copies do: with
+    // new ones, its builds in the shared target folder would replace the core's and the
+    // solutions' (cargo keys a workspace member by its path inside the workspace), and every
+    // later grade of another copy would compile them again.
+    let bundled = root.join("source/course");
+    for (rel, path) in support::files(&bundled) {
+        let original = course.root.join(&rel);
+        if std::fs::read(&original).is_ok_and(|bytes| bytes == std::fs::read(&path).unwrap()) {
+            support::keep_mtime(&original, &path);
+        }
+    }
     // Gradescope copies run_autograder to the root.
     std::fs::copy(
         root.join("source/run_autograder"),
