@@ -271,5 +271,12 @@ mod tests {
         assert_eq!(blocked_way(&place, &[]), Some(clone.clone()));
         // ... unless the grader opens it on the way ([`ways`]).
         assert_eq!(blocked_way(&place, std::slice::from_ref(&clone)), None);
+        // Grading stops before any folder's mode is changed, naming the folder and what to do.
+        let scratch = root.join("scratch");
+        let err = close_for_grading(&scratch, &[], &place, &[]).unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains(&clone.display().to_string()), "{message}");
+        assert!(message.contains("chmod o+x"), "{message}");
+        assert!(!scratch.exists(), "nothing was closed");
     }
 }
