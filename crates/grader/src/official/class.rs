@@ -477,7 +477,12 @@ pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Res
         .as_deref()
         .map(crate::official::late::Policy::load)
         .transpose()?;
+    // A Gradescope export's times, read before grading: a mistake in them is found at once.
+    let export = crate::official::late::gradescope::times(dir)?;
     let mut batch = grade_all(root, course, dir, opts)?;
+    if let Some(times) = &export {
+        crate::official::late::gradescope::record_times(&mut batch, times);
+    }
     if let Some(policy) = &policy {
         crate::official::late::apply(&mut batch, policy)?;
     }
