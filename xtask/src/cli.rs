@@ -302,6 +302,10 @@ pub struct ClassPageArgs {
     /// A late policy to show on the students' pages (see docs/class-grading.md, "Late work").
     #[arg(long, value_name = "FILE.toml")]
     pub late: Option<PathBuf>,
+    /// The class list (as for `grade --roster`): its students are paired with the reports, and
+    /// with --late its `submitted_at` (or `Submission Time`) and `extension` columns are read.
+    #[arg(long, value_name = "FILE.csv")]
+    pub roster: Option<PathBuf>,
     /// Put together into RDIR a class graded in parts (`grade --submissions --shard K/N
     /// --reports SHARD_RDIR`): every part's reports folder, comma-separated. Refused unless
     /// they are parts 1 to N of one class run.

@@ -19,7 +19,7 @@ pub fn command(root: &Path, course: &Course, args: ClassPageArgs) -> Result<Exit
     }
     grader::official::pages::run(
         &args.dir,
-        args.late.as_deref(),
+        (args.late.as_deref(), args.roster.as_deref()),
         args.regrade_from.as_deref(),
         comments,
     )?;

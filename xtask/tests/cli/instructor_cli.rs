@@ -788,6 +788,7 @@ fn the_real_handout_readme_links_resolve_and_only_student_files_ship() {
         "scripts",
         "docs/bench-core.md",
         "docs/bench-grade.md",
+        "docs/bench-class.md",
         "docs/instructors.md",
         "docs/class-grading.md",
         "docs/feedback.md",

@@ -187,9 +187,10 @@ fn check_report_names(graded: &[Job], roster: bool) -> Result<()> {
 }
 
 /// Unpacks (when needed) and grades one entry as `request` asks, as the student `id` (the
-/// variant inputs are drawn for the entry's own id).
+/// variant inputs are drawn for the entry's own id), against the course at `root`, its files
+/// compared with the `handout`.
 fn grade_entry(
-    root: &Path,
+    (root, handout): (&Path, &Path),
     course: &Course,
     entry: &Entry,
     id: &str,
@@ -204,7 +205,8 @@ fn grade_entry(
         progress: false,
         ..request
     };
-    let mut report = crate::official::submission::grade(root, course, &dir, &request, None)?;
+    let mut report =
+        crate::official::submission::grade_against(root, course, &dir, &request, (None, handout))?;
     report.student = Some(id.to_owned());
     Ok(report)
 }
@@ -268,8 +270,12 @@ pub fn grade_all(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) 
         .then(|| crate::run::closed::close_to_others(&crate::fsutil::scratch_root(), &[dir]))
         .transpose()
         .with_context(|| format!("cannot close {} to the checks' users", dir.display()))?;
+    // What every student should have: the handout as it is when the run starts, made once.
+    let expected = crate::fsutil::scratch_dir("expected-handout")?;
+    let handout = expected.path().join("handout");
+    crate::official::handout::make(root, course, &handout)?;
     let (graded_rows, (first_seconds, first_cpu)) =
-        grade_jobs(root, course, &graded, &grade, parallel, max);
+        grade_jobs((root, &handout), course, &graded, &grade, parallel, max);
     rows.extend(graded_rows);
     rows.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(Batch {
@@ -304,10 +310,11 @@ fn cpu_seconds() -> Option<f64> {
     None
 }
 
-/// Grades `jobs`, `parallel` at once after the first (graded alone: it builds the dependencies):
-/// their rows, and the first one's wall time and the CPU time spent when it was graded.
+/// Grades `jobs` against the course at `root.0` (each compared with the handout at `root.1`),
+/// `parallel` at once after the first (graded alone: it builds the dependencies): their rows, and
+/// the first one's wall time and the CPU time spent when it was graded.
 fn grade_jobs(
-    root: &Path,
+    root: (&Path, &Path),
     course: &Course,
     jobs: &[Job],
     grade: &Request<Official>,
@@ -463,7 +470,12 @@ pub fn run(root: &Path, course: &Course, dir: &Path, opts: &BatchOptions) -> Res
         .as_deref()
         .map(crate::official::late::Policy::load)
         .transpose()?;
+    // A Gradescope export's times, read before grading: a mistake in them is found at once.
+    let export = crate::official::late::gradescope::times(dir)?;
     let mut batch = grade_all(root, course, dir, opts)?;
+    if let Some(times) = &export {
+        crate::official::late::gradescope::record_times(&mut batch, times);
+    }
     if let Some(policy) = &policy {
         crate::official::late::apply(&mut batch, policy)?;
     }

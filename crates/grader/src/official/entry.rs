@@ -17,14 +17,17 @@ pub struct Entry {
     pub path: PathBuf,
 }
 
-/// The entries of `dir`, sorted by name; hidden files (`.DS_Store`, …) are skipped.
+/// The entries of `dir`, sorted by name; hidden files (`.DS_Store`, …) and a Gradescope export's
+/// metadata (`submission_metadata.yml`, beside its submissions' folders) are skipped.
 pub fn entries(dir: &Path) -> Result<Vec<Entry>> {
     let read = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read the submissions folder {}", dir.display()))?;
     let mut out = Vec::new();
     for entry in read.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') || name == "__MACOSX" {
+        let metadata = name == crate::official::late::gradescope::EXPORT_METADATA
+            && entry.file_type().is_ok_and(|t| t.is_file());
+        if name.starts_with('.') || name == "__MACOSX" || metadata {
             continue;
         }
         let id = archive::kind(&name).map_or(name.as_str(), |(_, stem)| stem);
@@ -191,6 +194,24 @@ mod tests {
             crate::course::manifest::sources_digest(&sources),
             submission::default_id(path),
         )
+    }
+
+    /// A Gradescope bulk export: one folder per submission, and its metadata beside them, which
+    /// is no submission (a folder of that name would be one).
+    #[test]
+    fn a_gradescope_exports_metadata_is_no_submission() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("submission_1001")).unwrap();
+        std::fs::write(dir.path().join("submission_1002.zip"), "").unwrap();
+        std::fs::write(dir.path().join("submission_metadata.yml"), "---\n").unwrap();
+        std::fs::write(dir.path().join(".DS_Store"), "").unwrap();
+        let ids = |dir: &Path| -> Vec<String> {
+            entries(dir).unwrap().into_iter().map(|e| e.name).collect()
+        };
+        assert_eq!(ids(dir.path()), ["submission_1001", "submission_1002.zip"]);
+        let other = tempfile::tempdir().unwrap();
+        std::fs::create_dir(other.path().join("submission_metadata.yml")).unwrap();
+        assert_eq!(ids(other.path()), ["submission_metadata.yml"]);
     }
 
     /// Every shape a student may upload (a handout, its `exercises/` folder alone, that folder

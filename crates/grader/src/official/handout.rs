@@ -31,6 +31,7 @@ pub const INSTRUCTOR_ONLY: &[&str] = &[
     // clone of its repository (`bench-class.sh` grades `solutions/`), nothing a student runs.
     "docs/bench-core.md",
     "docs/bench-grade.md",
+    "docs/bench-class.md",
     "scripts",
     // The core's benchmark against NumPy (its Python script and its Rust side), and the tiled
     // forward's against the plain one: the maintainers'.
@@ -431,6 +432,7 @@ mod tests {
             "crates/attention/examples/bench_mha.rs",
             "crates/attention/examples/bench_tiled.rs",
             "docs/bench-core.md",
+            "docs/bench-class.md",
             "scripts/bench-grade.sh",
         ] {
             assert!(instructor_only(path), "{path}");

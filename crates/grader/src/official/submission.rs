@@ -247,12 +247,25 @@ pub fn grade(
     keep: Option<&Path>,
 ) -> Result<Report> {
     crate::course::require_solutions(root)?;
-    let sub = locate(dir, course)?;
     // What the student should have: today's handout.
     let expected = fsutil::scratch_dir("expected-handout")?;
     let handout = expected.path().join("handout");
     crate::official::handout::make(root, course, &handout)?;
-    let modified = modified_files(course, &sub, &handout);
+    grade_against(root, course, dir, request, (keep, &handout))
+}
+
+/// [`grade`], the student's files compared with the handout made already at `handout` (a class
+/// run makes it once for every submission); `keep` as [`grade`] has it.
+pub fn grade_against(
+    root: &Path,
+    course: &Course,
+    dir: &Path,
+    request: &Request<Official>,
+    (keep, handout): (Option<&Path>, &Path),
+) -> Result<Report> {
+    crate::course::require_solutions(root)?;
+    let sub = locate(dir, course)?;
+    let modified = modified_files(course, &sub, handout);
     let sources = read_sources(course, &sub)?;
     let digest = crate::course::manifest::sources_digest(&sources);
     // The grading copy: the instructors' files with the student's sources.

@@ -1,12 +1,15 @@
 //! Late work (`--late late.toml`): per-lesson deadlines, per-student extensions and a penalty
 //! curve in the style of Canvas' late policy ([`curve`]), applied to the gradebook and shown on
-//! the student's page. A submission's time comes from the roster's `submitted_at` column, else
-//! the policy's times file (the GitHub Classroom workflow's `submissions.csv`, or any CSV of ids
-//! and times), else the `created_at` of a Gradescope `submission_metadata.json` in the policy's
-//! `gradescope` folder, else the time the class run recorded. Never from the student's own
+//! the student's page. A submission's time comes from the roster's `submitted_at` column (or
+//! `Submission Time`, as a Gradescope grades export names it), else the policy's times file (the
+//! GitHub Classroom workflow's `submissions.csv`, or any CSV of ids and times), else the
+//! policy's `gradescope` folder (a `submission_metadata.json` per student, or a Gradescope bulk
+//! export's `submission_metadata.yml`, [`gradescope`]), else the time the class run recorded (a
+//! class graded from a Gradescope export records its times). Never from the student's own
 //! files: a submission could carry a forged `submission_metadata.json`.
 
 pub mod curve;
+pub mod gradescope;
 pub mod lateness;
 pub mod time;
 
@@ -145,8 +148,15 @@ impl Policy {
     }
 
     /// Adds the times of the Gradescope `submission_metadata.json` files in `dir`, one per
-    /// student named `<id>.json`, to those the times file did not give.
+    /// student named `<id>.json`, or of the bulk export whose `submission_metadata.yml` is in
+    /// `dir` (by submission folder, student id and e-mail), to those the times file did not give.
     fn read_gradescope(&mut self, dir: &Path) -> Result<()> {
+        if let Some(times) = gradescope::times(dir)? {
+            for (key, at) in times {
+                self.times.entry(key).or_insert(at);
+            }
+            return Ok(());
+        }
         let entries = std::fs::read_dir(dir)
             .with_context(|| format!("cannot read the Gradescope folder {}", dir.display()))?;
         for entry in entries {
@@ -267,9 +277,14 @@ fn table(path: &Path, ids: &[&str], values: &[&str]) -> Result<Vec<(String, Stri
     Ok(out)
 }
 
+/// The roster's columns that give a submission's time, by [`roster::key`]: ours, and the one of
+/// Gradescope's grades export (`Submission Time`).
+pub const SUBMITTED_AT: [&str; 2] = ["submitted_at", "submission_time"];
+
 /// Applies `policy` to every graded row of `batch`: its time from the roster's `submitted_at`
-/// column, else the policy's times (its file, then its Gradescope folder), else the one the
-/// class run recorded; its extension from
+/// (or `Submission Time`) column, else the policy's times (its file, then its Gradescope folder;
+/// by the row's id, else by its entry's name, a Gradescope export's submission folder), else the
+/// one the class run recorded; its extension from
 /// the policy's file, else the roster's `extension` column. A graded row without a time is named
 /// on the standard error and left without penalty.
 pub fn apply(batch: &mut Batch, policy: &Policy) -> Result<()> {
@@ -281,8 +296,9 @@ pub fn apply(batch: &mut Batch, policy: &Policy) -> Result<()> {
             (Some(r), Enrolment::Listed(s)) => r.cell(s, keys).map(str::to_owned),
             _ => None,
         };
-        let Some(submitted) = cell(&["submitted_at"])
-            .or_else(|| policy.times.get(&row.id).cloned())
+        let by_entry = || row.submission.as_ref().and_then(|e| policy.times.get(e));
+        let Some(submitted) = cell(&SUBMITTED_AT)
+            .or_else(|| policy.times.get(&row.id).or_else(by_entry).cloned())
             .or_else(|| row.submitted_at.clone())
         else {
             eprintln!(

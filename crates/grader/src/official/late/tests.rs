@@ -182,3 +182,197 @@ fn a_gradescope_submission_tells_its_time() {
         "{e:#}"
     );
 }
+
+/// A Gradescope bulk export's `submission_metadata.yml` as Gradescope writes it (Ruby symbol
+/// keys): a group of two handing in exactly at the deadline, a student a second after it (an
+/// earlier submission in the history, and an autograder output that looks like the file), and a
+/// submission without a time.
+const EXPORT: &str = "\
+---
+submission_1001:
+  :submitters:
+  - :name: Ann Example
+    :sid: '100'
+    :email: ann@example.edu
+  - :name: Bo Example
+    :sid: '101'
+    :email: bo@example.edu
+  :created_at: 2026-12-20 23:59:00.000000000 +01:00
+  :score: 10.0
+  :history: []
+submission_1002:
+  :submitters:
+  - :name: Di Example
+    :sid: \"102\"
+    :email: di@example.edu
+  :created_at: 2026-12-20 23:59:01.250000000 +01:00
+  :history:
+  - :created_at: 2026-12-19 10:00:00.000000000 +01:00
+    :score: 4.0
+    :email: not-a-submitter@example.edu
+  :results:
+    tests:
+    - name: lesson01
+      output: |-
+        submission_9999:
+          :created_at: 2020-01-01 00:00:00 +00:00
+submission_1003:
+  :submitters:
+  - :name: Ed Example
+    :sid: ''
+    :email: ed@example.edu
+";
+
+#[test]
+fn a_gradescope_export_gives_each_submission_its_own_time_and_submitters() {
+    let parsed = gradescope::parse(EXPORT);
+    let folders: Vec<&str> = parsed.iter().map(|s| s.folder.as_str()).collect();
+    assert_eq!(
+        folders,
+        ["submission_1001", "submission_1002", "submission_1003"]
+    );
+    assert_eq!(
+        parsed[0].submitters,
+        ["100", "ann@example.edu", "101", "bo@example.edu"]
+    );
+    // The history's time and fields are not the submission's.
+    assert_eq!(
+        parsed[1].created_at.as_deref(),
+        Some("2026-12-20 23:59:01.250000000 +01:00")
+    );
+    assert_eq!(parsed[1].submitters, ["102", "di@example.edu"]);
+    assert_eq!(parsed[2].created_at, None);
+    assert_eq!(parsed[2].submitters, ["ed@example.edu"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(gradescope::times(dir.path()).unwrap(), None);
+    std::fs::write(dir.path().join(gradescope::EXPORT_METADATA), EXPORT).unwrap();
+    let times = gradescope::times(dir.path()).unwrap().unwrap();
+    for key in ["submission_1001", "100", "bo@example.edu"] {
+        assert_eq!(times[key], "2026-12-20T23:59:00+01:00", "{key}");
+    }
+    assert_eq!(times["di@example.edu"], "2026-12-20T23:59:01+01:00");
+    assert!(!times.contains_key("ed@example.edu"));
+    assert!(!times.contains_key("submission_9999"));
+    // A time Gradescope would not write is the instructor's to fix, named with its submission.
+    std::fs::write(
+        dir.path().join(gradescope::EXPORT_METADATA),
+        EXPORT.replace("2026-12-20 23:59:01.250000000 +01:00", "yesterday"),
+    )
+    .unwrap();
+    let e = gradescope::times(dir.path()).unwrap_err();
+    assert!(format!("{e:#}").contains("of submission_1002"), "{e:#}");
+}
+
+/// The graded rows `(id, entry)` with 10 of 10 points in lesson01, as a class run makes them.
+fn graded_rows(who: &[(&str, &str)]) -> Vec<crate::official::class_run::Row> {
+    who.iter()
+        .map(|(id, entry)| {
+            let mut row = graded(id, &[("lesson01", 10)], 10);
+            row.submission = Some((*entry).to_owned());
+            let mut report =
+                crate::official::pages::fixture::report(crate::report::Build::Ok, vec![]);
+            report.lessons.truncate(1);
+            report.lessons[0].id = "lesson01".to_owned();
+            report.lessons[0].score = 10;
+            report.lessons[0].max_score = 10;
+            row.report = Some(report);
+            row
+        })
+        .collect()
+}
+
+#[test]
+fn a_class_graded_from_a_gradescope_export_is_late_by_the_exports_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("export");
+    std::fs::create_dir(&export).unwrap();
+    std::fs::write(export.join(gradescope::EXPORT_METADATA), EXPORT).unwrap();
+    std::fs::write(
+        dir.path().join("late.toml"),
+        format!(
+            "deadline = \"{DEADLINE}\"\ndeduction = 10\ninterval = \"day\"\ngradescope = \"export\"\n"
+        ),
+    )
+    .unwrap();
+    let p = Policy::load(&dir.path().join("late.toml")).unwrap();
+    // Without a roster the ids are the export's folders; with one, the students' ids or e-mails.
+    let rows = graded_rows(&[
+        ("submission_1001", "submission_1001"),
+        ("di@example.edu", "di.zip"),
+        ("101", "elsewhere"),
+        ("ed@example.edu", "submission_1003"),
+    ]);
+    let mut class = batch(&[("lesson01", 10)], rows, None);
+    apply(&mut class, &p).unwrap();
+    let cost: Vec<Option<f64>> = class
+        .rows
+        .iter()
+        .map(|r| r.late.as_ref().map(|l| l.of("lesson01")))
+        .collect();
+    // Exactly at the deadline; a second after it (a started day); the group's second member, by
+    // student id; no time at all (named on the standard error, no penalty).
+    assert_eq!(cost, [Some(0.0), Some(1.0), Some(0.0), None]);
+    let ids: Vec<&str> = class.rows.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids[2], "101");
+
+    // Graded from the export itself: the run keeps each time for a policy applied later.
+    let mut class = batch(
+        &[("lesson01", 10)],
+        graded_rows(&[("x", "submission_1002"), ("100", "x.zip"), ("y", "y.zip")]),
+        None,
+    );
+    let times = gradescope::times(&export).unwrap().unwrap();
+    gradescope::record_times(&mut class, &times);
+    let at: Vec<Option<&str>> = class
+        .rows
+        .iter()
+        .map(|r| r.submitted_at.as_deref())
+        .collect();
+    assert_eq!(
+        at,
+        [
+            Some("2026-12-20T23:59:01+01:00"),
+            Some("2026-12-20T23:59:00+01:00"),
+            None
+        ]
+    );
+    let policy = Policy {
+        times: BTreeMap::new(),
+        ..p
+    };
+    apply(&mut class, &policy).unwrap();
+    let cost: Vec<Option<f64>> = class
+        .rows
+        .iter()
+        .map(|r| r.late.as_ref().map(|l| l.of("lesson01")))
+        .collect();
+    assert_eq!(cost, [Some(1.0), Some(0.0), None]);
+}
+
+#[test]
+fn a_roster_from_a_gradescope_grades_export_gives_its_submission_times() {
+    let p = Policy {
+        times: BTreeMap::new(),
+        ..policy()
+    };
+    // Gradescope's grades CSV: `Submission Time` with an offset written `-0800`.
+    let roster = Roster::parse(
+        Path::new("scores.csv"),
+        b"id,Email,Submission Time\nann,a@x,2026-12-20 23:59:00 +0100\ndee,d@x,2026-12-20 14:59:01 -0800\neve,e@x,\n",
+    )
+    .unwrap();
+    let mut rows = graded_rows(&[("ann", "ann.zip"), ("dee", "dee.zip"), ("eve", "eve.zip")]);
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.enrolment = Enrolment::Listed(i);
+    }
+    let mut class = batch(&[("lesson01", 10)], rows, Some(roster));
+    apply(&mut class, &p).unwrap();
+    let cost: Vec<Option<f64>> = class
+        .rows
+        .iter()
+        .map(|r| r.late.as_ref().map(|l| l.of("lesson01")))
+        .collect();
+    // At the deadline; a second after it (at another offset); no time, so no penalty.
+    assert_eq!(cost, [Some(0.0), Some(1.0), None]);
+}

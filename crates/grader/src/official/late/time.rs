@@ -1,12 +1,14 @@
 //! Times as the late policy reads them: RFC 3339 instants (`2026-12-20T23:59:00+01:00`, as
-//! Gradescope's `created_at` and `git show --format=%cI` write them) as seconds since the Unix
+//! Gradescope's `created_at` and `git show --format=%cI` write them, and the forms of Gradescope's
+//! exports: `2026-12-20 23:59:00.123456000 +01:00` in `submission_metadata.yml`,
+//! `2026-12-20 23:59:00 +0100` in a grades CSV's `Submission Time`) as seconds since the Unix
 //! epoch, and durations (`2d`, `36h`, `1d12h`, `90m`) as seconds.
 
 use anyhow::{Result, bail};
 
 /// Seconds since 1970-01-01T00:00:00Z of the RFC 3339 instant `text`: a date, `T` (or a space),
 /// a time with optional fractional seconds (dropped: a penalty counts whole seconds), and `Z` or
-/// an offset `±hh:mm`.
+/// an offset `±hh:mm` (Gradescope's exports: after a space, or `±hhmm`).
 pub fn instant(text: &str) -> Result<i64> {
     let t = text.trim();
     let bad = || {
@@ -44,6 +46,8 @@ pub fn instant(text: &str) -> Result<i64> {
         }
         zone = &frac[digits..];
     }
+    // Gradescope's exports write a space before the offset.
+    let zone = zone.strip_prefix(' ').unwrap_or(zone);
     let offset = match zone {
         "Z" | "z" => 0,
         _ => {
@@ -52,7 +56,12 @@ pub fn instant(text: &str) -> Result<i64> {
                 Some(b'-') => -1,
                 _ => return Err(bad()),
             };
-            let (oh, om) = zone[1..].split_once(':').ok_or_else(bad)?;
+            let digits = &zone[1..];
+            let (oh, om) = match digits.split_once(':') {
+                Some(parts) => parts,
+                None if digits.len() == 4 && digits.is_char_boundary(2) => digits.split_at(2),
+                None => return Err(bad()),
+            };
             if oh.len() != 2 || om.len() != 2 {
                 return Err(bad());
             }
@@ -71,6 +80,25 @@ pub fn instant(text: &str) -> Result<i64> {
         return Err(bad());
     }
     Ok(days_from_civil(y, mo, day) * 86_400 + h * 3600 + mi * 60 + s - offset)
+}
+
+/// The instant `text` (any form [`instant`] reads) in RFC 3339 with its own offset and whole
+/// seconds: `2026-12-20 23:59:00.5 +0100` is `2026-12-20T23:59:00+01:00`.
+pub fn rfc3339(text: &str) -> Result<String> {
+    let at = instant(text)?;
+    let t = text.trim();
+    // The date and time as written, read as if in UTC: their distance to `at` is the offset.
+    let local = instant(&format!("{}Z", &t[..19]))?;
+    let offset = local - at;
+    let sign = if offset < 0 { '-' } else { '+' };
+    let o = offset.abs();
+    Ok(format!(
+        "{}T{}{sign}{:02}:{:02}",
+        &t[..10],
+        &t[11..19],
+        o / 3600,
+        o % 3600 / 60
+    ))
 }
 
 /// Days in month `m` of year `y` (proleptic Gregorian).
@@ -150,9 +178,28 @@ mod tests {
                 - instant("2024-02-28T12:00:00Z").unwrap(),
             86_400
         );
+        // Gradescope's exports: a space before the offset, or no colon in it.
+        for export in [
+            "2019-04-19 14:08:47.457437000 -07:00",
+            "2019-04-19 14:08:47 -0700",
+            "2019-04-19T14:08:47-0700",
+        ] {
+            assert_eq!(
+                instant(export).unwrap(),
+                instant("2019-04-19T21:08:47Z").unwrap(),
+                "{export}"
+            );
+            assert_eq!(rfc3339(export).unwrap(), "2019-04-19T14:08:47-07:00");
+        }
+        assert_eq!(
+            rfc3339("2026-12-20T23:59:00Z").unwrap(),
+            "2026-12-20T23:59:00+00:00"
+        );
         for bad in [
             "",
-            "2026-12-20",
+            "2026-12-20 23:59:00 -070",
+            "2026-12-20 23:59:00  -07:00",
+            "2026-12-20 23:59:00 -07:0é",
             "2026-12-20T23:59:00",
             "2026-13-01T00:00:00Z",
             "2026-02-29T00:00:00Z",

@@ -137,14 +137,21 @@ fn graded(rows: &[ClassRow]) -> Vec<(String, &Report)> {
 }
 
 /// The class in `dir`: every row of its class run's record (students missing or not graded
-/// too, and no report the run did not write) with the late policy at `late` applied, or, in a
-/// folder without a record, its reports. Refused (exit 2) when the folder holds none.
-pub fn class_of(dir: &Path, late: Option<&Path>) -> Result<Vec<ClassRow>> {
+/// too, and no report the run did not write), paired with the roster at `roster` when given,
+/// with the late policy at `late` applied (reading the roster's time and extension columns), or,
+/// in a folder without a record, its reports. Refused (exit 2) when the folder holds none.
+pub fn class_of(dir: &Path, late: Option<&Path>, roster: Option<&Path>) -> Result<Vec<ClassRow>> {
     let has_record = dir.join(crate::official::stored::RECORD).is_file();
-    let rows = match late {
-        None if !has_record => from_reports(dir)?,
+    let rows = match (late, roster) {
+        (None, None) if !has_record => from_reports(dir)?,
         _ => {
-            let mut batch = crate::official::stored::load(dir, None)?;
+            let roster = roster
+                .map(crate::official::roster::Roster::load)
+                .transpose()?;
+            if let (Some(_), None) = (late, &roster) {
+                warn_of_the_roster_unread(dir)?;
+            }
+            let mut batch = crate::official::stored::load(dir, roster)?;
             if let Some(path) = late {
                 let policy = crate::official::late::Policy::load(path)?;
                 crate::official::late::apply(&mut batch, &policy)?;
@@ -163,32 +170,48 @@ pub fn class_of(dir: &Path, late: Option<&Path>) -> Result<Vec<ClassRow>> {
     Ok(rows)
 }
 
+/// Says on the standard error that the roster the class in `dir` was graded with is not read
+/// (no `--roster`), so neither are its students' times and extensions.
+fn warn_of_the_roster_unread(dir: &Path) -> Result<()> {
+    if let Some(crate::official::stored::Record {
+        roster: Some(path), ..
+    }) = crate::official::stored::read_record(dir)?
+    {
+        eprintln!(
+            "warning: the class was graded with the roster {path}: its `submitted_at` and \
+             `extension` columns are not read\n  help: add --roster {path}"
+        );
+    }
+    Ok(())
+}
+
 /// The regrade from the run whose reports are in `old` to the one in `new`
 /// (`cargo xtask regrade-diff OLD NEW`); each must hold reports.
 pub fn regrade(old: &Path, new: &Path) -> Result<crate::official::regrade::Diff> {
-    let (before, after) = (class_of(old, None)?, class_of(new, None)?);
+    let (before, after) = (class_of(old, None, None)?, class_of(new, None, None)?);
     Ok(crate::official::regrade::diff(
         &graded(&before),
         &graded(&after),
     ))
 }
 
-/// `cargo xtask class-page DIR [--late FILE] [--regrade-from OLD]`: the pages of the class in
-/// `DIR` ([`class_of`]) written again, with the late policy at `late`, the instructors'
-/// `comments`, and the regrade since the run in `OLD` on the class page when given.
+/// `cargo xtask class-page DIR [--late FILE] [--roster FILE] [--regrade-from OLD]`: the pages of
+/// the class in `DIR` ([`class_of`]) written again, with the late policy and the roster at
+/// `late`, the instructors' `comments`, and the regrade since the run in `OLD` on the class page
+/// when given.
 pub fn run(
     dir: &Path,
-    late: Option<&Path>,
+    late: (Option<&Path>, Option<&Path>),
     regrade_from: Option<&Path>,
     comments: crate::official::comments::Comments,
 ) -> Result<()> {
-    let rows = &class_of(dir, late)?;
+    let rows = &class_of(dir, late.0, late.1)?;
     let mut extras = Extras {
         comments,
         ..Extras::default()
     };
     if let Some(old) = regrade_from {
-        let before = class_of(old, None)?;
+        let before = class_of(old, None, None)?;
         let diff = crate::official::regrade::diff(&graded(&before), &graded(rows));
         extras.regrade = Some((old.display().to_string(), diff));
     }
@@ -204,4 +227,61 @@ pub fn run(
         dir.display()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::official::class::fixture::{batch, graded};
+    use crate::official::roster::{Enrolment, Roster};
+
+    #[test]
+    fn the_class_page_reads_the_rosters_submission_times_when_given_the_roster() {
+        let dir = tempfile::tempdir().unwrap();
+        let roster_csv = dir.path().join("roster.csv");
+        std::fs::write(
+            &roster_csv,
+            "id,Submission Time\nann,2026-12-20 23:59:01 +0100\nbo,2026-12-20T23:59:00+01:00\n",
+        )
+        .unwrap();
+        let late = dir.path().join("late.toml");
+        std::fs::write(
+            &late,
+            "deadline = \"2026-12-20T23:59:00+01:00\"\ndeduction = 10\ninterval = \"day\"\n",
+        )
+        .unwrap();
+        let rows = ["ann", "bo"]
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                let mut row = graded(id, &[("lesson01", 1)], 1);
+                let mut report = fixture::report(crate::report::Build::Ok, vec![]);
+                report.student = Some((*id).to_owned());
+                (report.lessons[0].score, report.lessons[0].max_score) = (1, 1);
+                row.report = Some(report);
+                row.enrolment = Enrolment::Listed(i);
+                row
+            })
+            .collect();
+        let roster = Roster::load(&roster_csv).unwrap();
+        let class = batch(&[("lesson01", 1)], rows, Some(roster));
+        let reports = dir.path().join("reports");
+        std::fs::create_dir(&reports).unwrap();
+        crate::official::stored::write(&reports, &class, Some(&roster_csv), None).unwrap();
+        for row in &class.rows {
+            let report = row.report.as_ref().unwrap();
+            std::fs::write(reports.join(format!("{}.json", row.id)), report.to_json()).unwrap();
+        }
+        let cost = |rows: &[ClassRow]| -> Vec<Option<f64>> {
+            rows.iter()
+                .map(|r| r.late.as_ref().map(|l| l.of("lesson01")))
+                .collect()
+        };
+        // ann a second late (a started day: 10% of her point), bo exactly at the deadline.
+        let rows = class_of(&reports, Some(&late), Some(&roster_csv)).unwrap();
+        assert_eq!(cost(&rows), [Some(0.1), Some(0.0)]);
+        // Without the roster its times are not read (a warning says so): no time, no penalty.
+        let rows = class_of(&reports, Some(&late), None).unwrap();
+        assert_eq!(cost(&rows), [None, None]);
+    }
 }
