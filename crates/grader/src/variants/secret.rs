@@ -118,12 +118,14 @@ pub fn exposure(root: &Path) -> Vec<String> {
     out
 }
 
-// Only the instructors' build creates a secret.
-#[cfg(all(test, feature = "instructor"))]
+#[cfg(test)]
 mod tests {
+    // Only the instructors' build creates a secret.
+    #[cfg(feature = "instructor")]
     use super::*;
 
     #[test]
+    #[cfg(feature = "instructor")]
     fn a_secret_is_created_once_for_its_owner_and_replaced_only_when_asked() {
         let dir = tempfile::tempdir().unwrap();
         let err = format!("{:#}", load(dir.path()).unwrap_err());
