@@ -14,13 +14,14 @@
 //! ```
 //!
 //! Only what the late policy needs is read: each submission's folder, its `:created_at:` (the
-//! submission's own, not those of `:history:`, which are deeper) and its submitters' `:sid:` and
-//! `:email:`. The file is the instructors' (it lies beside the submissions, never in one).
+//! submission's own, not those of `:history:`) and its submitters' `:sid:` and `:email:`. The file
+//! is the instructors' (it lies beside the submissions, never in one).
 
 use crate::official::class_run::Batch;
-use anyhow::{Context as _, Result};
+use anyhow::{Context as _, Result, anyhow};
 use std::collections::BTreeMap;
 use std::path::Path;
+use yaml_rust2::{Yaml, YamlLoader};
 
 /// The export's metadata file, at the top of the export beside the submissions' folders.
 pub const EXPORT_METADATA: &str = "submission_metadata.yml";
@@ -36,67 +37,43 @@ pub struct Submission {
     pub submitters: Vec<String>,
 }
 
-/// The submissions of the export metadata `text`, in its order.
-pub fn parse(text: &str) -> Vec<Submission> {
-    let mut out: Vec<Submission> = Vec::new();
-    // The submission's key the lines below belong to (`:submitters:`, `:history:`, ...).
-    let mut section = "";
-    for line in text.lines() {
-        let indent = line.len() - line.trim_start_matches(' ').len();
-        let body = line.trim();
-        if body.is_empty() || body.starts_with('#') || body == "---" {
-            continue;
-        }
-        if indent == 0 {
-            // A submission's folder, the only keys at the top.
-            if let Some(key) = body.strip_suffix(':') {
-                out.push(Submission {
-                    folder: unquote(key),
-                    ..Submission::default()
-                });
-            }
-            section = "";
-            continue;
-        }
-        let Some(current) = out.last_mut() else {
-            continue;
-        };
-        // Psych writes a key's list at the key's own depth: `  - ` items belong to the section.
-        let field = match (indent, body.strip_prefix("- ")) {
-            (2, None) => {
-                section = body.split_once(": ").map_or(body, |(key, _)| key);
-                if let Some(at) = body.strip_prefix(":created_at:") {
-                    current.created_at = Some(unquote(at));
-                }
-                continue;
-            }
-            (2, Some(first)) => first,
-            (4, None) => body,
-            _ => continue,
-        };
-        if section != ":submitters:" {
-            continue;
-        }
-        for key in [":sid:", ":email:"] {
-            if let Some(value) = field.strip_prefix(key).map(unquote)
-                && !value.is_empty()
-            {
-                current.submitters.push(value);
-            }
-        }
-    }
-    out
+/// The submissions of the export metadata `text`, in its order; an error when it is not YAML or
+/// not a mapping of submissions' folders (a misread file must not grade a class as on time).
+pub fn parse(text: &str) -> Result<Vec<Submission>> {
+    let docs = YamlLoader::load_from_str(text).map_err(|e| anyhow!("not YAML: {e}"))?;
+    let Some(doc) = docs.first() else {
+        return Ok(Vec::new());
+    };
+    let top = doc
+        .as_hash()
+        .ok_or_else(|| anyhow!("not a mapping of the submissions' folders"))?;
+    top.iter()
+        .map(|(folder, s)| {
+            let folder =
+                scalar(folder).ok_or_else(|| anyhow!("a submission's folder is not a name"))?;
+            let people = s[":submitters"].as_vec().map_or(&[][..], Vec::as_slice);
+            let submitters = people
+                .iter()
+                .flat_map(|p| [scalar(&p[":sid"]), scalar(&p[":email"])])
+                .flatten()
+                .filter(|v| !v.is_empty())
+                .collect();
+            Ok(Submission {
+                folder,
+                created_at: scalar(&s[":created_at"]),
+                submitters,
+            })
+        })
+        .collect()
 }
 
-/// A YAML scalar as written, without its quotes.
-fn unquote(value: &str) -> String {
-    let v = value.trim();
-    for q in ['\'', '"'] {
-        if let Some(inner) = v.strip_prefix(q).and_then(|v| v.strip_suffix(q)) {
-            return inner.to_owned();
-        }
+/// A YAML scalar as text (a student id may be written as a number).
+fn scalar(value: &Yaml) -> Option<String> {
+    match value {
+        Yaml::String(s) | Yaml::Real(s) => Some(s.clone()),
+        Yaml::Integer(i) => Some(i.to_string()),
+        _ => None,
     }
-    v.to_owned()
 }
 
 /// The submission times of the export whose metadata is `dir/submission_metadata.yml` (RFC 3339,
@@ -111,7 +88,7 @@ pub fn times(dir: &Path) -> Result<Option<BTreeMap<String, String>>> {
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
     let mut out = BTreeMap::new();
-    for s in parse(&text) {
+    for s in parse(&text).with_context(|| format!("cannot read {}", path.display()))? {
         let Some(at) = &s.created_at else { continue };
         let at = super::time::rfc3339(at)
             .with_context(|| format!("{}: the `:created_at:` of {}", path.display(), s.folder))?;

@@ -224,8 +224,31 @@ submission_1003:
 ";
 
 #[test]
+fn a_gradescope_export_is_read_as_yaml_whatever_its_layout_and_a_broken_one_stops() {
+    // The same submissions indented by four, a flow list, the time quoted and an id unquoted.
+    let other = "\
+submission_1001:
+    ':created_at': '2026-12-20 23:59:00.000000000 +01:00'
+    :submitters: [{:sid: 100, :email: ann@example.edu}, {:sid: '101', :email: bo@example.edu}]
+";
+    let parsed = gradescope::parse(other).unwrap();
+    let first = &gradescope::parse(EXPORT).unwrap()[0];
+    assert_eq!(parsed[0], *first);
+    for broken in ["submission_1001: [unclosed", "- a list\n- of things\n"] {
+        assert!(gradescope::parse(broken).is_err(), "{broken}");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(gradescope::EXPORT_METADATA), broken).unwrap();
+        let e = gradescope::times(dir.path()).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("submission_metadata.yml"),
+            "{e:#}"
+        );
+    }
+}
+
+#[test]
 fn a_gradescope_export_gives_each_submission_its_own_time_and_submitters() {
-    let parsed = gradescope::parse(EXPORT);
+    let parsed = gradescope::parse(EXPORT).unwrap();
     let folders: Vec<&str> = parsed.iter().map(|s| s.folder.as_str()).collect();
     assert_eq!(
         folders,
