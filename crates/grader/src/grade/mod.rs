@@ -58,7 +58,7 @@ pub fn grade(root: &Path, course: &Course, request: &Request<Local>) -> Result<R
 /// binary (test target `lessonNN_hidden`), visible checks in the visible one (`lessonNN`).
 pub fn grade_detailed(root: &Path, course: &Course, request: &Request<Local>) -> Result<GradeRun> {
     let request = request.with_mode(Mode::Local(request.mode.clone()));
-    Pipeline::new(root, root, course, &request)?.run()
+    Pipeline::new(root, root, course, &request).run()
 }
 
 /// Grades officially the copy at `root` of the instructors' workspace at `instructors` (where the
@@ -70,7 +70,7 @@ pub fn grade_official(
     request: &Request<Official>,
 ) -> Result<Report> {
     let request = request.with_mode(Mode::Official(request.mode.clone()));
-    Ok(Pipeline::new(root, instructors, course, &request)?
+    Ok(Pipeline::new(root, instructors, course, &request)
         .run()?
         .report)
 }
@@ -100,7 +100,7 @@ impl<'a> Pipeline<'a> {
         expected_root: &'a Path,
         course: &'a Course,
         request: &'a Request,
-    ) -> Result<Self> {
+    ) -> Self {
         let started = Instant::now();
         let plant = match &request.mode {
             Mode::Local(local) => local.plant.as_deref(),
@@ -113,7 +113,7 @@ impl<'a> Pipeline<'a> {
             }
         }
         let display = bar::building(request.progress, selected.len());
-        Ok(Self {
+        Self {
             root,
             expected_root,
             course,
@@ -122,7 +122,7 @@ impl<'a> Pipeline<'a> {
             plant,
             started,
             display,
-        })
+        }
     }
 
     /// The side graded.
