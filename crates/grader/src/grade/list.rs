@@ -157,7 +157,7 @@ fn slot(
                 check: full.clone(),
                 timeout: plan.timeout,
                 after,
-                backtrace: false,
+                backtrace: crate::run::Backtrace::Off,
             });
             Slot::Job(jobs.len() - 1)
         }

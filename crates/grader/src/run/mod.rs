@@ -45,6 +45,15 @@ const GRACE: Duration = Duration::from_secs(3);
 /// endless loop, so it is not waited out again (a course with one loop grades in about one limit).
 pub const BLOCKED_LIMIT: Duration = Duration::from_millis(500);
 
+/// Whether a check's process prints a backtrace when it panics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backtrace {
+    /// No backtrace (the usual run).
+    Off,
+    /// A backtrace, to name the exercise a panic happened in (about 0.15 s a panic).
+    On,
+}
+
 /// The environment of every check process: nothing inherited, nothing that could change how the
 /// harness or insta behave, only what the check needs.
 #[derive(Debug, Clone)]
@@ -54,7 +63,7 @@ pub struct CheckEnv {
     /// Where the check writes its observations.
     pub observations: PathBuf,
     /// Print a backtrace on a panic (costs about 0.15 s per panic, so only when asked).
-    pub backtrace: bool,
+    pub backtrace: Backtrace,
     /// The misconception planted into a reference solution (`grade --solutions --plant ID`),
     /// named in [`check_protocol::PLANT_ENV`]; `None` everywhere else.
     pub plant: Option<String>,
@@ -76,7 +85,13 @@ impl CheckEnv {
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
             .env("HOME", &self.private_dir)
             .env("TMPDIR", &self.private_dir)
-            .env("RUST_BACKTRACE", if self.backtrace { "1" } else { "0" })
+            .env(
+                "RUST_BACKTRACE",
+                match self.backtrace {
+                    Backtrace::On => "1",
+                    Backtrace::Off => "0",
+                },
+            )
             .env("NO_COLOR", "1")
             .env("CLICOLOR", "0")
             .env(protocol::OBSERVE_ENV, &self.observations);
@@ -110,7 +125,7 @@ pub struct CheckRun {
     /// this one needs. When one of them timed out, this one runs with [`BLOCKED_LIMIT`].
     pub after: Vec<usize>,
     /// Print a backtrace on a panic: a panic in a library, rerun to find the caller.
-    pub backtrace: bool,
+    pub backtrace: Backtrace,
 }
 
 /// What one check process did.
@@ -256,7 +271,7 @@ impl Runner {
         exe: &Path,
         args: &[&str],
         (timeout, disk): (Duration, Budget),
-        backtrace: bool,
+        backtrace: Backtrace,
     ) -> RunOutput {
         let start = Instant::now();
         let n = self.count.fetch_add(1, Ordering::SeqCst);
@@ -357,7 +372,7 @@ impl Runner {
     pub fn run_tests(&self, exe: &Path, names: &[&str], limit: Duration) -> RunOutput {
         let mut args = vec!["--exact", "--test-threads=1"];
         args.extend_from_slice(names);
-        self.execute(exe, &args, (limit, Budget::per_check(1)), false)
+        self.execute(exe, &args, (limit, Budget::per_check(1)), Backtrace::Off)
     }
 
     /// Runs every job, `workers` at a time, each once the jobs it comes `after` have finished;
@@ -523,7 +538,12 @@ fn kill_group(pid: u32) {
 /// Lists the tests in a check executable (`checks::name` for each), in a sandbox like a check.
 pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<CheckId>> {
     let limits = (LIST_TIMEOUT, Budget::per_check(1));
-    let out = runner.execute(exe, &["--list", "--format", "terse"], limits, false);
+    let out = runner.execute(
+        exe,
+        &["--list", "--format", "terse"],
+        limits,
+        Backtrace::Off,
+    );
     if out.ended == Ended::SetupFailed {
         bail!(
             "could not list the checks in {}: {}",

@@ -4,7 +4,7 @@
 //! the commands that run every check of a reference solution (`bless`, `check`).
 
 use crate::course::CheckId;
-use crate::run::{CheckRun, RunOutput, Runner, list_tests};
+use crate::run::{Backtrace, CheckRun, RunOutput, Runner, list_tests};
 use anyhow::Result;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -67,7 +67,7 @@ impl Runs {
             .iter()
             .map(|i| CheckRun {
                 after: Vec::new(),
-                backtrace: true,
+                backtrace: Backtrace::On,
                 ..jobs[*i].clone()
             })
             .collect();
@@ -81,15 +81,6 @@ impl Runs {
         }
         self
     }
-}
-
-/// Whether a check's process prints a backtrace when it panics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backtrace {
-    /// No backtrace (the usual run).
-    Off,
-    /// A backtrace, to name the exercise a panic happened in (about 0.15 s a panic).
-    On,
 }
 
 /// One check executable's tests, as the test harness lists them.
@@ -125,7 +116,7 @@ impl Listed {
                 check: self.checks[*i].clone(),
                 timeout,
                 after: Vec::new(),
-                backtrace: backtrace == Backtrace::On,
+                backtrace,
             })
             .collect()
     }
