@@ -324,7 +324,9 @@ mod tests {
     }
 
     /// Every catalogued misconception, planted alone with the rest of its lesson solved or
-    /// `todo!()`, is named, and nothing else is: from its blessed records, as the report decides.
+    /// `todo!()`, is named, nothing else is, and it loses points: from its blessed records and
+    /// the checks course.toml lists for it, as the report decides. (`cargo xtask check`, in CI,
+    /// plants each one for real and finds the records and the listed checks as blessed.)
     #[test]
     fn every_catalogued_misconception_is_named_where_it_is_made() {
         let (root, course) = course();
@@ -333,7 +335,14 @@ mod tests {
             let [visible, _] = lesson.snapshot_dirs(&root);
             let records = load(&visible).expect("the records load");
             for m in &lesson.misconceptions {
-                let failed = m.checks.iter().cloned().collect();
+                let failed: BTreeSet<String> = m.checks.iter().cloned().collect();
+                let lost: u32 = (lesson.exercises.iter().flat_map(|e| &e.checks))
+                    .filter(|c| failed.contains(&c.name))
+                    .map(|c| c.points)
+                    .sum();
+                if lost == 0 {
+                    missed.push(format!("{} {}: loses no points", lesson.id, m.id));
+                }
                 for rest in [Rest::Solved, Rest::Stubs] {
                     tried += 1;
                     let checks = planted_alone(lesson, &records, m, &failed, rest);
