@@ -6,7 +6,7 @@
 use crate::course::{Check, Lesson};
 use crate::judge::misconception::Record;
 use crate::judge::{Context, up_to_first_wrong};
-use crate::run::Runner;
+use crate::run::reference::{Job, Setting};
 use crate::variants::reference::{MODULE, Observed};
 use anyhow::Result;
 use std::time::Duration;
@@ -39,39 +39,37 @@ fn suspects<'l>(lesson: &'l Lesson, check: &Check) -> impl Iterator<Item = &'l s
 }
 
 /// Per entry of `failed`: the records of its suspect misconceptions, each planted into the
-/// reference executable and run with `seeds` (the student's), `workers` runs at a time, none in
-/// the sandbox and none running the student's code.
+/// reference executable and run with `seeds` (the student's), `workers` runs at a time
+/// ([`crate::run::reference::run`]: none in the sandbox and none running the student's code).
 pub fn records(
     failed: &[Failed],
     seeds: &str,
     timeout: Duration,
     workers: usize,
 ) -> Result<Vec<Vec<Record>>> {
-    // One runner per misconception planted (a runner plants one), shared by its checks.
-    let mut runners: Vec<(usize, &str, Runner)> = Vec::new();
-    let mut jobs: Vec<(usize, usize, &Check)> = Vec::new();
+    // Per job: the entry of `failed`, the misconception planted and the check.
+    let mut suspected: Vec<(usize, &str, &Check)> = Vec::new();
+    let mut jobs: Vec<Job> = Vec::new();
     for (k, f) in failed.iter().enumerate() {
         for check in &f.checks {
             for id in suspects(f.lesson, check) {
-                let at = match runners.iter().position(|(l, m, _)| *l == k && *m == id) {
-                    Some(at) => at,
-                    None => {
-                        let mut runner = Runner::direct()?;
-                        runner.plant = Some(id.to_owned());
-                        runner.variant_seeds = Some(seeds.to_owned());
-                        runners.push((k, id, runner));
-                        runners.len() - 1
-                    }
-                };
-                jobs.push((k, at, check));
+                suspected.push((k, id, check));
+                jobs.push(Job {
+                    exe: f.observed.exe.clone(),
+                    tests: vec![format!("{MODULE}::{}", check.name)],
+                    setting: Setting {
+                        plant: Some(id.to_owned()),
+                        variant_seeds: Some(seeds.to_owned()),
+                        ..Setting::default()
+                    },
+                });
             }
         }
     }
-    let found = crate::fsutil::par_map(workers, &jobs, |&(k, at, check)| {
-        let (_, id, runner) = &runners[at];
+    let runs = crate::run::reference::run(&jobs, timeout, workers)?;
+    let mut out = vec![Vec::new(); failed.len()];
+    for (&(k, id, check), run) in suspected.iter().zip(&runs) {
         let observed = failed[k].observed;
-        let full = format!("{MODULE}::{}", check.name);
-        let run = runner.run_tests(&observed.exe, &[full.as_str()], timeout);
         let ctx = Context {
             expected: observed.expected.checks.get(&check.name).map(Vec::as_slice),
             snapshots: &observed.expected.snapshots,
@@ -79,15 +77,12 @@ pub fn records(
             misconceptions: &[],
             check: &check.name,
         };
-        up_to_first_wrong(&ctx, &run.observations).map(|observations| Record {
-            misconception: (*id).to_owned(),
+        let record = up_to_first_wrong(&ctx, &run.observations).map(|observations| Record {
+            misconception: id.to_owned(),
             check: check.name.clone(),
             observations,
             panic: None,
-        })
-    });
-    let mut out = vec![Vec::new(); failed.len()];
-    for (&(k, _, _), record) in jobs.iter().zip(found) {
+        });
         out[k].extend(record);
     }
     Ok(out)
