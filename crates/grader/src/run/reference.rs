@@ -42,7 +42,7 @@ impl Setting {
 pub struct Job {
     /// The reference executable.
     pub exe: PathBuf,
-    /// The tests it runs.
+    /// The tests it runs (none: every test of the executable, as the harness reads no name).
     pub tests: Vec<String>,
     /// Its plant, seeds, sweep and fitted plant's file.
     pub setting: Setting,

@@ -110,4 +110,72 @@ mod tests {
         assert_eq!(of("s1"), ["split-a", "split-b"]);
         assert!(of("h1").contains(&"merge-a") && !of("h1").contains(&"split-a"));
     }
+
+    /// A reference executable whose variant check `m1` observes, per misconception planted: a
+    /// wrong snapshot (`split-a`), the reference's values (`split-b`), a failed assertion
+    /// (`merge-a`); nothing unless it runs `m1` with the student's seeds.
+    #[cfg(unix)]
+    fn planted_exe(dir: &std::path::Path) -> std::path::PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let exe = dir.join("hidden-check");
+        let script = r#"#!/bin/sh
+[ "$3" = variants::m1 ] && [ "$COURSE_CHECK_VARIANT_SEEDS" = seeds ] || exit 2
+obs() { printf '%s\n' "$1" >> "$COURSE_CHECK_OBSERVE"; }
+obs '{"kind":"begin"}'
+case "$COURSE_PLANT" in
+  merge-a) obs '{"kind":"assert","label":"x == 1","passed":false,"message":"no"}'; exit 101;;
+  split-a) snap='2.0\n';;
+  *) snap='1.0\n';;
+esac
+obs '{"kind":"assert","label":"x == 1","passed":true,"message":""}'
+obs "{\"kind\":\"snapshot\",\"name\":\"s\",\"text\":\"$snap\"}"
+obs '{"kind":"end"}'
+"#;
+        std::fs::write(&exe, script).unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        exe
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn each_suspect_planted_into_the_reference_run_that_observes_a_wrong_value_becomes_a_record() {
+        use crate::course::expected::{Expect, Expected};
+        let dir = tempfile::tempdir().unwrap();
+        let lesson = crate::course::fixture().lessons.remove(0);
+        let check = lesson
+            .exercises
+            .iter()
+            .flat_map(|e| &e.checks)
+            .find(|c| c.name == "m1")
+            .unwrap();
+        let snapshot = Expect::Snapshot {
+            name: "s".into(),
+            exact: false,
+        };
+        let observed = Observed {
+            expected: Expected {
+                checks: [("m1".into(), vec![Expect::Assert("x == 1".into()), snapshot])].into(),
+                snapshots: [("s".into(), "1.0\n".into())].into(),
+            },
+            shapes: Default::default(),
+            exe: planted_exe(dir.path()),
+        };
+        let failed = [Failed {
+            lesson: &lesson,
+            observed: &observed,
+            checks: vec![check],
+        }];
+        let records = records(&failed, "seeds", Duration::from_secs(20), 2).unwrap();
+        assert_eq!(records.len(), 1);
+        let found: Vec<(&str, usize)> = records[0]
+            .iter()
+            .map(|r| (r.misconception.as_str(), r.observations.len()))
+            .collect();
+        assert_eq!(found, [("split-a", 2), ("merge-a", 1)], "{records:?}");
+        assert!(
+            records[0]
+                .iter()
+                .all(|r| r.check == "m1" && r.panic.is_none())
+        );
+    }
 }
