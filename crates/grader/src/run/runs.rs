@@ -128,3 +128,94 @@ impl Listed {
         Runs::first(runner, &jobs, &Grouping::Alone, workers, &|_, _| {})
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::run::sandbox::Ended;
+
+    /// An executable that appends the check it was asked for to `log` and prints it with its
+    /// backtrace setting.
+    fn logging_exe(dir: &Path, log: &Path) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let exe = dir.join("logging-check");
+        let script = format!(
+            "#!/bin/sh\necho \"$1\" >> '{}'\necho \"ran $1 backtrace=$RUST_BACKTRACE\"\n",
+            log.display()
+        );
+        std::fs::write(&exe, script).unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        exe
+    }
+
+    fn first_output(i: usize) -> RunOutput {
+        RunOutput {
+            ended: Ended::Exited(101),
+            output: format!("first {i}"),
+            observations: Vec::new(),
+            duration: Duration::from_millis(10),
+            limit: Duration::from_secs(20),
+        }
+    }
+
+    #[test]
+    fn only_the_jobs_named_run_again_with_a_backtrace_and_keep_decides_which_output_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("ran.log");
+        let exe = logging_exe(dir.path(), &log);
+        let jobs: Vec<CheckRun> = (0..4)
+            .map(|i| CheckRun {
+                exe: exe.clone(),
+                check: CheckId::new(format!("checks::c{i}")),
+                timeout: Duration::from_secs(20),
+                // A rerun waits for nothing: these indices are not the reruns'.
+                after: (0..i).collect(),
+                backtrace: Backtrace::Off,
+            })
+            .collect();
+        let runs = Runs {
+            outputs: (0..4).map(first_output).collect(),
+        };
+        let runner = Runner::direct().unwrap();
+        let traced = runs.traced(&runner, &jobs, &[1, 3], 2, |first, again| {
+            assert!(first.output.starts_with("first "), "{}", first.output);
+            assert!(again.output.starts_with("ran "), "{}", again.output);
+            first.output == "first 1"
+        });
+        let outputs: Vec<&str> = traced.outputs.iter().map(|o| o.output.trim()).collect();
+        assert_eq!(
+            outputs,
+            [
+                "first 0",
+                "ran checks::c1 backtrace=1",
+                "first 2",
+                "first 3"
+            ]
+        );
+        assert_eq!(traced.outputs[1].ended, Ended::Exited(0));
+        let mut ran: Vec<String> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        ran.sort();
+        assert_eq!(ran, ["checks::c1", "checks::c3"]);
+    }
+
+    #[test]
+    fn nothing_to_trace_runs_nothing() {
+        let runs = Runs {
+            outputs: vec![first_output(0)],
+        };
+        let jobs = [CheckRun {
+            exe: PathBuf::from("/nonexistent/check"),
+            check: CheckId::new("checks::c0"),
+            timeout: Duration::from_secs(1),
+            after: Vec::new(),
+            backtrace: Backtrace::Off,
+        }];
+        let runner = Runner::direct().unwrap();
+        let traced = runs.traced(&runner, &jobs, &[], 1, |_, _| panic!("nothing ran again"));
+        assert_eq!(traced.outputs[0].output, "first 0");
+    }
+}

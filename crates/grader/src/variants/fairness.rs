@@ -5,10 +5,10 @@
 //! reference and once per plant, and each seed's outcome is judged against the reference's
 //! observations for that seed.
 
+use crate::course::Lesson;
 use crate::course::expected::Expect;
-use crate::course::{CheckId, Lesson};
 use crate::judge::{Context, holds};
-use crate::run::Runner;
+use crate::run::reference::{Job as Process, Setting};
 use crate::run::runs::Listed;
 use crate::variants::reference::MODULE;
 use anyhow::Result;
@@ -332,33 +332,42 @@ fn record_fitted(
     dir: &Path,
     workers: usize,
 ) -> Result<Vec<String>> {
-    let mut runner = Runner::direct()?;
-    runner.plant = Some(check_protocol::FITTED_TO_VISIBLE.to_owned());
-    runner.fitted = Some(format!("record:{}", dir.join("seen").display()));
-    let mut runs: Vec<(&str, Listed)> = Vec::new();
+    let setting = Setting {
+        plant: Some(check_protocol::FITTED_TO_VISIBLE.to_owned()),
+        fitted: Some(format!("record:{}", dir.join("seen").display())),
+        ..Setting::default()
+    };
+    let lister = setting.runner()?;
+    // Per executable: its lesson and the process recording its fixed checks.
+    let mut of_lesson: Vec<&str> = Vec::new();
+    let mut jobs: Vec<Process> = Vec::new();
     let module = format!("{MODULE}::");
     for lesson in lessons {
         for exe in &exes[&lesson.id].all {
-            let fixed = Listed::of(&runner, exe)?.only(|t| !t.full().starts_with(&module));
-            runs.push((&lesson.id, fixed));
+            let fixed = Listed::of(&lister, exe)?.only(|t| !t.full().starts_with(&module));
+            of_lesson.push(&lesson.id);
+            jobs.push(Process {
+                exe: fixed.exe,
+                tests: fixed.checks.iter().map(|c| c.full().to_owned()).collect(),
+                setting: setting.clone(),
+            });
         }
     }
-    let mut problems: Vec<String> = crate::fsutil::par_map(workers, &runs, |(lesson, fixed)| {
-        let names: Vec<&str> = fixed.checks.iter().map(CheckId::full).collect();
-        let out = runner.run_tests(&fixed.exe, &names, LIMIT);
-        (out.ended != crate::run::sandbox::Ended::Exited(0)).then(|| {
+    let outs = crate::run::reference::run(&jobs, LIMIT, workers)?;
+    let mut problems: Vec<String> = of_lesson
+        .iter()
+        .zip(&outs)
+        .filter(|(_, out)| out.ended != crate::run::sandbox::Ended::Exited(0))
+        .map(|(lesson, out)| {
             format!(
                 "{lesson}: recording the fixed checks for the fitted plant failed:\n{}",
                 crate::build::trim_error(&out.output, 12)
             )
         })
-    })
-    .into_iter()
-    .flatten()
-    .collect();
+        .collect();
     // Without a recording, fitted code would fail every variant and prove nothing.
     let recorded = std::fs::metadata(dir.join("seen")).is_ok_and(|m| m.len() > 0);
-    if problems.is_empty() && !runs.is_empty() && !recorded {
+    if problems.is_empty() && !jobs.is_empty() && !recorded {
         problems.push(
             "the fitted plant recorded no fixed check's inputs: are the exercises `plantable!`?"
                 .to_owned(),
@@ -374,22 +383,28 @@ fn run_jobs(
     replay: &str,
     workers: usize,
 ) -> Result<Vec<HashMap<String, Vec<SeedRun>>>> {
-    let mut runners = Vec::new();
-    for job in jobs {
-        let mut runner = Runner::direct()?;
-        runner.plant = job.plant.map(str::to_owned);
-        runner.sweep = Some(sweep_value(job.lesson));
-        runner.fitted = Some(replay.to_owned());
-        runners.push(runner);
-    }
-    let jobs: Vec<(&Job, Runner)> = jobs.iter().zip(runners).collect();
-    Ok(crate::fsutil::par_map(workers, &jobs, |(job, runner)| {
-        let names = variant_checks(job.lesson);
-        let full: Vec<String> = names.iter().map(|c| format!("{MODULE}::{c}")).collect();
-        let full: Vec<&str> = full.iter().map(String::as_str).collect();
-        let run = runner.run_tests(&exes[&job.lesson.id].hidden, &full, LIMIT);
-        split(&run.observations, &names)
-    }))
+    let passes: Vec<Process> = jobs
+        .iter()
+        .map(|job| Process {
+            exe: exes[&job.lesson.id].hidden.clone(),
+            tests: variant_checks(job.lesson)
+                .iter()
+                .map(|c| format!("{MODULE}::{c}"))
+                .collect(),
+            setting: Setting {
+                plant: job.plant.map(str::to_owned),
+                sweep: Some(sweep_value(job.lesson)),
+                fitted: Some(replay.to_owned()),
+                ..Setting::default()
+            },
+        })
+        .collect();
+    let runs = crate::run::reference::run(&passes, LIMIT, workers)?;
+    Ok(jobs
+        .iter()
+        .zip(&runs)
+        .map(|(job, run)| split(&run.observations, &variant_checks(job.lesson)))
+        .collect())
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use crate::course::{Check, Lesson};
 use crate::judge::misconception::Record;
 use crate::judge::{Context, up_to_first_wrong};
-use crate::run::Runner;
+use crate::run::reference::{Job, Setting};
 use crate::variants::reference::{MODULE, Observed};
 use anyhow::Result;
 use std::time::Duration;
@@ -39,39 +39,37 @@ fn suspects<'l>(lesson: &'l Lesson, check: &Check) -> impl Iterator<Item = &'l s
 }
 
 /// Per entry of `failed`: the records of its suspect misconceptions, each planted into the
-/// reference executable and run with `seeds` (the student's), `workers` runs at a time, none in
-/// the sandbox and none running the student's code.
+/// reference executable and run with `seeds` (the student's), `workers` runs at a time
+/// ([`crate::run::reference::run`]: none in the sandbox and none running the student's code).
 pub fn records(
     failed: &[Failed],
     seeds: &str,
     timeout: Duration,
     workers: usize,
 ) -> Result<Vec<Vec<Record>>> {
-    // One runner per misconception planted (a runner plants one), shared by its checks.
-    let mut runners: Vec<(usize, &str, Runner)> = Vec::new();
-    let mut jobs: Vec<(usize, usize, &Check)> = Vec::new();
+    // Per job: the entry of `failed`, the misconception planted and the check.
+    let mut suspected: Vec<(usize, &str, &Check)> = Vec::new();
+    let mut jobs: Vec<Job> = Vec::new();
     for (k, f) in failed.iter().enumerate() {
         for check in &f.checks {
             for id in suspects(f.lesson, check) {
-                let at = match runners.iter().position(|(l, m, _)| *l == k && *m == id) {
-                    Some(at) => at,
-                    None => {
-                        let mut runner = Runner::direct()?;
-                        runner.plant = Some(id.to_owned());
-                        runner.variant_seeds = Some(seeds.to_owned());
-                        runners.push((k, id, runner));
-                        runners.len() - 1
-                    }
-                };
-                jobs.push((k, at, check));
+                suspected.push((k, id, check));
+                jobs.push(Job {
+                    exe: f.observed.exe.clone(),
+                    tests: vec![format!("{MODULE}::{}", check.name)],
+                    setting: Setting {
+                        plant: Some(id.to_owned()),
+                        variant_seeds: Some(seeds.to_owned()),
+                        ..Setting::default()
+                    },
+                });
             }
         }
     }
-    let found = crate::fsutil::par_map(workers, &jobs, |&(k, at, check)| {
-        let (_, id, runner) = &runners[at];
+    let runs = crate::run::reference::run(&jobs, timeout, workers)?;
+    let mut out = vec![Vec::new(); failed.len()];
+    for (&(k, id, check), run) in suspected.iter().zip(&runs) {
         let observed = failed[k].observed;
-        let full = format!("{MODULE}::{}", check.name);
-        let run = runner.run_tests(&observed.exe, &[full.as_str()], timeout);
         let ctx = Context {
             expected: observed.expected.checks.get(&check.name).map(Vec::as_slice),
             snapshots: &observed.expected.snapshots,
@@ -79,15 +77,12 @@ pub fn records(
             misconceptions: &[],
             check: &check.name,
         };
-        up_to_first_wrong(&ctx, &run.observations).map(|observations| Record {
-            misconception: (*id).to_owned(),
+        let record = up_to_first_wrong(&ctx, &run.observations).map(|observations| Record {
+            misconception: id.to_owned(),
             check: check.name.clone(),
             observations,
             panic: None,
-        })
-    });
-    let mut out = vec![Vec::new(); failed.len()];
-    for (&(k, _, _), record) in jobs.iter().zip(found) {
+        });
         out[k].extend(record);
     }
     Ok(out)
@@ -114,5 +109,73 @@ mod tests {
         assert_eq!(of("m2"), ["merge-a"]);
         assert_eq!(of("s1"), ["split-a", "split-b"]);
         assert!(of("h1").contains(&"merge-a") && !of("h1").contains(&"split-a"));
+    }
+
+    /// A reference executable whose variant check `m1` observes, per misconception planted: a
+    /// wrong snapshot (`split-a`), the reference's values (`split-b`), a failed assertion
+    /// (`merge-a`); nothing unless it runs `m1` with the student's seeds.
+    #[cfg(unix)]
+    fn planted_exe(dir: &std::path::Path) -> std::path::PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let exe = dir.join("hidden-check");
+        let script = r#"#!/bin/sh
+[ "$3" = variants::m1 ] && [ "$COURSE_CHECK_VARIANT_SEEDS" = seeds ] || exit 2
+obs() { printf '%s\n' "$1" >> "$COURSE_CHECK_OBSERVE"; }
+obs '{"kind":"begin"}'
+case "$COURSE_PLANT" in
+  merge-a) obs '{"kind":"assert","label":"x == 1","passed":false,"message":"no"}'; exit 101;;
+  split-a) snap='2.0\n';;
+  *) snap='1.0\n';;
+esac
+obs '{"kind":"assert","label":"x == 1","passed":true,"message":""}'
+obs "{\"kind\":\"snapshot\",\"name\":\"s\",\"text\":\"$snap\"}"
+obs '{"kind":"end"}'
+"#;
+        std::fs::write(&exe, script).unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        exe
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn each_suspect_planted_into_the_reference_run_that_observes_a_wrong_value_becomes_a_record() {
+        use crate::course::expected::{Expect, Expected};
+        let dir = tempfile::tempdir().unwrap();
+        let lesson = crate::course::fixture().lessons.remove(0);
+        let check = lesson
+            .exercises
+            .iter()
+            .flat_map(|e| &e.checks)
+            .find(|c| c.name == "m1")
+            .unwrap();
+        let snapshot = Expect::Snapshot {
+            name: "s".into(),
+            exact: false,
+        };
+        let observed = Observed {
+            expected: Expected {
+                checks: [("m1".into(), vec![Expect::Assert("x == 1".into()), snapshot])].into(),
+                snapshots: [("s".into(), "1.0\n".into())].into(),
+            },
+            shapes: Default::default(),
+            exe: planted_exe(dir.path()),
+        };
+        let failed = [Failed {
+            lesson: &lesson,
+            observed: &observed,
+            checks: vec![check],
+        }];
+        let records = records(&failed, "seeds", Duration::from_secs(20), 2).unwrap();
+        assert_eq!(records.len(), 1);
+        let found: Vec<(&str, usize)> = records[0]
+            .iter()
+            .map(|r| (r.misconception.as_str(), r.observations.len()))
+            .collect();
+        assert_eq!(found, [("split-a", 2), ("merge-a", 1)], "{records:?}");
+        assert!(
+            records[0]
+                .iter()
+                .all(|r| r.check == "m1" && r.panic.is_none())
+        );
     }
 }

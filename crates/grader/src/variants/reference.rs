@@ -8,7 +8,7 @@ use crate::build::{BuildOutput, Built, CheckBinary, build};
 use crate::course::Lesson;
 use crate::course::Side;
 use crate::course::expected::{Expect, Expected};
-use crate::run::Runner;
+use crate::run::reference::{Job, Setting};
 use anyhow::{Result, anyhow, bail};
 use check_protocol::Observation;
 use std::collections::HashMap;
@@ -84,16 +84,23 @@ pub fn binaries(root: &Path, lessons: &[&Lesson]) -> Result<HashMap<String, Vec<
 /// Runs the variant checks `checks` of the reference executable `exe` with `seeds` (the value of
 /// `check_protocol::VARIANT_ENV`), all in one process.
 pub fn run(exe: &Path, checks: &[&str], seeds: &str) -> Result<Observed> {
-    let mut runner = Runner::direct()?;
-    runner.variant_seeds = Some(seeds.to_owned());
     // The harness runs the named tests in the order of their names: the k-th `begin` is theirs.
     let mut names: Vec<(String, &str)> = checks
         .iter()
         .map(|check| (format!("{MODULE}::{check}"), *check))
         .collect();
     names.sort();
-    let full: Vec<&str> = names.iter().map(|(full, _)| full.as_str()).collect();
-    let out = runner.run_tests(exe, &full, LIMIT);
+    let job = Job {
+        exe: exe.to_path_buf(),
+        tests: names.iter().map(|(full, _)| full.clone()).collect(),
+        setting: Setting {
+            variant_seeds: Some(seeds.to_owned()),
+            ..Setting::default()
+        },
+    };
+    let out = crate::run::reference::run(&[job], LIMIT, 1)?
+        .pop()
+        .expect("one run per job");
     let blocks = split(&out.observations);
     let mut observed = Observed {
         exe: exe.to_path_buf(),
