@@ -7,14 +7,19 @@ mod exit_status;
 #[cfg(not(feature = "instructor"))]
 mod instructor;
 
-use cli::{Cli, Cmd};
+use cli::Cli;
 use grader::run::sandbox;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     // Before anything can start a child: no handle of the caller's reaches a build or a check.
     sandbox::close_inherited();
-    // The grader's own helpers (a check's sandbox) need no course, and look for none.
+    // A check's sandbox starts twice per check: it parses its own arguments only, not the whole
+    // command line (clap builds every command, and checks them all in a debug build).
+    if std::env::args_os().nth(1).is_some_and(|a| a == "__sandbox") {
+        return sandbox_main();
+    }
+    // The grader's own helpers need no course, and look for none.
     let helper = std::env::args_os()
         .nth(1)
         .is_some_and(|a| a.to_string_lossy().starts_with("__"));
@@ -44,11 +49,8 @@ fn main() -> ExitCode {
         eprintln!("error: {why}");
         return ExitCode::from(2);
     }
-    if let Cmd::Sandbox(args) = cli.command {
-        return ExitCode::from(sandbox::main(args).clamp(0, 255) as u8);
-    }
     #[cfg(all(target_os = "linux", feature = "instructor"))]
-    if let Cmd::ContainerLike { command } = &cli.command {
+    if let cli::Cmd::ContainerLike { command } = &cli.command {
         return ExitCode::from(grader::run::container_like::main(command).clamp(0, 255) as u8);
     }
     match commands::run(cli.command) {
@@ -61,6 +63,28 @@ fn main() -> ExitCode {
                 "error: {}",
                 grader::report::readable::printable(&format!("{e:#}"))
             );
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `cargo xtask __sandbox ARGS`: the check sandbox's stages, parsed as the hidden `__sandbox`
+/// command of the whole command line would parse them.
+fn sandbox_main() -> ExitCode {
+    use clap::{Args as _, FromArgMatches as _};
+    let command = sandbox::SandboxArgs::augment_args(
+        clap::Command::new("__sandbox")
+            .bin_name("cargo xtask __sandbox")
+            .about("The sandbox a check process runs in (used by the grader itself)"),
+    );
+    let args = command
+        .try_get_matches_from(std::env::args_os().skip(1))
+        .and_then(|m| sandbox::SandboxArgs::from_arg_matches(&m));
+    match args {
+        Ok(args) => ExitCode::from(sandbox::main(args).clamp(0, 255) as u8),
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            eprintln!("{}", cli::usage_error(&e));
             ExitCode::from(2)
         }
     }

@@ -127,7 +127,7 @@ pub fn run(command: Cmd) -> Result<ExitCode> {
         Cmd::Autograder { platform } => autograder::run(&root, &course, platform),
         #[cfg(feature = "instructor")]
         Cmd::Manifest => manifest::run(&root, &course),
-        Cmd::Sandbox(_) => unreachable!("handled before the course is read"),
+        Cmd::Sandbox(_) => unreachable!("main parses `__sandbox` before the command line"),
         #[cfg(all(target_os = "linux", feature = "instructor"))]
         Cmd::ContainerLike { .. } => unreachable!("handled before the course is read"),
         // The instructors' commands (`instructor::needs_instructor`).

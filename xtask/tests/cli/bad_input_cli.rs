@@ -61,6 +61,9 @@ fn bad_input_is_refused_with_one_line_and_exit_status_2() {
 
     // (arguments, what the error line names)
     let mut cases: Vec<(Vec<&str>, &str)> = vec![
+        // The check sandbox's own command, parsed apart from the others, refuses the same way.
+        (vec!["__sandbox", "--no-such-flag"], "--no-such-flag"),
+        (vec!["__sandbox", "--timeout-ms", "soon"], "--timeout-ms"),
         // --timeout: out of range, not a number, or rounding to no time at all.
         (vec!["grade", "lesson02", "--timeout", "1e20"], "--timeout"),
         (vec!["grade", "lesson02", "--timeout", "1e19"], "--timeout"),
