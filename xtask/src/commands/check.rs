@@ -140,7 +140,7 @@ pub fn run(root: &Path, course: &Course, lesson: Option<&str>, jobs: usize) -> R
     );
     sections.add(
         "the solutions' own tests pass (reproduces_text and the like)",
-        solution_tests(root, &lessons)?,
+        crate::commands::own_tests::problems(root, course, &lessons)?,
     );
     sections.add(
         "reference solutions are clippy-clean (-D warnings)",
@@ -393,64 +393,6 @@ fn stub_problems(report: &grader::report::Report) -> Vec<String> {
         }
     }
     out
-}
-
-/// The test targets of each lesson's solution crate other than its checks (`tests/<name>.rs` but
-/// `tests/<lesson id>.rs` and the hidden checks), run with `cargo test`: what fails, each with the
-/// command that shows it.
-fn solution_tests(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>> {
-    let mut problems = Vec::new();
-    for lesson in lessons {
-        let tests = lesson.crate_dir(root, Side::Solutions).join("tests");
-        let mut names: Vec<String> = std::fs::read_dir(&tests)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                let stem = name.strip_suffix(".rs")?;
-                (stem != lesson.check_target() && e.path().is_file()).then(|| stem.to_owned())
-            })
-            .collect();
-        names.sort();
-        if names.is_empty() {
-            continue;
-        }
-        let package = lesson.package(Side::Solutions);
-        let mut cmd = grader::build::cargo::command();
-        cmd.current_dir(root)
-            .args(["test", "--quiet", "-p", &package])
-            .env_remove("CARGO_PRIMARY_PACKAGE")
-            .stdin(Stdio::null());
-        for name in &names {
-            cmd.args(["--test", name]);
-        }
-        // Other copies of the course sharing the target folder decide by content too: without
-        // the lock, one removed this crate's fingerprints in the middle of the build.
-        let lock = grader::build::claim_solutions(root, &[lesson])?;
-        let out = cmd.output().context("could not run cargo test")?;
-        drop(lock);
-        if out.status.success() {
-            continue;
-        }
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        // `--quiet` prints dots, then a `---- NAME stdout ----` section per failed test.
-        let failed: Vec<&str> = stdout
-            .lines()
-            .filter_map(|l| l.strip_prefix("---- ")?.strip_suffix(" stdout ----"))
-            .collect();
-        let what = if failed.is_empty() {
-            grader::build::trim_error(&String::from_utf8_lossy(&out.stderr), 12)
-        } else {
-            format!("failed: {}", failed.join(", "))
-        };
-        let targets: Vec<String> = names.iter().map(|n| format!("--test {n}")).collect();
-        problems.push(format!(
-            "{package}: {what}\nsee it with `cargo test -p {package} {}`",
-            targets.join(" ")
-        ));
-    }
-    Ok(problems)
 }
 
 fn clippy(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>> {

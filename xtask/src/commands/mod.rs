@@ -20,6 +20,8 @@ pub mod list;
 pub mod manifest;
 #[cfg(feature = "instructor")]
 pub mod new_exercise;
+#[cfg(feature = "instructor")]
+pub mod own_tests;
 pub mod reset;
 #[cfg(feature = "instructor")]
 pub mod scaffold;
