@@ -255,33 +255,61 @@ pub fn drop_solution_packages(dir: &Path) -> Result<()> {
 ///
 /// The result depends only on the workspace's manifests and the lockfile, which are the same for
 /// every submission of a batch (one set for its grading copy, one for its expected handout): it
-/// is remembered for the process, which saves each further submission two `cargo metadata` runs.
+/// is remembered for the process, and kept in the course's target folder for the next grading
+/// run, which saves each further submission two `cargo metadata` runs.
 fn prune_lockfile(dir: &Path) -> Result<()> {
+    let kept = crate::course::layout::root()
+        .ok()
+        .map(|root| crate::course::layout::target_dir(&root, None).join(PRUNED_DIR));
+    prune_lockfile_keeping(dir, kept.as_deref())
+}
+
+/// The folder, in a course's target folder, of the pruned lockfiles kept between runs (by the
+/// SHA-256 of what decides them). Only the instructors' graders write there: a submission's
+/// build writes its own folder of the target folder only, and no check reaches it.
+const PRUNED_DIR: &str = "xtask/pruned-lockfiles";
+
+/// [`prune_lockfile`], with the results kept in `kept` (when given) between runs.
+fn prune_lockfile_keeping(dir: &Path, kept: Option<&Path>) -> Result<()> {
     static PRUNED: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
     let lockfile = dir.join("Cargo.lock");
-    let mut key = std::fs::read_to_string(&lockfile).unwrap_or_default();
-    let skip = |rel: &str, is_dir: bool| is_dir && rel.rsplit('/').next() == Some("target");
-    for rel in fsutil::files_under(dir, dir, &skip) {
-        if rel == "Cargo.toml" || rel.ends_with("/Cargo.toml") {
-            key.push_str(&format!("\0{rel}\0{}", fsutil::read(&dir.join(&rel))?));
-        }
-    }
+    let key = pruning_key(dir)?;
     let known = PRUNED
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .iter()
         .find(|(k, _)| *k == key)
         .map(|(_, pruned)| pruned.clone());
+    let file = kept.map(|k| k.join(crate::course::manifest::sha256_hex(key.as_bytes())));
+    let known = known.or_else(|| std::fs::read_to_string(file.as_ref()?).ok());
     if let Some(pruned) = known {
         return fsutil::write(&lockfile, &pruned);
     }
     resolve(dir)?;
     let pruned = fsutil::read(&lockfile)?;
+    if let Some(file) = &file {
+        // Written whole or not at all: a run reading it meanwhile reads the old file or none.
+        let _ = std::fs::create_dir_all(file.parent().unwrap_or(file))
+            .and_then(|()| fsutil::replace(file, pruned.as_bytes()));
+    }
     PRUNED
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .push((key, pruned));
     Ok(())
+}
+
+/// What decides the pruned lockfile of the workspace at `dir`: its lockfile, and each manifest and
+/// the toolchain file with its path relative to `dir` (the same for every copy, wherever it lies).
+fn pruning_key(dir: &Path) -> Result<String> {
+    let mut key = std::fs::read_to_string(dir.join("Cargo.lock")).unwrap_or_default();
+    let skip = |rel: &str, is_dir: bool| is_dir && rel.rsplit('/').next() == Some("target");
+    for rel in fsutil::files_under(dir, dir, &skip) {
+        if rel == "Cargo.toml" || rel.ends_with("/Cargo.toml") || rel == "rust-toolchain.toml" {
+            key.push_str(&format!("\0{rel}\0{}", fsutil::read(&dir.join(&rel))?));
+        }
+    }
+    Ok(key)
 }
 
 /// `cargo metadata` in `dir` (offline first), which rewrites its `Cargo.lock`.
@@ -410,6 +438,75 @@ pub fn make(root: &Path, course: &Course, out: &Path) -> Result<Summary> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A workspace of one package `name` at `dir`, with a lockfile that names a package it does not
+    /// use (pruning drops it).
+    fn workspace(dir: &Path, name: &str) {
+        let member = dir.join(name);
+        std::fs::create_dir_all(member.join("src")).unwrap();
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            format!("[workspace]\nresolver = \"3\"\nmembers = [\"{name}\"]\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            member.join("Cargo.toml"),
+            format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n"),
+        )
+        .unwrap();
+        std::fs::write(member.join("src/lib.rs"), "").unwrap();
+        std::fs::write(
+            dir.join("Cargo.lock"),
+            format!("version = 4\n\n[[package]]\nname = \"{name}\"\nversion = \"0.1.0\"\n\n[[package]]\nname = \"unused\"\nversion = \"1.0.0\"\n"),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_pruned_lockfile_is_kept_by_what_decides_it_and_read_back_without_cargo() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b, kept) = (
+            tmp.path().join("a"),
+            tmp.path().join("b"),
+            tmp.path().join("kept"),
+        );
+        // A name of its own: the process's own memory of pruned lockfiles does not know it.
+        let name = format!("pruned{}", std::process::id());
+        workspace(&a, &name);
+        workspace(&b, &name);
+        assert_eq!(
+            pruning_key(&a).unwrap(),
+            pruning_key(&b).unwrap(),
+            "the folder is no part of it"
+        );
+        let key = pruning_key(&a).unwrap();
+        // Kept beside an earlier run: read back, and no cargo runs (a lockfile it resolved
+        // would not say this).
+        let file = kept.join(crate::course::manifest::sha256_hex(key.as_bytes()));
+        std::fs::create_dir_all(&kept).unwrap();
+        std::fs::write(&file, "# kept\n").unwrap();
+        prune_lockfile_keeping(&a, Some(&kept)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(a.join("Cargo.lock")).unwrap(),
+            "# kept\n"
+        );
+        // Another manifest is another key: cargo prunes it, and the result is kept.
+        std::fs::write(
+            b.join(&name).join("Cargo.toml"),
+            format!("[package]\nname = \"{name}\"\nversion = \"0.2.0\"\nedition = \"2024\"\n"),
+        )
+        .unwrap();
+        let other = kept.join(crate::course::manifest::sha256_hex(
+            pruning_key(&b).unwrap().as_bytes(),
+        ));
+        prune_lockfile_keeping(&b, Some(&kept)).unwrap();
+        let pruned = std::fs::read_to_string(b.join("Cargo.lock")).unwrap();
+        assert!(
+            !pruned.contains("unused") && pruned.contains(&name),
+            "{pruned}"
+        );
+        assert_eq!(std::fs::read_to_string(other).unwrap(), pruned);
+    }
 
     #[test]
     fn the_instructors_grading_workflow_stays_with_them() {
