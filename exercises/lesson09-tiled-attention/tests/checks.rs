@@ -374,8 +374,17 @@ fn tiled_attention_never_holds_t_by_t() {
         plain >= t_by_t,
         "the meter sees lesson 3's attention hold its (T, T) weights: {plain} bytes"
     );
-    let (result, extra) = METER
-        .peak_during(|| tiled_attention(q.view(), k.view(), v.view(), Tiling::new(32, 32, true)));
+    // `cargo test` runs other checks on other threads of this process, and the meter counts their
+    // arrays too: the least of three calls, each on inputs of its own (no call can return an
+    // earlier one's result), is what tiled attention holds.
+    let (result, extra) = (0..3)
+        .map(|_| {
+            let [q, k, v, _] = random_inputs(&mut rng, (1, 1, t, t, hs, hs));
+            let tiling = Tiling::new(32, 32, true);
+            METER.peak_during(|| tiled_attention(q.view(), k.view(), v.view(), tiling))
+        })
+        .reduce(|(a, held_a), (b, held_b)| (a.and(b), held_a.min(held_b)))
+        .expect("three calls");
     assert!(result.is_ok(), "T = S = {t}, hs = {hs}, tiles 32 × 32");
     assert!(
         extra < t_by_t / 4,
