@@ -14,8 +14,9 @@
 //! ```
 //!
 //! The counters are process-wide: under the grader each check runs on the only test thread
-//! (`--test-threads=1`), so they count the call alone; under `cargo test` other tests' small
-//! arrays may add a few kilobytes, which a bound meant to catch a `T × T` array allows for.
+//! (`--test-threads=1`), so they count the call alone; under `cargo test` other tests' arrays,
+//! allocated on other threads meanwhile, are counted too, so a check takes the least of a few
+//! calls, each on inputs of its own.
 //! Student code cannot allocate around the meter: every allocation of safe Rust goes through the
 //! global allocator, and the grader refuses `unsafe` in a lesson's sources.
 
