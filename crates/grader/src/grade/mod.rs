@@ -317,8 +317,8 @@ impl<'a> Pipeline<'a> {
         let sandbox = official.map_or(Sandbox::Optional, |o| o.sandbox);
         let mut runner = Runner::new(isolation, sandbox)?;
         // A planted misconception is chosen when the checks run: the solutions' build is the usual one.
-        runner.plant = self.plant.map(str::to_owned);
-        runner.variant_seeds = variants.map(Variants::env_value);
+        runner.setting.plant = self.plant.map(str::to_owned);
+        runner.setting.variant_seeds = variants.map(Variants::env_value);
         Ok(Built {
             output,
             recompiled,

@@ -86,7 +86,7 @@ pub fn plant_all(
     let jobs = listed.jobs(&at, timeout, Backtrace::On);
     for m in &lesson.misconceptions {
         let mut planting = Runner::new(runner.isolation, runner.sandbox)?;
-        planting.plant = Some(m.id.clone());
+        planting.setting.plant = Some(m.id.clone());
         let outputs = Runs::first(&planting, &jobs, &Grouping::Alone, workers, &|_, _| {}).outputs;
         let mut outcome = Outcome {
             id: m.id.clone(),

@@ -65,8 +65,15 @@ pub struct CheckEnv {
     pub observations: PathBuf,
     /// Print a backtrace on a panic (costs about 0.15 s per panic, so only when asked).
     pub backtrace: Backtrace,
+    /// What the check is started with beside that.
+    pub setting: Setting,
+}
+
+/// What a check process is started with beyond its folders: all `None` for a student's checks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Setting {
     /// The misconception planted into a reference solution (`grade --solutions --plant ID`),
-    /// named in [`check_protocol::PLANT_ENV`]; `None` everywhere else.
+    /// named in [`check_protocol::PLANT_ENV`].
     pub plant: Option<String>,
     /// The seeds of the variant checks ([`check_protocol::VARIANT_ENV`]), given at run time only.
     pub variant_seeds: Option<String>,
@@ -96,18 +103,19 @@ impl CheckEnv {
             .env("NO_COLOR", "1")
             .env("CLICOLOR", "0")
             .env(protocol::OBSERVE_ENV, &self.observations);
-        if let Some(id) = &self.plant {
+        let setting = &self.setting;
+        if let Some(id) = &setting.plant {
             cmd.env(check_protocol::PLANT_ENV, id);
             // Only planted runs of the reference solutions see the fitted plant's file.
-            let fitted = self.fitted.clone().map(Into::into);
+            let fitted = setting.fitted.clone().map(Into::into);
             if let Some(fitted) = fitted.or_else(|| std::env::var_os(check_protocol::FITTED_ENV)) {
                 cmd.env(check_protocol::FITTED_ENV, fitted);
             }
         }
-        if let Some(seeds) = &self.variant_seeds {
+        if let Some(seeds) = &setting.variant_seeds {
             cmd.env(check_protocol::VARIANT_ENV, seeds);
         }
-        if let Some(sweep) = &self.sweep {
+        if let Some(sweep) = &setting.sweep {
             cmd.env(check_protocol::variant::SWEEP_ENV, sweep);
         }
     }
@@ -207,15 +215,9 @@ pub struct Runner {
     /// The isolation checks run in: enforced, the sandbox (official grading); none, started
     /// directly in a process group of their own, which starts much faster (local grading).
     pub isolation: Isolation,
-    /// The misconception every check runs with planted (reference solutions only; see
-    /// [`CheckEnv::plant`]).
-    pub plant: Option<String>,
-    /// The variant checks' seeds every check runs with (see [`CheckEnv::variant_seeds`]).
-    pub variant_seeds: Option<String>,
-    /// The sweep every check runs with (see [`CheckEnv::sweep`]).
-    pub sweep: Option<String>,
-    /// The fitted plant's file (see [`CheckEnv::fitted`]).
-    pub fitted: Option<String>,
+    /// What every check it runs is started with (a plant and the fitted plant's file: reference
+    /// solutions only).
+    pub setting: Setting,
     /// In the container mode ([`Isolation::ContainerUid`]): the folder of the checks'
     /// private folders, which every user may pass through but not list.
     boxes: Option<tempfile::TempDir>,
@@ -231,10 +233,7 @@ impl Runner {
             count: AtomicUsize::new(0),
             sandbox,
             isolation,
-            plant: None,
-            variant_seeds: None,
-            sweep: None,
-            fitted: None,
+            setting: Setting::default(),
             boxes: container.then(container_boxes).transpose()?,
         })
     }
@@ -243,6 +242,14 @@ impl Runner {
     /// the reference solutions.
     pub fn direct() -> Result<Self> {
         Self::new(Isolation::None, Sandbox::Optional)
+    }
+
+    /// [`Runner::direct`], every check started with `setting` (the reference solutions' runs).
+    pub fn direct_with(setting: Setting) -> Result<Self> {
+        Ok(Self {
+            setting,
+            ..Self::direct()?
+        })
     }
 
     /// Whether checks run in the sandbox.
@@ -282,10 +289,7 @@ impl Runner {
             observations: private.join(".observations"),
             private_dir: private.clone(),
             backtrace,
-            plant: self.plant.clone(),
-            variant_seeds: self.variant_seeds.clone(),
-            sweep: self.sweep.clone(),
-            fitted: self.fitted.clone(),
+            setting: self.setting.clone(),
         };
         let failed = |why: String| RunOutput {
             ended: Ended::SetupFailed,

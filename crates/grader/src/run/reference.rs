@@ -4,36 +4,10 @@
 //! run no student code, so no sandbox) with its own [`Setting`]; the outputs come back as values,
 //! in the jobs' order, for `variants/` to judge.
 
-use crate::run::{RunOutput, Runner};
+use crate::run::{RunOutput, Runner, Setting};
 use anyhow::Result;
 use std::path::PathBuf;
 use std::time::Duration;
-
-/// What a reference run is started with, beside the usual check environment (see
-/// [`crate::run::CheckEnv`] for each variable).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Setting {
-    /// The misconception planted.
-    pub plant: Option<String>,
-    /// The variant checks' seeds.
-    pub variant_seeds: Option<String>,
-    /// A sweep of the variant checks over many seeds.
-    pub sweep: Option<String>,
-    /// The fitted plant's `record:`/`replay:` file.
-    pub fitted: Option<String>,
-}
-
-impl Setting {
-    /// A runner that starts checks directly, each with this setting.
-    pub fn runner(&self) -> Result<Runner> {
-        let mut runner = Runner::direct()?;
-        runner.plant = self.plant.clone();
-        runner.variant_seeds = self.variant_seeds.clone();
-        runner.sweep = self.sweep.clone();
-        runner.fitted = self.fitted.clone();
-        Ok(runner)
-    }
-}
 
 /// One process of a pass: the tests `tests` (full names, e.g. `variants::heads_split`) of `exe`,
 /// which the harness runs one after another in the order of their names, started as `setting`
@@ -57,7 +31,7 @@ pub fn run(jobs: &[Job], timeout: Duration, workers: usize) -> Result<Vec<RunOut
         match runners.iter().position(|(s, _)| **s == job.setting) {
             Some(k) => at.push(k),
             None => {
-                runners.push((&job.setting, job.setting.runner()?));
+                runners.push((&job.setting, Runner::direct_with(job.setting.clone())?));
                 at.push(runners.len() - 1);
             }
         }

@@ -8,8 +8,9 @@
 use crate::course::Lesson;
 use crate::course::expected::Expect;
 use crate::judge::{Context, holds};
-use crate::run::reference::{Job as Process, Setting};
+use crate::run::reference::Job as Process;
 use crate::run::runs::Listed;
+use crate::run::{Runner, Setting};
 use crate::variants::reference::MODULE;
 use anyhow::Result;
 use check_protocol::Observation;
@@ -337,7 +338,7 @@ fn record_fitted(
         fitted: Some(format!("record:{}", dir.join("seen").display())),
         ..Setting::default()
     };
-    let lister = setting.runner()?;
+    let lister = Runner::direct_with(setting.clone())?;
     // Per executable: its lesson and the process recording its fixed checks.
     let mut of_lesson: Vec<&str> = Vec::new();
     let mut jobs: Vec<Process> = Vec::new();

@@ -6,7 +6,8 @@
 use crate::course::{Check, Lesson};
 use crate::judge::misconception::Record;
 use crate::judge::{Context, up_to_first_wrong};
-use crate::run::reference::{Job, Setting};
+use crate::run::Setting;
+use crate::run::reference::Job;
 use crate::variants::reference::{MODULE, Observed};
 use anyhow::Result;
 use std::time::Duration;

@@ -287,6 +287,13 @@ fn a_gradescope_export_gives_each_submission_its_own_time_and_submitters() {
     assert!(format!("{e:#}").contains("of submission_1002"), "{e:#}");
 }
 
+/// Each row's penalty on lesson 1 (none: on time, or no time known).
+fn lesson01_costs(class: &crate::official::class_run::Batch) -> Vec<Option<f64>> {
+    (class.rows.iter())
+        .map(|r| r.late.as_ref().map(|l| l.of("lesson01")))
+        .collect()
+}
+
 /// The graded rows `(id, entry)` with 10 of 10 points in lesson01, as a class run makes them.
 fn graded_rows(who: &[(&str, &str)]) -> Vec<crate::official::class_run::Row> {
     who.iter()
@@ -328,11 +335,7 @@ fn a_class_graded_from_a_gradescope_export_is_late_by_the_exports_times() {
     ]);
     let mut class = batch(&[("lesson01", 10)], rows, None);
     apply(&mut class, &p).unwrap();
-    let cost: Vec<Option<f64>> = class
-        .rows
-        .iter()
-        .map(|r| r.late.as_ref().map(|l| l.of("lesson01")))
-        .collect();
+    let cost = lesson01_costs(&class);
     // Exactly at the deadline; a second after it (a started day); the group's second member, by
     // student id; no time at all (named on the standard error, no penalty).
     assert_eq!(cost, [Some(0.0), Some(1.0), Some(0.0), None]);
@@ -365,11 +368,7 @@ fn a_class_graded_from_a_gradescope_export_is_late_by_the_exports_times() {
         ..p
     };
     apply(&mut class, &policy).unwrap();
-    let cost: Vec<Option<f64>> = class
-        .rows
-        .iter()
-        .map(|r| r.late.as_ref().map(|l| l.of("lesson01")))
-        .collect();
+    let cost = lesson01_costs(&class);
     assert_eq!(cost, [Some(1.0), Some(0.0), None]);
 }
 
@@ -391,11 +390,7 @@ fn a_roster_from_a_gradescope_grades_export_gives_its_submission_times() {
     }
     let mut class = batch(&[("lesson01", 10)], rows, Some(roster));
     apply(&mut class, &p).unwrap();
-    let cost: Vec<Option<f64>> = class
-        .rows
-        .iter()
-        .map(|r| r.late.as_ref().map(|l| l.of("lesson01")))
-        .collect();
+    let cost = lesson01_costs(&class);
     // At the deadline; a second after it (at another offset); no time, so no penalty.
     assert_eq!(cost, [Some(0.0), Some(1.0), None]);
 }
