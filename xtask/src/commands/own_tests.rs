@@ -4,16 +4,16 @@
 //! with no `-p`, which would resolve the features for one package alone and compile the core, the
 //! checks' support and `ndarray` once more for it. After `cargo test` (or its `--no-run`, as CI
 //! runs it before `check`) nothing is compiled. Each lesson's executables then run where cargo
-//! runs them, in the package's folder. A lesson whose solution is not a default member is tested
-//! with `cargo test -p` as before.
+//! runs them, in the package's folder. When that build fails (a test that does not compile, a
+//! solution that is not a default member), each lesson is tested with `cargo test -p` as before.
 
 use anyhow::{Context as _, Result};
 use grader::course::{Course, Lesson, Side};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// One problem per lesson of `lessons` whose own tests fail to build or pass: the failed tests
-/// and the command that shows them. `course` names every lesson: the build may bring any default
+/// One problem per lesson of `lessons` whose own tests fail to build or pass: the failed tests (or
+/// the error) and the command that shows them. `course` names every lesson: the build may bring any default
 /// member's test targets of the same names up to date, so every solution's build is claimed.
 pub fn problems(root: &Path, course: &Course, lessons: &[&Lesson]) -> Result<Vec<String>> {
     let wanted: Vec<(&Lesson, Vec<String>)> = lessons
@@ -34,10 +34,9 @@ pub fn problems(root: &Path, course: &Course, lessons: &[&Lesson]) -> Result<Vec
         .collect();
     all.sort_unstable();
     all.dedup();
-    let built = match build(root, &all)? {
-        Ok(built) => built,
-        Err(error) => return Ok(vec![error]),
-    };
+    // When that build fails (a test that does not compile, a solution that is not a default
+    // member), each lesson is tested with `-p`, which names its own error.
+    let built = build(root, &all)?.unwrap_or_default();
     let mut problems = Vec::new();
     for (lesson, names) in &wanted {
         let dir = lesson.crate_dir(root, Side::Solutions);
@@ -81,29 +80,22 @@ fn names(root: &Path, lesson: &Lesson) -> Vec<String> {
 }
 
 /// `cargo test --no-run` of the test targets `names` over the default members: each executable
-/// with its package's folder; or, when the build fails, the problem that says so.
-fn build(
-    root: &Path,
-    names: &[&str],
-) -> Result<std::result::Result<Vec<(PathBuf, PathBuf)>, String>> {
+/// with its package's folder, or `None` when the build fails.
+fn build(root: &Path, names: &[&str]) -> Result<Option<Vec<(PathBuf, PathBuf)>>> {
     let mut cmd = grader::build::cargo::command();
     cmd.current_dir(root)
         .args(["test", "--no-run", "--quiet", "--message-format=json"])
         .env_remove("CARGO_PRIMARY_PACKAGE")
-        .stdin(Stdio::null());
+        .stdin(Stdio::null())
+        .stderr(Stdio::null());
     for name in names {
         cmd.args(["--test", name]);
     }
     let out = cmd.output().context("could not run cargo test --no-run")?;
-    if !out.status.success() {
-        let targets: Vec<String> = names.iter().map(|n| format!("--test {n}")).collect();
-        return Ok(Err(format!(
-            "the solutions' own tests do not build: {}\nsee it with `cargo test --no-run {}`",
-            grader::build::trim_error(&String::from_utf8_lossy(&out.stderr), 12),
-            targets.join(" ")
-        )));
-    }
-    Ok(Ok(executables(&String::from_utf8_lossy(&out.stdout))))
+    Ok(out
+        .status
+        .success()
+        .then(|| executables(&String::from_utf8_lossy(&out.stdout))))
 }
 
 /// The test executables cargo's JSON messages `messages` name, each with its package's folder.
@@ -132,17 +124,8 @@ fn run(dir: &Path, exes: &[&PathBuf]) -> Result<Option<String>> {
             .stdin(Stdio::null())
             .output()
             .with_context(|| format!("could not run {}", exe.display()))?;
-        if out.status.success() {
-            continue;
-        }
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let names = failed_tests(&stdout);
-        match names.is_empty() {
-            true => failed.push(grader::build::trim_error(
-                &String::from_utf8_lossy(&out.stderr),
-                12,
-            )),
-            false => failed.push(format!("failed: {}", names.join(", "))),
+        if !out.status.success() {
+            failed.push(what_failed(&out));
         }
     }
     Ok((!failed.is_empty()).then(|| failed.join("; ")))
@@ -169,15 +152,18 @@ fn with_cargo(root: &Path, lesson: &Lesson, names: &[String]) -> Result<Option<S
         cmd.args(["--test", name]);
     }
     let out = cmd.output().context("could not run cargo test")?;
-    if out.status.success() {
-        return Ok(None);
-    }
+    Ok((!out.status.success()).then(|| what_failed(&out)))
+}
+
+/// What a failed test run `out` says: the tests its harness names as failed, else the start of
+/// its error output (a build or a harness that did not start).
+fn what_failed(out: &std::process::Output) -> String {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let names = failed_tests(&stdout);
-    Ok(Some(match names.is_empty() {
+    match names.is_empty() {
         true => grader::build::trim_error(&String::from_utf8_lossy(&out.stderr), 12),
         false => format!("failed: {}", names.join(", ")),
-    }))
+    }
 }
 
 #[cfg(test)]
