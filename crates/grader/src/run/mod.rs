@@ -563,3 +563,14 @@ pub fn list_tests(runner: &Runner, exe: &Path) -> Result<Vec<CheckId>> {
         .map(CheckId::new)
         .collect())
 }
+
+/// A shell script `text` written as the executable `name` in `dir`, standing in for a check
+/// executable in the unit tests.
+#[cfg(all(test, unix))]
+pub fn script_exe(dir: &Path, name: &str, text: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let exe = dir.join(name);
+    std::fs::write(&exe, text).unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    exe
+}

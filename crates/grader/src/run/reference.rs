@@ -50,8 +50,8 @@ mod tests {
     use std::path::Path;
 
     /// An executable that prints its arguments and the setting it was started with.
+    #[cfg(unix)]
     fn echo_exe(dir: &Path) -> PathBuf {
-        let exe = dir.join("echo-check");
         let script = format!(
             "#!/bin/sh\necho \"tests=$*\"\necho \"plant=${}\"\necho \"seeds=${}\"\necho \
              \"sweep=${}\"\n",
@@ -59,13 +59,7 @@ mod tests {
             check_protocol::VARIANT_ENV,
             check_protocol::variant::SWEEP_ENV
         );
-        std::fs::write(&exe, script).unwrap();
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-        exe
+        crate::run::script_exe(dir, "echo-check", &script)
     }
 
     #[cfg(unix)]

@@ -137,15 +137,11 @@ mod tests {
     /// An executable that appends the check it was asked for to `log` and prints it with its
     /// backtrace setting.
     fn logging_exe(dir: &Path, log: &Path) -> PathBuf {
-        use std::os::unix::fs::PermissionsExt;
-        let exe = dir.join("logging-check");
         let script = format!(
             "#!/bin/sh\necho \"$1\" >> '{}'\necho \"ran $1 backtrace=$RUST_BACKTRACE\"\n",
             log.display()
         );
-        std::fs::write(&exe, script).unwrap();
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        exe
+        crate::run::script_exe(dir, "logging-check", &script)
     }
 
     fn first_output(i: usize) -> RunOutput {

@@ -117,8 +117,6 @@ mod tests {
     /// (`merge-a`); nothing unless it runs `m1` with the student's seeds.
     #[cfg(unix)]
     fn planted_exe(dir: &std::path::Path) -> std::path::PathBuf {
-        use std::os::unix::fs::PermissionsExt;
-        let exe = dir.join("hidden-check");
         let script = r#"#!/bin/sh
 [ "$3" = variants::m1 ] && [ "$COURSE_CHECK_VARIANT_SEEDS" = seeds ] || exit 2
 obs() { printf '%s\n' "$1" >> "$COURSE_CHECK_OBSERVE"; }
@@ -132,9 +130,7 @@ obs '{"kind":"assert","label":"x == 1","passed":true,"message":""}'
 obs "{\"kind\":\"snapshot\",\"name\":\"s\",\"text\":\"$snap\"}"
 obs '{"kind":"end"}'
 "#;
-        std::fs::write(&exe, script).unwrap();
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        exe
+        crate::run::script_exe(dir, "hidden-check", script)
     }
 
     #[cfg(unix)]
