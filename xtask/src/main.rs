@@ -32,17 +32,7 @@ fn main() -> ExitCode {
         .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
     let cli = match parsed {
         Ok(cli) => cli,
-        // --help, --version, and the help shown for a bare `cargo xtask`, as clap prints them.
-        Err(e)
-            if !e.use_stderr()
-                || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
-        {
-            e.exit()
-        }
-        Err(e) => {
-            eprintln!("{}", cli::usage_error(&e));
-            return ExitCode::from(2);
-        }
+        Err(e) => return refused(e),
     };
     // Before anything is built: an instructors' command in a student handout.
     if let Some(why) = cli::refused(place, &cli.command) {
@@ -82,10 +72,18 @@ fn sandbox_main() -> ExitCode {
         .and_then(|m| sandbox::SandboxArgs::from_arg_matches(&m));
     match args {
         Ok(args) => ExitCode::from(sandbox::main(args).clamp(0, 255) as u8),
-        Err(e) if !e.use_stderr() => e.exit(),
-        Err(e) => {
-            eprintln!("{}", cli::usage_error(&e));
-            ExitCode::from(2)
-        }
+        Err(e) => refused(e),
     }
+}
+
+/// What a command line clap did not take ends with: `--help`, `--version` and the help shown for
+/// a bare `cargo xtask` as clap prints them; any other mistake in one line, exit status 2.
+fn refused(e: clap::Error) -> ExitCode {
+    if !e.use_stderr()
+        || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    {
+        e.exit()
+    }
+    eprintln!("{}", cli::usage_error(&e));
+    ExitCode::from(2)
 }

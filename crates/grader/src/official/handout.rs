@@ -287,10 +287,10 @@ fn prune_lockfile_keeping(dir: &Path, kept: Option<&Path>) -> Result<()> {
     }
     resolve(dir)?;
     let pruned = fsutil::read(&lockfile)?;
-    if let Some(file) = &file {
+    if let (Some(kept), Some(file)) = (kept, &file) {
         // Written whole or not at all: a run reading it meanwhile reads the old file or none.
-        let _ = std::fs::create_dir_all(file.parent().unwrap_or(file))
-            .and_then(|()| fsutil::replace(file, pruned.as_bytes()));
+        let _ =
+            std::fs::create_dir_all(kept).and_then(|()| fsutil::replace(file, pruned.as_bytes()));
     }
     PRUNED
         .lock()
