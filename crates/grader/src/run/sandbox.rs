@@ -384,10 +384,11 @@ mod imp {
                         Ok(None) if Instant::now() >= deadline => break Ended::TimedOut,
                         Ok(None) => {
                             if Instant::now() >= next_look {
+                                let looked = Instant::now();
                                 if let Some(budget) = over() {
                                     break Ended::WroteTooMuch(budget);
                                 }
-                                next_look = Instant::now() + DISK_LOOK;
+                                next_look = Instant::now() + next_disk_look(looked.elapsed());
                             }
                             std::thread::sleep(Duration::from_millis(2));
                         }
@@ -411,6 +412,13 @@ mod imp {
     /// How often the supervisor measures what the check has on disk: often enough that a check
     /// writing as fast as it can gets little past its budget, rarely enough to cost little.
     const DISK_LOOK: Duration = Duration::from_millis(10);
+
+    /// How long until the next look after one that took `took`: [`DISK_LOOK`], or longer when a
+    /// look is slow (a crowded shared folder, many processes in `/proc`), so that the watch takes
+    /// at most a twentieth of a core from the checks it watches.
+    pub(super) fn next_disk_look(took: Duration) -> Duration {
+        DISK_LOOK.max(took * 20)
+    }
 
     /// The watch on a check's disk use, when it has a budget: its private folders (`--write`) and
     /// in the container mode what its user owns in the shared places.
@@ -680,6 +688,17 @@ mod tests {
         assert_eq!(Ended::parse("wrote-too-much 1 2 3"), None);
         assert_eq!(Ended::parse("exited"), None);
         assert_eq!(Ended::parse("nonsense 1"), None);
+    }
+
+    #[cfg(all(target_os = "linux", feature = "instructor"))]
+    #[test]
+    fn a_slow_look_at_the_disk_spaces_out_the_next() {
+        use super::imp::next_disk_look;
+        use std::time::Duration;
+        let quick = next_disk_look(Duration::from_micros(100));
+        assert_eq!(quick, Duration::from_millis(10));
+        let slow = next_disk_look(Duration::from_millis(3));
+        assert_eq!(slow, Duration::from_millis(60));
     }
 
     #[test]
