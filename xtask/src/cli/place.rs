@@ -1,7 +1,7 @@
 //! Where the command line runs (a student handout, the repository from the student build or
 //! from the full grader), and so which commands and flags it shows and takes.
 
-use super::{Cli, Cmd, Platform};
+use super::args::{Cli, Cmd, Platform};
 use clap::CommandFactory as _;
 use std::path::Path;
 

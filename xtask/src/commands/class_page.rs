@@ -2,7 +2,7 @@
 //! (or, with `--merge`, from the reports folders of a class graded in parts);
 //! `cargo xtask regrade-diff OLD_RDIR NEW_RDIR`: what a regrade changed, from two runs' reports.
 
-use crate::cli::ClassPageArgs;
+use crate::cli::args::ClassPageArgs;
 use anyhow::Result;
 use grader::course::Course;
 use std::path::Path;

@@ -189,10 +189,10 @@ fn class(
 /// The gradebook's layout and missing students' points, as the command line names them.
 #[cfg(feature = "instructor")]
 pub fn gradebook_options(
-    f: crate::cli::GradebookFormat,
-    missing: crate::cli::MissingPoints,
+    f: crate::cli::args::GradebookFormat,
+    missing: crate::cli::args::MissingPoints,
 ) -> grader::official::gradebook::Options {
-    use crate::cli::{GradebookFormat as G, MissingPoints as M};
+    use crate::cli::args::{GradebookFormat as G, MissingPoints as M};
     use grader::official::gradebook::{Format, Missing, Options};
     Options {
         format: match f {

@@ -104,7 +104,7 @@ jobs:
 "#;
 
 /// The official grading workflow of the instructors' course repository for the course at `root`;
-/// `deadline` (checked by [`crate::cli::parse_deadline`]) becomes the default of its `deadline`
+/// `deadline` (checked by [`crate::cli::values::parse_deadline`]) becomes the default of its `deadline`
 /// input. It grades the class in `shards` parts (at least 1), one job each, then merges them.
 pub fn grading_workflow(root: &Path, deadline: Option<&str>, shards: u16) -> String {
     let default = match deadline {
@@ -585,7 +585,10 @@ mod tests {
             "2026-12-20T23:59:00+01:00",
             "2026-12-20T23:59-05:00",
         ] {
-            assert_eq!(crate::cli::parse_deadline(good).as_deref(), Ok(good));
+            assert_eq!(
+                crate::cli::values::parse_deadline(good).as_deref(),
+                Ok(good)
+            );
         }
         for bad in [
             "",
@@ -599,7 +602,7 @@ mod tests {
             "2026-12-20-01",
         ] {
             assert!(
-                crate::cli::parse_deadline(bad).is_err(),
+                crate::cli::values::parse_deadline(bad).is_err(),
                 "{bad:?} was taken"
             );
         }
