@@ -5,12 +5,15 @@
 //! - taking other submissions' artifacts (`deps`, `.fingerprint`, `incremental`, ...) out before a
 //!   submission's build: else it can read them (`hostile_cli::a_submissions_build_finds_no_other_students_code`);
 //!   kept [`aside`] for a later build of the same sources, for speed only.
+//! - for speed only: a submissions' folder's first build takes the registry's crates the course's
+//!   builds compiled ([`seed`]).
 //! - for speed only (tests pass without; cargo then rebuilds what it could reuse, see
 //!   docs/bench-grade.md): back-dating a submission's unchanged files, and pointing a local
 //!   build's dep-info at this copy ([`dep_info`]).
 
 pub mod aside;
 pub mod dep_info;
+pub(crate) mod seed;
 
 use crate::build::content::Inputs;
 use crate::course::Side;
