@@ -183,12 +183,9 @@ fn build_reusing(
     // Every build of the grader takes turns on its target directory; a sandboxed build compiles
     // in the target folder's fixed copy of the grading copy `graded`.
     let lock = take_build_lock(&target, observer)?;
-    // For speed only: a seed that could not be copied leaves cargo to build those crates.
-    if sandboxed {
-        let packages: Vec<String> = lessons.iter().map(|l| l.package(side)).collect();
-        let _ = cargo_state::seed::seed(graded, &target, &packages);
-    }
     let root = &if let Some(sandbox) = sandbox {
+        // For speed only: what could not be copied, cargo builds.
+        let _ = cargo_state::seed::seed(graded, &target, lessons, side);
         let copy = build_copy(&target, sandbox)?;
         mirror(graded, &copy)?;
         copy

@@ -8,14 +8,15 @@
 //! kept (cargo compares them); a unit's fingerprint is copied after its files, and none stays when
 //! a copy fails, so cargo never takes a half-copied unit for built.
 
+use crate::course::{Lesson, Side};
 use anyhow::Result;
 use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Seeds the submissions' target folder `target` from the course's `debug` folder beside it, when
 /// `target` has no build yet (see the module's documentation); `root`: the grading copy, whose
-/// `Cargo.lock` names the registry's packages; `lessons`: the packages of the lessons built.
-pub(crate) fn seed(root: &Path, target: &Path, lessons: &[String]) -> Result<()> {
+/// `Cargo.lock` names the registry's packages; `lessons`: the lessons built, of `side`.
+pub(crate) fn seed(root: &Path, target: &Path, lessons: &[&Lesson], side: Side) -> Result<()> {
     let Some(course_target) = target.parent() else {
         return Ok(());
     };
@@ -37,7 +38,8 @@ pub(crate) fn seed(root: &Path, target: &Path, lessons: &[String]) -> Result<()>
         .filter(|name| name.ends_with(".rlib") || name.ends_with(".so"))
         .filter_map(|name| unit_hash(name))
         .collect();
-    let units: Vec<String> = registry_units(&from, &registry_packages(&lockfile, lessons))
+    let packages: Vec<String> = lessons.iter().map(|l| l.package(side)).collect();
+    let units: Vec<String> = registry_units(&from, &registry_packages(&lockfile, &packages))
         .into_iter()
         .filter(|unit| {
             unit_hash(unit).is_some_and(|h| built.contains(h))
@@ -165,12 +167,12 @@ version = "9.0.0"
 source = "registry+https://github.com/rust-lang/crates.io-index"
 
 [[package]]
-name = "lesson01"
+name = "lesson02"
 version = "0.1.0"
 dependencies = ["ndarray 0.16.1"]
 
 [[package]]
-name = "lesson01-solution"
+name = "lesson02-solution"
 version = "0.1.0"
 "#;
 
@@ -187,10 +189,10 @@ version = "0.1.0"
         let debug = target.join("debug");
         let registry = "ndarray-05cce864bb0d2ea0";
         let script_run = "num-traits-0123456789abcdef";
-        let course = "lesson01-solution-1111222233334444";
+        let solution = "lesson02-solution-1111222233334444";
         // Checked only (metadata), and a registry crate no lesson uses (the grader's).
         let (checked, unused) = ("ndarray-0f3d0f25d2c4b330", "zip-5555666677778888");
-        for unit in [registry, script_run, course, checked, unused] {
+        for unit in [registry, script_run, solution, checked, unused] {
             write(&debug.join(".fingerprint").join(unit).join("lib"), "fp");
         }
         write(&debug.join("build").join(registry).join("out/x.rs"), "out");
@@ -202,7 +204,7 @@ version = "0.1.0"
         write(&deps.join("libndarray-0f3d0f25d2c4b330.rmeta"), "rmeta");
         write(&deps.join("libzip-5555666677778888.rlib"), "zip");
         write(
-            &deps.join("liblesson01_solution-1111222233334444.rlib"),
+            &deps.join("liblesson02_solution-1111222233334444.rlib"),
             "secret",
         );
         let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1 << 30);
@@ -214,8 +216,9 @@ version = "0.1.0"
             .unwrap();
 
         let submissions = target.join("submissions");
-        let lessons = ["lesson01".to_owned()];
-        seed(&root, &submissions, &lessons).unwrap();
+        let course = crate::course::fixture();
+        let lessons = [&course.lessons[0]];
+        seed(&root, &submissions, &lessons, Side::Exercises).unwrap();
         let seeded = submissions.join("debug");
         let mut got = crate::fsutil::files_under(&seeded, &seeded, &|_, _| false);
         got.sort();
@@ -237,7 +240,7 @@ version = "0.1.0"
 
         // A folder that has a build already is left as it is.
         std::fs::remove_file(seeded.join("deps/ndarray-05cce864bb0d2ea0.d")).unwrap();
-        seed(&root, &submissions, &lessons).unwrap();
+        seed(&root, &submissions, &lessons, Side::Exercises).unwrap();
         assert!(!seeded.join("deps/ndarray-05cce864bb0d2ea0.d").exists());
     }
 
