@@ -3,10 +3,12 @@
 //! them again: cargo names a unit by its package, version, features and profile, not by its target
 //! folder, and finds such a copy fresh. Copied: the built units (a library, or a build script's)
 //! of the packages the lessons' crates depend on that the grading copy's `Cargo.lock` takes from a
-//! registry, never a crate of the course (the reference solutions are built in the same folder),
-//! and only into a folder with no build yet. Modification times are
-//! kept (cargo compares them); a unit's fingerprint is copied after its files, and none stays when
-//! a copy fails, so cargo never takes a half-copied unit for built.
+//! registry and not from the course too (the reference solutions are built in the same folder),
+//! and only into a `debug` folder that does not exist yet: the grader makes it and everything in
+//! it, so nothing an earlier build left there (a link into the instructors' tree) is written
+//! through. Modification times are kept (cargo compares them); a unit's fingerprint is copied
+//! after its files, and none stays when a copy fails, so cargo never takes a half-copied unit for
+//! built.
 
 use crate::course::{Lesson, Side};
 use anyhow::Result;
@@ -14,16 +16,18 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Seeds the submissions' target folder `target` from the course's `debug` folder beside it, when
-/// `target` has no build yet (see the module's documentation); `root`: the grading copy, whose
+/// `target` has no `debug` folder (see the module's documentation); `root`: the grading copy, whose
 /// `Cargo.lock` names the registry's packages; `lessons`: the lessons built, of `side`.
 pub(crate) fn seed(root: &Path, target: &Path, lessons: &[&Lesson], side: Side) -> Result<()> {
     let Some(course_target) = target.parent() else {
         return Ok(());
     };
     let (from, to) = (course_target.join("debug"), target.join("debug"));
-    if to.join(".fingerprint").exists() || !from.join(".fingerprint").is_dir() {
+    if std::fs::symlink_metadata(&to).is_ok() || !from.join(".fingerprint").is_dir() {
         return Ok(());
     }
+    std::fs::create_dir_all(target)?;
+    std::fs::create_dir(&to)?;
     let lockfile = std::fs::read_to_string(root.join("Cargo.lock")).unwrap_or_default();
     let deps: Vec<String> = std::fs::read_dir(from.join("deps"))
         .into_iter()
@@ -107,9 +111,15 @@ fn registry_packages(lockfile: &str, roots: &[String]) -> BTreeSet<String> {
             }
         }
     }
+    // A name the course's own packages have too is never taken for the registry's.
+    let own: BTreeSet<String> = packages
+        .iter()
+        .filter(|p| !from_registry(p))
+        .map(|p| name(p))
+        .collect();
     packages
         .iter()
-        .filter(|p| from_registry(p) && reached.contains(&name(p)))
+        .filter(|p| from_registry(p) && reached.contains(&name(p)) && !own.contains(&name(p)))
         .map(|p| name(p))
         .collect()
 }
@@ -242,6 +252,62 @@ version = "0.1.0"
         std::fs::remove_file(seeded.join("deps/ndarray-05cce864bb0d2ea0.d")).unwrap();
         seed(&root, &submissions, &lessons, Side::Exercises).unwrap();
         assert!(!seeded.join("deps/ndarray-05cce864bb0d2ea0.d").exists());
+    }
+
+    /// What an earlier build could leave in the submissions' folder: a `debug` that is a link
+    /// into the instructors' tree, or a `debug` without fingerprints whose files are links there.
+    /// Nothing is written through either.
+    #[cfg(unix)]
+    #[test]
+    fn nothing_is_written_through_what_an_earlier_build_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, target) = (dir.path().join("copy"), dir.path().join("target"));
+        write(&root.join("Cargo.lock"), LOCK);
+        let debug = target.join("debug");
+        write(
+            &debug.join(".fingerprint/ndarray-05cce864bb0d2ea0/lib"),
+            "fp",
+        );
+        write(&debug.join("deps/libndarray-05cce864bb0d2ea0.rlib"), "rlib");
+        let instructors = dir.path().join("instructors");
+        write(&instructors.join("solution.rs"), "kept");
+        let course = crate::course::fixture();
+        let lessons = [&course.lessons[0]];
+
+        let linked = target.join("submissions-a");
+        std::fs::create_dir_all(&linked).unwrap();
+        std::os::unix::fs::symlink(&instructors, linked.join("debug")).unwrap();
+        seed(&root, &linked, &lessons, Side::Exercises).unwrap();
+
+        let planted = target.join("submissions-b");
+        std::fs::create_dir_all(planted.join("debug/deps")).unwrap();
+        std::os::unix::fs::symlink(
+            instructors.join("solution.rs"),
+            planted.join("debug/deps/libndarray-05cce864bb0d2ea0.rlib"),
+        )
+        .unwrap();
+        seed(&root, &planted, &lessons, Side::Exercises).unwrap();
+
+        let mut left = crate::fsutil::files_under(&instructors, &instructors, &|_, _| false);
+        left.sort();
+        assert_eq!(left, ["solution.rs"]);
+        assert_eq!(
+            std::fs::read_to_string(instructors.join("solution.rs")).unwrap(),
+            "kept"
+        );
+        assert!(!planted.join("debug/.fingerprint").exists());
+    }
+
+    #[test]
+    fn a_registry_name_the_course_uses_too_is_not_the_registrys() {
+        let lock = format!("{LOCK}\n[[package]]\nname = \"ndarray\"\nversion = \"0.1.0\"\n");
+        let got = registry_packages(&lock, &["lesson02".to_owned()]);
+        assert_eq!(got, BTreeSet::from(["num-traits".to_owned()]));
+        let got = registry_packages(LOCK, &["lesson02".to_owned()]);
+        assert_eq!(
+            got,
+            BTreeSet::from(["ndarray".to_owned(), "num-traits".to_owned()])
+        );
     }
 
     #[test]
