@@ -187,15 +187,20 @@ version = "0.1.0"
 "#;
 
     fn write(path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+        crate::fsutil::write(path, text).unwrap();
+    }
+
+    /// A grading copy with [`LOCK`] and a course's target folder beside it, in `dir`.
+    fn copy_and_target(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+        let (root, target) = (dir.join("copy"), dir.join("target"));
+        write(&root.join("Cargo.lock"), LOCK);
+        (root, target)
     }
 
     #[test]
     fn a_new_submissions_folder_takes_the_lessons_registry_units_with_their_times() {
         let dir = tempfile::tempdir().unwrap();
-        let (root, target) = (dir.path().join("copy"), dir.path().join("target"));
-        write(&root.join("Cargo.lock"), LOCK);
+        let (root, target) = copy_and_target(dir.path());
         let debug = target.join("debug");
         let registry = "ndarray-05cce864bb0d2ea0";
         let script_run = "num-traits-0123456789abcdef";
@@ -261,8 +266,7 @@ version = "0.1.0"
     #[test]
     fn nothing_is_written_through_what_an_earlier_build_left() {
         let dir = tempfile::tempdir().unwrap();
-        let (root, target) = (dir.path().join("copy"), dir.path().join("target"));
-        write(&root.join("Cargo.lock"), LOCK);
+        let (root, target) = copy_and_target(dir.path());
         let debug = target.join("debug");
         write(
             &debug.join(".fingerprint/ndarray-05cce864bb0d2ea0/lib"),
