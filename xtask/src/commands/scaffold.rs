@@ -4,7 +4,7 @@
 //! its snapshot and refreshes `checks.sha256`, so it passes `cargo xtask check` right away.
 
 use anyhow::{Context as _, Result, anyhow, bail};
-use grader::course::{Course, Lesson};
+use grader::course::{Course, Lesson, Side};
 use grader::fsutil;
 use std::path::Path;
 
@@ -104,6 +104,23 @@ fn next_number(root: &Path, course: &Course) -> u32 {
         + 1
 }
 
+/// The `Cargo.toml` of the lesson crate `package` of `side`: a solution's check target is left out
+/// of a plain `cargo test`, as in the course's lessons.
+fn lesson_cargo(package: &str, side: Side) -> String {
+    let (comment, flag) = match side {
+        Side::Exercises => ("", ""),
+        Side::Solutions => (SOLUTION_CHECKS_COMMENT, "test = false\n"),
+    };
+    (LESSON_CARGO.replace("@PKG@", package))
+        .replace("@CHECKS_RUN_BY@", comment)
+        .replace("@NOT_IN_CARGO_TEST@", flag)
+}
+
+/// Above a solution's check target (the course's solutions say the same).
+const SOLUTION_CHECKS_COMMENT: &str = "# The checks against the reference solution: the grader's own \
+    tests run them (`grade\n# --solutions`) and `cargo xtask check`; a plain `cargo test` would \
+    build them again in its profile.\n";
+
 /// The `Cargo.toml` of both lesson crates; `@PKG@` is `lessonNN` or `lessonNN-solution`.
 const LESSON_CARGO: &str = r#"[package]
 name = "@PKG@"
@@ -129,10 +146,10 @@ pictures = { workspace = true, optional = true }
 course-check.workspace = true
 insta.workspace = true
 
-[[test]]
+@CHECKS_RUN_BY@[[test]]
 name = "@ID@"
 path = "tests/@ID@.rs"
-
+@NOT_IN_CARGO_TEST@
 [[example]]
 name = "@PKG@-demo"
 path = "examples/demo.rs"
@@ -299,7 +316,7 @@ pub fn files(lesson: &NewLesson, title: &str) -> Vec<(String, String)> {
     vec![
         (
             format!("{ex}/Cargo.toml"),
-            fill(&LESSON_CARGO.replace("@PKG@", &lesson.id)),
+            fill(&lesson_cargo(&lesson.id, Side::Exercises)),
         ),
         (format!("{ex}/src/lib.rs"), fill(EXERCISE_LIB)),
         (format!("{ex}/src/setup.rs"), fill(SETUP)),
@@ -309,7 +326,10 @@ pub fn files(lesson: &NewLesson, title: &str) -> Vec<(String, String)> {
         (format!("{ex}/examples/demo.rs"), fill(EXERCISE_DEMO)),
         (
             format!("{so}/Cargo.toml"),
-            fill(&LESSON_CARGO.replace("@PKG@", &format!("{}-solution", lesson.id))),
+            fill(&lesson_cargo(
+                &format!("{}-solution", lesson.id),
+                Side::Solutions,
+            )),
         ),
         (format!("{so}/src/lib.rs"), fill(SOLUTION_LIB)),
         (format!("{so}/src/exercises.rs"), fill(SOLUTION_EXERCISES)),
@@ -522,6 +542,47 @@ mod tests {
         assert!(name_lesson(root, &c, "lesson07").is_err());
         assert!(name_lesson(root, &c, "Rope").is_err());
         assert!(name_lesson(root, &c, "a/b").is_err());
+    }
+
+    /// Whether the check target `name` of the `Cargo.toml` text `manifest` runs in a plain
+    /// `cargo test` (cargo's default: yes).
+    fn in_cargo_test(manifest: &str, name: &str) -> bool {
+        let table: toml::Table = toml::from_str(manifest).unwrap();
+        let targets = table["test"].as_array().unwrap();
+        let target = targets.iter().find(|t| t["name"].as_str() == Some(name));
+        let target = target.unwrap_or_else(|| panic!("no target {name} in\n{manifest}"));
+        target.get("test").and_then(toml::Value::as_bool) != Some(false)
+    }
+
+    #[test]
+    fn a_new_solutions_checks_stay_out_of_cargo_test_as_the_courses_do() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let course = Course::load(root).unwrap();
+        for lesson in &course.lessons {
+            let dir = lesson.crate_dir(root, Side::Solutions);
+            let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+            let target = lesson.check_target();
+            assert!(!in_cargo_test(&manifest, target), "{}", dir.display());
+            if lesson.has_hidden() {
+                assert!(!in_cargo_test(&manifest, &lesson.hidden_target()));
+            }
+        }
+        let lesson = NewLesson {
+            number: 10,
+            id: "lesson10".into(),
+            dir: "lesson10-x".into(),
+        };
+        let files = files(&lesson, "x");
+        let manifest = |side: &str| {
+            let path = format!("{side}/lesson10-x/Cargo.toml");
+            (files.iter().find(|(p, _)| *p == path))
+                .unwrap_or_else(|| panic!("no {path}"))
+                .1
+                .clone()
+        };
+        assert!(!in_cargo_test(&manifest("solutions"), "lesson10"));
+        // A student's crate is not a default member; its `cargo test -p` runs its checks.
+        assert!(in_cargo_test(&manifest("exercises"), "lesson10"));
     }
 
     #[test]

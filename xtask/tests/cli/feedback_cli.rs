@@ -204,14 +204,22 @@ fn panics_name_the_students_line_and_checker_failures_are_not_panics() {
 #[test]
 fn an_endless_loop_is_waited_out_once_and_blamed_on_its_exercise() {
     let s = Scratch::new("feedback-loop");
-    // A loop that never blocks (the process is always ready to run, unlike the hostile fixture's
-    // sleeping one), yielding its time slice on each turn: the grader stops it by the clock all
-    // the same, but the 15 checks it holds (about 10 s of spinning per grade, two grades) no
-    // longer take both cores from the tests running beside this one.
+    // A loop that computes and never returns (the hostile fixture's loop only sleeps), busy one
+    // millisecond in five: the grader stops it by the clock all the same, and the 15 checks it
+    // holds (about 10 s of looping per grade, two grades) do not take a core from the tests
+    // running beside this one for all that time.
     let looping = planted(
         "lesson01-why-heads",
         "    let wq = draw();",
-        "    let mut spins = 0u64;\n    while c > 0 {\n        spins = std::hint::black_box(spins.wrapping_add(1));\n        std::thread::yield_now();\n    }\n    let wq = draw();",
+        "    let mut spins = 0u64;
+    while c > 0 {
+        let busy = std::time::Instant::now();
+        while busy.elapsed() < std::time::Duration::from_millis(1) {
+            spins = std::hint::black_box(spins.wrapping_add(1));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(4));
+    }
+    let wq = draw();",
     );
     s.write(L1, &looping);
     let report = graded(&s, &["lesson01", "--timeout", "2"]);
