@@ -121,7 +121,7 @@ fn unsafe_free_env() {{
         .status();
 }}
 
-/// Leaves fifty children and a grandchild that holds the output pipes open; asked for 5 heads,
+/// Leaves twenty children and a grandchild that holds the output pipes open; asked for 5 heads,
 /// first fills the disk with files it deletes but holds open.
 pub fn split_heads(x: ArrayView3<f64>, h: usize) -> Result<Array4<f64>> {{
     if h == 5 {{
@@ -137,7 +137,7 @@ pub fn split_heads(x: ArrayView3<f64>, h: usize) -> Result<Array4<f64>> {{
         }}
         std::thread::sleep(std::time::Duration::from_secs(2));
     }}
-    for _ in 0..50 {{
+    for _ in 0..20 {{
         let _ = std::process::Command::new("sleep").arg("{sleep}").spawn();
     }}
     let _ = std::process::Command::new("sh")
