@@ -9,7 +9,9 @@
 //!   group: one grade at a time, and a newer save stops the grade in progress (its whole group,
 //!   with the cargo build, and each check process's own group) and starts again.
 //! * Without LESSON every lesson is watched and the lesson whose files changed is graded.
-//! * On a terminal the screen is cleared before each run; otherwise runs are separated by a line.
+//! * On a terminal it has to itself the screen is cleared before each run; otherwise (output not
+//!   a terminal, or the watcher started in the background of a terminal other commands print to)
+//!   runs are separated by a line.
 //! * `--demo` runs the lesson's worked example before its table (so the table and its "Next:"
 //!   step stay at the bottom of the screen).
 //! * Ctrl-C stops the grade in progress and exits with status 0.
@@ -204,7 +206,38 @@ fn plan(lessons: &BTreeSet<String>, all: bool, demo: bool) -> VecDeque<Step> {
     steps
 }
 
+/// Whether the watcher has its terminal to itself, so that clearing the screen (and its
+/// scroll-back) erases only its own runs: its output and input are a terminal, and its process
+/// group is the one in front. Started in the background (`cargo xtask watch 1 &`: input from
+/// `/dev/null` without job control, the group behind with it), it would erase what the commands
+/// typed in front print, a `grade`'s table among them, which then looks like a grade that printed
+/// nothing.
+fn owns_terminal() -> bool {
+    let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
+    terminal && in_front()
+}
+
+/// Whether this process's group is its terminal's foreground group (`/proc/self/stat`'s `pgrp`
+/// and `tpgid`).
+#[cfg(target_os = "linux")]
+fn in_front() -> bool {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return false;
+    };
+    // `pid (comm) state ppid pgrp session tty_nr tpgid …`: the name may hold spaces.
+    let fields: Vec<&str> = (stat.rfind(')'))
+        .map(|end| stat[end + 1..].split_whitespace().collect())
+        .unwrap_or_default();
+    matches!((fields.get(2), fields.get(5)), (Some(group), Some(front)) if group == front)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn in_front() -> bool {
+    true
+}
+
 struct Screen {
+    /// A terminal of the watcher's own: cleared before each run.
     terminal: bool,
     style: Style,
 }
@@ -299,7 +332,7 @@ pub fn run(root: &Path, course: &Course, opts: &Options) -> Result<u8> {
     let watched = grader::fsutil::relative(root, &watched_dir);
     let exe = this_exe()?;
     let screen = Screen {
-        terminal: std::io::stdout().is_terminal(),
+        terminal: owns_terminal(),
         style: Style::stdout(),
     };
 

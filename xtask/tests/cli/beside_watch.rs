@@ -1,5 +1,5 @@
-//! `grade` run by hand while `watch` grades the same lesson in another terminal: both take turns
-//! on the target folder and the grader's records there, and each prints its whole table.
+//! `grade` run by hand while `watch` grades the same lesson: both take turns on the target folder
+//! and the grader's records there, and each prints its whole table, which stays on the screen.
 
 use crate::student_loop::{EXERCISES, KillOnDrop, Lines};
 use crate::support::{Scratch, xtask_process};
@@ -13,22 +13,43 @@ const ROUNDS: usize = 12;
 /// same save. Two contents saved in turn, so after one build of each the kept builds serve every
 /// grade and the rounds cost the checks' runs only; the pause before the grade varies, so the two
 /// grades meet at different stages (the build lock, the records, the checks).
+///
+/// The watcher writes to a terminal but was started in its background (`cargo xtask watch 1 &`,
+/// input from `/dev/null`): clearing that screen before each of its runs would erase the table the
+/// `grade` typed in front had just printed, a grade that seemed to print nothing and exit 1.
 #[cfg(unix)]
 #[test]
 fn every_grade_beside_a_running_watch_prints_its_table() {
     let s = Scratch::new("beside-watch");
     let stub = s.read(EXERCISES);
     let versions = [format!("{stub}\n// saved again\n"), stub];
-    let mut child = xtask_process(&s.root, &["watch", "1"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = Lines::new(child.stdout.take().unwrap());
+    let size = nix::pty::Winsize {
+        ws_row: 40,
+        ws_col: 120,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    let pty = nix::pty::openpty(&size, None).unwrap();
+    let mut cmd = xtask_process(&s.root, &["watch", "1"]);
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::from(pty.slave))
+        .stderr(Stdio::null());
+    let child = cmd.spawn().unwrap();
+    // Only the watcher (and what it starts) holds the terminal now.
+    drop(cmd);
+    let mut lines = Lines::new(std::fs::File::from(pty.master));
     let _watch = KillOnDrop(child);
+    let cleared = |shown: &[String]| {
+        shown
+            .iter()
+            .any(|l| l.contains("\x1b[2J") || l.contains("\x1b[3J"))
+    };
     let idle = |l: &str| l.starts_with("Watching exercises/lesson01-why-heads");
-    lines.until("the first table", Duration::from_secs(900), idle);
+    let first = lines.until("the first table", Duration::from_secs(900), idle);
+    assert!(
+        !cleared(&first),
+        "the watcher cleared a screen it shares:\n{first:?}"
+    );
     for round in 0..ROUNDS {
         s.write(EXERCISES, &versions[round % 2]);
         std::thread::sleep(Duration::from_millis((round as u64 * 47) % 250));
@@ -45,6 +66,10 @@ fn every_grade_beside_a_running_watch_prints_its_table() {
             out.status
         );
         let watched = lines.until("the watcher's table", Duration::from_secs(300), idle);
+        assert!(
+            !cleared(&watched),
+            "round {round}: the watcher cleared a screen it shares"
+        );
         let table = watched.join("\n");
         assert!(
             table.contains("lesson01 · ") && table.contains("Total: 0/"),
