@@ -395,15 +395,31 @@ fn stub_problems(report: &grader::report::Report) -> Vec<String> {
     out
 }
 
+/// Clippy over the solutions' every target: `--all-targets` leaves out the check targets, which
+/// carry `test = false` (so `cargo test` does not build them once more), so they are named too.
 fn clippy(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>> {
+    let checks: Vec<String> = (lessons.iter())
+        .flat_map(|l| {
+            let hidden = l.has_hidden().then(|| l.hidden_target());
+            std::iter::once(l.check_target().to_owned()).chain(hidden)
+        })
+        .flat_map(|target| ["--test".to_owned(), target])
+        .collect();
+    let mut problems = Vec::new();
+    // Two runs: cargo takes `--all-targets` over any `--test NAME` given with it.
+    for targets in [vec!["--all-targets".to_owned()], checks] {
+        problems.extend(clippy_of(root, lessons, &targets)?);
+    }
+    problems.dedup();
+    Ok(problems)
+}
+
+/// One `cargo clippy` of the solutions of `lessons`, over `targets`: its problems.
+fn clippy_of(root: &Path, lessons: &[&Lesson], targets: &[String]) -> Result<Vec<String>> {
     let mut cmd = grader::build::cargo::command();
     cmd.current_dir(root)
-        .args([
-            "clippy",
-            "--all-targets",
-            "--message-format=short",
-            "--quiet",
-        ])
+        .args(["clippy", "--message-format=short", "--quiet"])
+        .args(targets)
         // Set when we run under `cargo test`; clippy would then lint every crate as primary.
         .env_remove("CARGO_PRIMARY_PACKAGE")
         .stdin(Stdio::null());

@@ -678,10 +678,14 @@ fn bless_shows_old_and_new_lines_and_says_how_to_fix_a_refusal() {
 /// `check` runs the solutions' own tests: a reference that no longer reproduces its text's numbers
 /// is not "ready to publish", and the failing test and the command that shows it are named. The
 /// same run holds README's lesson table to course.toml: a lesson without its row fails, naming the
-/// lesson and the row to add (one `check` for both: neither problem hides the other).
+/// lesson and the row to add (one `check` for both: neither problem hides the other). And clippy
+/// lints the solution's check target, which `--all-targets` leaves out (`test = false`).
 #[test]
 fn check_runs_the_solutions_own_tests_and_holds_the_readme_table() {
     let s = Scratch::new("check-own-tests");
+    let target = "solutions/lesson01-why-heads/tests/lesson01.rs";
+    let lint = "\n#[allow(dead_code)]\nfn planted_lint() -> u32 {\n    return 1;\n}\n";
+    s.write(target, &format!("{}{lint}", s.read(target)));
     let test = "solutions/lesson01-why-heads/tests/reproduces_text.rs";
     let text = s.read(test);
     let changed = text.replacen("[[0.12 0.07 0.28", "[[0.13 0.07 0.28", 1);
@@ -712,6 +716,12 @@ fn check_runs_the_solutions_own_tests_and_holds_the_readme_table() {
         "{report}"
     );
     assert!(report.contains("Not ready"), "{report}");
+    assert!(
+        report.contains("FAIL reference solutions are clippy-clean")
+            && report.contains("tests/lesson01.rs:")
+            && report.contains("unneeded `return` statement"),
+        "{report}"
+    );
     assert!(
         report.contains("FAIL README.md's lesson table lists course.toml's lessons (1 problem(s))"),
         "{report}"
