@@ -2,7 +2,7 @@
 //! and the grader's records there, and each prints its whole table, which stays on the screen.
 
 use crate::student_loop::{EXERCISES, KillOnDrop, Lines};
-use crate::support::{Scratch, xtask_process};
+use crate::support::{self, Scratch, xtask_process};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -23,13 +23,7 @@ fn every_grade_beside_a_running_watch_prints_its_table() {
     let s = Scratch::new("beside-watch");
     let stub = s.read(EXERCISES);
     let versions = [format!("{stub}\n// saved again\n"), stub];
-    let size = nix::pty::Winsize {
-        ws_row: 40,
-        ws_col: 120,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    let pty = nix::pty::openpty(&size, None).unwrap();
+    let pty = support::terminal();
     let mut cmd = xtask_process(&s.root, &["watch", "1"]);
     cmd.stdin(Stdio::null())
         .stdout(Stdio::from(pty.slave))

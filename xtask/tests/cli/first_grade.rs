@@ -43,13 +43,7 @@ fn how_far(shown: &str) -> Option<Units> {
 fn the_first_grade_shows_how_far_its_build_is_within_two_seconds() {
     let s = Scratch::new("first-grade");
     let target = tempfile::tempdir_in(support::temp_root()).unwrap();
-    let size = nix::pty::Winsize {
-        ws_row: 40,
-        ws_col: 120,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    let pty = nix::pty::openpty(&size, None).unwrap();
+    let pty = support::terminal();
     let terminal = || Stdio::from(pty.slave.try_clone().unwrap());
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or("cargo".into()));
     cmd.args(["xtask", "grade"])

@@ -33,6 +33,19 @@ pub fn shared_target() -> PathBuf {
         .unwrap_or_else(|| course_root().join("target"))
 }
 
+/// A pseudo-terminal of 40 rows by 120 columns: a terminal for a child's output, read at its
+/// master end.
+#[cfg(unix)]
+pub fn terminal() -> nix::pty::OpenptyResult {
+    let size = nix::pty::Winsize {
+        ws_row: 40,
+        ws_col: 120,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    nix::pty::openpty(&size, None).unwrap()
+}
+
 /// The folder the tests' scratch copies, their output folders and every grader they start keep
 /// their temporary files in (the graders as `TMPDIR`): `/dev/shm/course-tests` where that
 /// memory-backed folder can be written and has 1 GiB free (a container's is often too small for
