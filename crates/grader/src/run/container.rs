@@ -88,17 +88,21 @@ fn others_of(uid: u32) -> usize {
         .count()
 }
 
-/// Whether the process whose `/proc` folder is `dir` still runs: neither gone nor a zombie (`Z`)
-/// or dead (`X`).
+/// Whether the process whose `/proc` folder is `dir` still runs: one of its threads is neither a
+/// zombie (`Z`) nor dead (`X`). Its threads, not its first: a process whose main thread ended
+/// (`pthread_exit`) shows as a zombie while its other threads run on. A process whose threads
+/// cannot be listed for another reason than being gone counts as running.
 fn alive(dir: &Path) -> bool {
-    let Ok(stat) = std::fs::read_to_string(dir.join("stat")) else {
-        return false;
+    let tasks = match std::fs::read_dir(dir.join("task")) {
+        Ok(tasks) => tasks,
+        Err(e) => return e.kind() != std::io::ErrorKind::NotFound,
     };
-    // `pid (comm) state …`: the command's name may hold spaces and parentheses.
-    let state = stat
-        .rfind(')')
-        .and_then(|end| stat[end + 1..].split_whitespace().next());
-    state.is_some_and(|s| s != "Z" && s != "X")
+    tasks.flatten().any(|task| {
+        // `pid (comm) state …`: the command's name may hold spaces and parentheses.
+        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+        let state = (stat.rfind(')')).and_then(|end| stat[end + 1..].split_whitespace().next());
+        state.is_some_and(|s| s != "Z" && s != "X")
+    })
 }
 
 /// Ends a check's user `uid`: kills its every process (as that user, the one way to reach a
@@ -245,6 +249,28 @@ mod tests {
         }
         let proc_dir = |child: &Child| Path::new("/proc").join(child.id().to_string());
         assert!(alive(&proc_dir(&running)) && !alive(&proc_dir(&exited)));
+        // A process whose main thread ended while another thread runs on: a zombie by its first
+        // thread's state, alive by its others'.
+        let script = "import threading, ctypes, time\n\
+                      threading.Thread(target=time.sleep, args=(30,)).start()\n\
+                      ctypes.CDLL(None).pthread_exit(None)\n";
+        if let Ok(mut headless) = Command::new("python3").args(["-c", script]).spawn() {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while state(&headless) != Some('Z') && std::time::Instant::now() < deadline {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            assert_eq!(
+                state(&headless),
+                Some('Z'),
+                "python3's main thread did not end"
+            );
+            assert!(
+                alive(&proc_dir(&headless)),
+                "a process with a running thread is alive"
+            );
+            headless.kill().unwrap();
+            headless.wait().unwrap();
+        }
         running.kill().unwrap();
         running.wait().unwrap();
         exited.wait().unwrap();
