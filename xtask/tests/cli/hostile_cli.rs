@@ -25,6 +25,7 @@ fn hostile_lesson02(root: &Path, local: &[PathBuf], sleep: u32) -> String {
     let local = local.join(", ");
     let places = LEFTOVER_PLACES;
     let (perl, python) = (make_sysv(sleep), make_mqueue(sleep));
+    let headless = make_headless(sleep);
     format!(
         r##"//! Hostile exercises: every function is wrong and tries to make it not matter.
 use attention::Result;
@@ -92,7 +93,8 @@ pub fn head_size(_c: usize, h: usize) -> Result<usize> {{
 }}
 
 /// What a check can make that could outlive it, each named with the marker: a file and a folder in
-/// every place open to all, a System V segment, semaphore set and message queue, a POSIX queue.
+/// every place open to all, a System V segment, semaphore set and message queue, a POSIX queue,
+/// and a process that looks dead (its main thread ended) while a thread of it writes on.
 fn leave_leftovers() {{
     for place in {places:?} {{
         let _ = std::fs::write(format!("{{place}}/leftover-{sleep}"), "left");
@@ -102,6 +104,8 @@ fn leave_leftovers() {{
         .args(["-MIPC::SysV=IPC_CREAT", "-e", {perl:?}])
         .status();
     let _ = std::process::Command::new("python3").args(["-c", {python:?}]).status();
+    // Not waited for: it never exits as a whole while its thread runs.
+    let _ = std::process::Command::new("python3").args(["-c", {headless:?}]).spawn();
 }}
 
 /// Many small files: in a place open to all where it can (the container mode), else in its own
@@ -275,6 +279,21 @@ fn make_mqueue(marker: u32) -> String {
     python_mqueue(marker, "os.O_CREAT | os.O_RDWR")
 }
 
+/// A Python program that leaves the check's process group (`setsid`), then whose main thread ends
+/// (`pthread_exit`: the process shows as a zombie) while a thread of it writes
+/// `/tmp/headless-{marker}` again every 0.2 s for two minutes: a check's process that looks gone
+/// and is not.
+fn make_headless(marker: u32) -> String {
+    format!(
+        "import threading, ctypes, time, os\n\
+         os.setsid()\n\
+         def keep():\n    for _ in range(600):\n        \
+         open('/tmp/headless-{marker}', 'w').write('left')\n        time.sleep(0.2)\n\
+         threading.Thread(target=keep).start()\n\
+         ctypes.CDLL(None).pthread_exit(None)\n"
+    )
+}
+
 /// What the attack's `leave_leftovers` made with `marker` that is still there: files and folders,
 /// System V objects (by their key, the first column of `/proc/sysvipc/*`), the POSIX queue.
 fn leftovers(marker: u32) -> Vec<String> {
@@ -286,7 +305,10 @@ fn leftovers(marker: u32) -> Vec<String> {
                 format!("{p}/leftover-dir-{marker}"),
             ]
         })
-        .chain([format!("/tmp/flood-{marker}")])
+        .chain([
+            format!("/tmp/flood-{marker}"),
+            format!("/tmp/headless-{marker}"),
+        ])
         .filter(|p| Path::new(p).symlink_metadata().is_ok())
         .collect();
     for kind in ["shm", "sem", "msg"] {
