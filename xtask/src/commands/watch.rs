@@ -157,12 +157,12 @@ fn stop(child: &mut Child) {
 /// The process groups but `pid`'s own of the processes descending from `pid` (read from `/proc`).
 #[cfg(target_os = "linux")]
 fn descendant_groups(pid: i32) -> Vec<i32> {
-    // `pid (comm) state ppid pgrp ...`: the command's name may hold spaces and parentheses.
+    use grader::run::proc_stat::{PGRP, PPID, fields};
     let stat = |p: i32| -> Option<(i32, i32, i32)> {
         let text = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
-        let mut fields = text.get(text.rfind(')')? + 1..)?.split_whitespace().skip(1);
-        let ppid = fields.next()?.parse().ok()?;
-        Some((p, ppid, fields.next()?.parse().ok()?))
+        let fields = fields(&text);
+        let ppid = fields.get(PPID)?.parse().ok()?;
+        Some((p, ppid, fields.get(PGRP)?.parse().ok()?))
     };
     let all: Vec<(i32, i32, i32)> = std::fs::read_dir("/proc")
         .into_iter()
@@ -224,11 +224,9 @@ fn in_front() -> bool {
     let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
         return false;
     };
-    // `pid (comm) state ppid pgrp session tty_nr tpgid …`: the name may hold spaces.
-    let fields: Vec<&str> = (stat.rfind(')'))
-        .map(|end| stat[end + 1..].split_whitespace().collect())
-        .unwrap_or_default();
-    matches!((fields.get(2), fields.get(5)), (Some(group), Some(front)) if group == front)
+    use grader::run::proc_stat::{PGRP, TPGID, fields};
+    let fields = fields(&stat);
+    matches!((fields.get(PGRP), fields.get(TPGID)), (Some(group), Some(front)) if group == front)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -457,7 +455,8 @@ mod tests {
     #[cfg(target_os = "linux")]
     fn state(pid: i32) -> Option<char> {
         let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        text[text.rfind(')')? + 1..].trim_start().chars().next()
+        let fields = grader::run::proc_stat::fields(&text);
+        fields.get(grader::run::proc_stat::STATE)?.chars().next()
     }
 
     /// A grade runs each check in a process group of its own: stopping the grade stops them too,

@@ -66,10 +66,10 @@ pub fn kill_my_processes() -> i32 {
     1
 }
 
-/// How many live processes of user `uid` other than this one `/proc` lists (a process's folder
-/// there belongs to its user). Zombies are not counted: they run nothing and hold nothing, and only
-/// whoever reaps them (a container's or a machine's init, which may take a second or never come)
-/// can remove them, so waiting for them spun this loop a thousand times.
+/// How many running processes of user `uid` other than this one `/proc` lists (a process's folder
+/// there belongs to its user; running: see [`alive`]). Zombies are not counted: they run nothing
+/// and hold nothing, and only whoever reaps them (a container's or a machine's init, which may take
+/// a second or never come) can remove them, so waiting for them spun this loop a thousand times.
 fn others_of(uid: u32) -> usize {
     use std::os::unix::fs::MetadataExt as _;
     let me = std::process::id().to_string();
@@ -98,10 +98,11 @@ fn alive(dir: &Path) -> bool {
         Err(e) => return e.kind() != std::io::ErrorKind::NotFound,
     };
     tasks.flatten().any(|task| {
-        // `pid (comm) state …`: the command's name may hold spaces and parentheses.
         let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
-        let state = (stat.rfind(')')).and_then(|end| stat[end + 1..].split_whitespace().next());
-        state.is_some_and(|s| s != "Z" && s != "X")
+        let fields = crate::run::proc_stat::fields(&stat);
+        fields
+            .get(crate::run::proc_stat::STATE)
+            .is_some_and(|s| *s != "Z" && *s != "X")
     })
 }
 
@@ -205,12 +206,8 @@ mod tests {
         let state = |child: &Child| {
             let stat = std::fs::read_to_string(format!("/proc/{}/stat", child.id()));
             let stat = stat.unwrap_or_default();
-            stat.rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .chars()
-                .next()
+            let fields = crate::run::proc_stat::fields(&stat);
+            fields.get(crate::run::proc_stat::STATE)?.chars().next()
         };
         // As a user of its own when the tests can start one (as the container mode's grader does:
         // root, with the right to change user).

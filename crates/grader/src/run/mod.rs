@@ -15,6 +15,7 @@ pub mod grouped;
 pub mod isolation;
 #[cfg(all(target_os = "linux", feature = "instructor"))]
 pub mod leftovers;
+pub mod proc_stat;
 pub mod reference;
 pub mod relaunch;
 pub mod runs;
