@@ -399,10 +399,7 @@ fn stub_problems(report: &grader::report::Report) -> Vec<String> {
 /// carry `test = false` (so `cargo test` does not build them once more), so they are named too.
 fn clippy(root: &Path, lessons: &[&Lesson]) -> Result<Vec<String>> {
     let checks: Vec<String> = (lessons.iter())
-        .flat_map(|l| {
-            let hidden = l.has_hidden().then(|| l.hidden_target());
-            std::iter::once(l.check_target().to_owned()).chain(hidden)
-        })
+        .flat_map(|l| l.check_targets())
         .flat_map(|target| ["--test".to_owned(), target])
         .collect();
     let mut problems = Vec::new();

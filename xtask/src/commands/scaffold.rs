@@ -561,10 +561,8 @@ mod tests {
         for lesson in &course.lessons {
             let dir = lesson.crate_dir(root, Side::Solutions);
             let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
-            let target = lesson.check_target();
-            assert!(!in_cargo_test(&manifest, target), "{}", dir.display());
-            if lesson.has_hidden() {
-                assert!(!in_cargo_test(&manifest, &lesson.hidden_target()));
+            for target in lesson.check_targets() {
+                assert!(!in_cargo_test(&manifest, &target), "{}", dir.display());
             }
         }
         let lesson = NewLesson {

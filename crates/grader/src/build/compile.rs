@@ -28,11 +28,8 @@ pub(crate) fn cargo_build(
         args.extend(["-p".to_owned(), lesson.package(side)]);
     }
     // Only the check binaries (a solution crate has other test targets, e.g. `reproduces_text`).
-    for lesson in lessons {
-        args.extend(["--test".to_owned(), lesson.check_target().to_owned()]);
-        if lesson.has_hidden() {
-            args.extend(["--test".to_owned(), lesson.hidden_target()]);
-        }
+    for target in lessons.iter().flat_map(|lesson| lesson.check_targets()) {
+        args.extend(["--test".to_owned(), target]);
     }
     // The sandboxed build's scratch folder (its HOME, and the supervisor's status file), kept
     // until the build's outcome is read.

@@ -346,6 +346,15 @@ impl Lesson {
         format!("{}_hidden", self.id)
     }
 
+    /// The lesson's check targets: [`Self::check_target`], then [`Self::hidden_target`] when it has
+    /// hidden checks.
+    pub fn check_targets(&self) -> Vec<String> {
+        let hidden = self.has_hidden().then(|| self.hidden_target());
+        std::iter::once(self.check_target().to_owned())
+            .chain(hidden)
+            .collect()
+    }
+
     /// True when at least one of the lesson's checks is hidden.
     pub fn has_hidden(&self) -> bool {
         self.exercises
