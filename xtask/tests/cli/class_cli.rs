@@ -630,7 +630,12 @@ fn the_gradescope_bundle_grades_a_nested_submission_and_reports_errors() {
             .as_str()
             .unwrap()
             .contains(&format!("(seed {}).", variant_seed(&course, "4242"))),
-        "{split_variant}\nthe build tests: {builds:#?}"
+        "{split_variant}\nthe build tests: {builds:#?}{}",
+        builds
+            .iter()
+            .filter_map(|b| b["output"].as_str())
+            .map(support::denied_paths)
+            .collect::<String>()
     );
     let build = tests
         .iter()

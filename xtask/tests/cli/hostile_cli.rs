@@ -1171,7 +1171,8 @@ mod alices;"
         let output = report["lessons"][0]["compiler_output"].as_str().unwrap();
         assert!(
             output.contains(&format!("couldn't read `{shown}`")) && !output.contains("UTF-8"),
-            "{who}: {output}"
+            "{who}: {output}{}",
+            support::denied_paths(output)
         );
         let unreadable = ["No such file or directory", "Permission denied"];
         assert!(

@@ -514,3 +514,30 @@ pub fn checks(report: &serde_json::Value) -> BTreeMap<String, serde_json::Value>
     }
     out
 }
+
+/// For a build that failed with `Permission denied` on a file (`failed to write `PATH``, as cargo
+/// says): the owner, mode and change time of that file and of its folder, so that a build the
+/// container mode's builder could not finish names who made what it could not write.
+pub fn denied_paths(output: &str) -> String {
+    use std::os::unix::fs::MetadataExt as _;
+    let mut out = String::new();
+    for line in output.lines().filter(|l| l.contains("failed to write")) {
+        let Some(path) = line.split('`').nth(1).map(Path::new) else {
+            continue;
+        };
+        for p in [Some(path), path.parent()].into_iter().flatten() {
+            let about = match std::fs::symlink_metadata(p) {
+                Ok(m) => format!(
+                    "uid {} gid {} mode {:o} changed {}",
+                    m.uid(),
+                    m.gid(),
+                    m.mode(),
+                    m.ctime()
+                ),
+                Err(e) => e.to_string(),
+            };
+            out.push_str(&format!("\n  {}: {about}", p.display()));
+        }
+    }
+    out
+}
