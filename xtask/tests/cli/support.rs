@@ -515,9 +515,9 @@ pub fn checks(report: &serde_json::Value) -> BTreeMap<String, serde_json::Value>
     out
 }
 
-/// For a build that failed with `Permission denied` on a file (`failed to write `PATH``, as cargo
-/// says): the owner, mode and change time of that file and of its folder, so that a build the
-/// container mode's builder could not finish names who made what it could not write.
+/// For each file a build could not write (cargo's line "failed to write \`PATH\`"): the owner,
+/// mode and change time of that file and of its folder, so that a container-mode build that failed
+/// with `Permission denied` names who made what its builder could not write.
 pub fn denied_paths(output: &str) -> String {
     use std::os::unix::fs::MetadataExt as _;
     let mut out = String::new();
