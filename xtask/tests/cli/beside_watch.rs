@@ -71,3 +71,48 @@ fn every_grade_beside_a_running_watch_prints_its_table() {
         );
     }
 }
+
+/// How soon a grade held up by another build says so.
+const SAYS_SO_WITHIN: Duration = Duration::from_secs(5);
+
+/// A grade that finds another build of the course under way (a watcher's, in another terminal)
+/// says so before it waits, where a script or a tool reads its output (no terminal), then prints
+/// its table once the other build is done: a caller that gives up after a while must not be left
+/// with a grade that printed nothing.
+#[test]
+fn a_grade_held_up_by_another_build_says_so_at_once_then_prints_its_table() {
+    let s = Scratch::new("held-up");
+    // The build lock every grade of this target folder takes, held as another grade would.
+    let lock = std::fs::File::create(support::shared_target().join(".xtask-build.lock")).unwrap();
+    lock.lock().unwrap();
+    let started = std::time::Instant::now();
+    let mut child = xtask_process(&s.root, &["grade", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let printed = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap());
+    let mut errors = Lines::new(child.stderr.take().unwrap());
+    let mut child = KillOnDrop(child);
+    // Fails, with what the grade wrote, when it never says so.
+    errors.until("the wait announced", SAYS_SO_WITHIN * 12, |l| {
+        l.contains("Waiting for another build of this course")
+    });
+    let after = started.elapsed();
+    assert!(
+        after <= SAYS_SO_WITHIN,
+        "said it waits only after {after:?}"
+    );
+    assert!(
+        matches!(child.0.try_wait(), Ok(None)),
+        "the grade did not wait for the build it found under way"
+    );
+    drop(lock);
+    let status = child.0.wait().unwrap();
+    let table = printed.join().unwrap();
+    assert!(
+        status.code() == Some(1) && table.contains("lesson01 · ") && table.contains("Total: 0/"),
+        "{status}\n{table}"
+    );
+}
