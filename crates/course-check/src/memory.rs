@@ -15,10 +15,12 @@
 //!
 //! The counters are process-wide: under the grader each check runs on the only test thread
 //! (`--test-threads=1`), so they count the call alone; under `cargo test` other tests' arrays,
-//! allocated on other threads meanwhile, are counted too, so a check takes the least of a few
-//! calls, each on inputs of its own.
+//! allocated on other threads meanwhile, are counted too. A check measures a few calls, each on
+//! inputs of its own, and [`judged`] says which figure counts.
 //! Student code cannot allocate around the meter: every allocation of safe Rust goes through the
-//! global allocator, and the grader refuses `unsafe` in a lesson's sources.
+//! global allocator, and the grader refuses `unsafe` in a lesson's sources. What it keeps on its
+//! stack instead is bounded by running the call on a small stack ([`PeakMeter::peak_on_stack`]).
+//! Not seen: an array in a `static` that needs no allocation (`Mutex<[f64; N]>`).
 
 // The only `unsafe` in the checks' support: a `GlobalAlloc` is an unsafe trait, and this one
 // forwards every call to the system allocator unchanged.
@@ -58,6 +60,27 @@ impl PeakMeter {
         (result, peak.saturating_sub(base))
     }
 
+    /// [`Self::peak_during`] on a thread of its own, named `name`, whose stack holds `stack` bytes:
+    /// an array a call keeps on its stack is not allocated, so the meter cannot see it; on a stack
+    /// smaller than a check's bound such an array overflows it, and the check fails (the process
+    /// aborts, naming the thread) instead of passing unmeasured.
+    pub fn peak_on_stack<R: Send>(
+        &self,
+        name: &str,
+        stack: usize,
+        f: impl FnOnce() -> R + Send,
+    ) -> (R, usize) {
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name(name.to_owned())
+                .stack_size(stack)
+                .spawn_scoped(scope, || self.peak_during(f))
+                .expect("a thread for the measured call")
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    }
+
     fn grew(&self, bytes: usize) {
         let now = self.live.fetch_add(bytes, Ordering::SeqCst) + bytes;
         self.peak.fetch_max(now, Ordering::SeqCst);
@@ -66,6 +89,22 @@ impl PeakMeter {
     fn shrank(&self, bytes: usize) {
         self.live.fetch_sub(bytes, Ordering::SeqCst);
     }
+}
+
+/// Of what several calls held at most (each on inputs of its own), the figure a check judges:
+/// under the grader, where a check runs on the only test thread and nothing else allocates
+/// meanwhile, the largest, so that no call passes on what an earlier one kept (a buffer in a
+/// `static` fills on the first call only); under `cargo test`, where other checks allocate on
+/// other threads meanwhile and the meter counts their arrays too, the least.
+pub fn judged(held: &[usize]) -> usize {
+    judged_when(crate::observe::observing(), held)
+}
+
+/// [`judged`], alone (under the grader) or not.
+fn judged_when(alone: bool, held: &[usize]) -> usize {
+    let most = held.iter().copied().max();
+    let least = held.iter().copied().min();
+    if alone { most } else { least }.expect("at least one call")
 }
 
 // SAFETY: every method forwards to `System` with the caller's arguments; the counters change
@@ -130,5 +169,25 @@ mod tests {
             "the grown buffer alone was the most held at once"
         );
         assert_eq!(meter.live(), 0, "everything freed");
+    }
+
+    #[test]
+    fn alone_the_largest_call_is_judged_else_the_least() {
+        // A cache kept between calls: the first call held it all, the others nothing new.
+        let held = [1_200_000, 35_000, 35_000];
+        assert_eq!(judged_when(true, &held), 1_200_000);
+        assert_eq!(judged_when(false, &held), 35_000);
+    }
+
+    #[test]
+    fn a_call_on_a_small_stack_is_measured_and_returns_its_value() {
+        let meter = PeakMeter::new();
+        let layout = Layout::from_size_align(1000, 8).unwrap();
+        let (value, extra) = meter.peak_on_stack("small", 64 * 1024, || {
+            // SAFETY: a valid non-zero layout, freed with the same layout.
+            unsafe { meter.dealloc(meter.alloc(layout), layout) };
+            std::thread::current().name().map(str::to_owned)
+        });
+        assert_eq!((value.as_deref(), extra), (Some("small"), 1000));
     }
 }

@@ -82,7 +82,9 @@
 //! tiles of 32 × 32 and fails when it held a quarter of a `(T, T)` array of f64 (294 912 bytes)
 //! or more at once. Safe Rust cannot allocate around the global allocator, and the grader refuses
 //! `unsafe`; a `(T, S)` matrix of scores or weights, held at once for one head or for all,
-//! fails it. (The same check first confirms that lesson 3's
+//! fails it. Each call runs on a thread whose stack is that quarter (an array kept on the stack
+//! overflows it), and the grader judges the largest of three calls (a buffer kept in a `static`
+//! counts in the call that filled it). (The same check first confirms that lesson 3's
 //! attention, run through the meter, does hold `T²` f64.)
 //!
 //! ## The backward pass

@@ -300,13 +300,29 @@ fn returned_early(expected: &[Expect], body: &[Observation]) -> Verdict {
     )
 }
 
+/// What a stack overflow says: a thread other than the check's own (one a check started with a
+/// small stack on purpose, named for why) is named, with the other cause a large local array.
+fn stack_overflow(ctx: &Context, output: &str) -> String {
+    let thread = output
+        .lines()
+        .find_map(|l| l.strip_prefix("thread '")?.split_once("' ")?.0.into())
+        .filter(|name: &&str| *name != ctx.check && *name != "main" && name.len() <= 120);
+    match thread {
+        Some(name) => format!(
+            "stack overflow on the thread '{name}': a large array kept on the stack, or a \
+             recursion that never reaches its base case?"
+        ),
+        None => "stack overflow: a recursion that never reaches its base case?".to_owned(),
+    }
+}
+
 /// Why a check that did not pass stopped: from how the process ended and what it printed.
 fn explain_ending(ctx: &Context, run: &RunOutput) -> Verdict {
     let output = &run.output;
     match run.ended {
         Ended::Signal(sig) => {
             let why = if output.contains("has overflowed its stack") {
-                "stack overflow: a recursion that never reaches its base case?".to_owned()
+                stack_overflow(ctx, output)
             } else if sig == 6 {
                 "the process aborted (SIGABRT), e.g. `std::process::abort()` or a panic while panicking".to_owned()
             } else if sig == 25 {
@@ -702,12 +718,27 @@ mod tests {
                 "{}",
                 v.message
             );
-            let overflow = "thread 'x' has overflowed its stack\n";
+            // The check's own thread: a recursion, most likely.
+            let overflow = format!("thread '{}' has overflowed its stack\n", ctx.check);
             let v = judge(
                 ctx,
-                &run(Ended::Signal(6), overflow, vec![Observation::Begin]),
+                &run(Ended::Signal(6), &overflow, vec![Observation::Begin]),
             );
-            assert!(v.message.starts_with("stack overflow"));
+            assert!(
+                v.message.starts_with("stack overflow: a recursion"),
+                "{}",
+                v.message
+            );
+            // A thread the check started with a small stack, named for why: named in the message.
+            let named = "thread 'f, on a small stack' (4242) has overflowed its stack\n";
+            let v = judge(ctx, &run(Ended::Signal(6), named, vec![Observation::Begin]));
+            assert!(
+                v.message.starts_with(
+                    "stack overflow on the thread 'f, on a small stack': a large array"
+                ),
+                "{}",
+                v.message
+            );
             let v = judge(ctx, &run(Ended::Exited(0), "", vec![Observation::Begin]));
             assert_eq!(v.status, Status::ExitedEarly);
         });
