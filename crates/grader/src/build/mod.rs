@@ -8,6 +8,7 @@ pub mod cargo;
 pub mod cargo_state;
 mod compile;
 pub mod content;
+pub mod lock;
 pub mod messages;
 pub mod output;
 pub mod outside_sources;
@@ -16,6 +17,7 @@ pub mod stub_out;
 pub mod units;
 
 pub use cargo::{Sandboxed, toolchain_homes};
+pub use lock::BuildLock;
 pub use messages::trim_error;
 pub use output::{BuildOutput, Built, CheckBinary};
 
@@ -182,7 +184,7 @@ fn build_reusing(
     }
     // Every build of the grader takes turns on its target directory; a sandboxed build compiles
     // in the target folder's fixed copy of the grading copy `graded`.
-    let lock = take_build_lock(&target, observer)?;
+    let lock = lock::take(&target, observer)?;
     let root = &if let Some(sandbox) = sandbox {
         // For speed only: what could not be copied, cargo builds.
         let _ = cargo_state::seed::seed(graded, &target, lessons, side);
@@ -281,21 +283,21 @@ fn record(reuse: &Reuse, built: &[&Inputs], output: &BuildOutput) -> Result<()> 
 /// a course copy sharing the target folder (a shared `CARGO_TARGET_DIR`, the grader's tests) could
 /// otherwise rebuild the example from its own sources, and `cargo run` take that build for this
 /// copy's.
-pub fn claim_exercise(root: &Path, lesson: &Lesson) -> Result<std::fs::File> {
+pub fn claim_exercise(root: &Path, lesson: &Lesson) -> Result<BuildLock> {
     claim(root, &[lesson], Side::Exercises)
 }
 
 /// [`claim_exercise`] for the solution crates of `lessons`, for `check`, which runs their own
 /// tests with `cargo test`: hold the returned lock until that has finished.
-pub fn claim_solutions(root: &Path, lessons: &[&Lesson]) -> Result<std::fs::File> {
+pub fn claim_solutions(root: &Path, lessons: &[&Lesson]) -> Result<BuildLock> {
     claim(root, lessons, Side::Solutions)
 }
 
 /// The build lock on `root`'s target folder, with cargo's reuse of `lessons`' crates (their
 /// `side`) decided by content.
-fn claim(root: &Path, lessons: &[&Lesson], side: Side) -> Result<std::fs::File> {
+fn claim(root: &Path, lessons: &[&Lesson], side: Side) -> Result<BuildLock> {
     let target = crate::course::layout::target_dir(root, None);
-    let lock = take_build_lock(&target, None)?;
+    let lock = lock::take(&target, None)?;
     let inputs: Vec<Inputs> = lessons
         .iter()
         .map(|lesson| Inputs::read(root, lesson, side))
@@ -305,64 +307,9 @@ fn claim(root: &Path, lessons: &[&Lesson], side: Side) -> Result<std::fs::File> 
     Ok(lock)
 }
 
-/// Takes the grader's build lock on the target directory, held until the returned file is dropped.
-/// Every build keeps it until its check executables have names of their own outside `debug/deps`:
-/// private copies for a sandboxed build (see [`BuildOutput::private`]), links for a local one (see
-/// [`reuse::kept::link_executables`]). When another build holds it (a watcher's grade of the same
-/// course), `observer` hears so before this one waits: a wait of minutes must not look like a hang.
-fn take_build_lock(target: &Path, observer: Option<&dyn units::Observer>) -> Result<std::fs::File> {
-    std::fs::create_dir_all(target)
-        .with_context(|| format!("cannot create {}", target.display()))?;
-    let path = target.join(".xtask-build.lock");
-    let lock = std::fs::File::create(&path)
-        .with_context(|| format!("cannot create {}", path.display()))?;
-    match lock.try_lock() {
-        Ok(()) => return Ok(lock),
-        Err(std::fs::TryLockError::WouldBlock) => {
-            if let Some(observer) = observer {
-                observer.waiting();
-            }
-        }
-        Err(std::fs::TryLockError::Error(_)) => {}
-    }
-    lock.lock()
-        .with_context(|| format!("cannot lock {}", path.display()))?;
-    Ok(lock)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Counts the waits it hears of.
-    #[derive(Default)]
-    struct Waits(std::sync::atomic::AtomicUsize);
-
-    impl units::Observer for Waits {
-        fn waiting(&self) {
-            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        }
-        fn units(&self, _: &units::Units) {}
-    }
-
-    #[test]
-    fn a_build_that_waits_for_the_lock_says_so_first() {
-        let target = tempfile::tempdir().unwrap();
-        let waits = Waits::default();
-        drop(take_build_lock(target.path(), Some(&waits)).unwrap());
-        assert_eq!(waits.0.load(std::sync::atomic::Ordering::SeqCst), 0);
-        let held = take_build_lock(target.path(), None).unwrap();
-        std::thread::scope(|scope| {
-            let second = scope.spawn(|| take_build_lock(target.path(), Some(&waits)).unwrap());
-            while waits.0.load(std::sync::atomic::Ordering::SeqCst) == 0 {
-                assert!(!second.is_finished(), "took a lock another build holds");
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-            drop(held);
-            second.join().unwrap();
-        });
-        assert_eq!(waits.0.load(std::sync::atomic::Ordering::SeqCst), 1);
-    }
 
     #[test]
     fn the_build_copy_mirrors_the_grading_copy_and_keeps_its_path() {
