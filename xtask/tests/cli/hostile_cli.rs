@@ -720,7 +720,11 @@ fn hostile_submissions(mode: Mode) {
     // as root, its library was refused for having compiled a file from outside the students'
     // sources).
     let output = l1["compiler_output"].as_str().unwrap();
-    assert!(output.contains("couldn't read"), "{output}");
+    assert!(
+        output.contains("couldn't read"),
+        "{output}{}",
+        support::denied_paths(output)
+    );
     // Each compile-time attack fails to compile, with what its output must and must not say.
     for (id, says, never) in [
         ("lesson03", "uses `unsafe`", None),

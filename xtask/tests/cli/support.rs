@@ -515,13 +515,16 @@ pub fn checks(report: &serde_json::Value) -> BTreeMap<String, serde_json::Value>
     out
 }
 
-/// For each file a build could not write (cargo's line "failed to write \`PATH\`"): the owner,
-/// mode and change time of that file and of its folder, so that a container-mode build that failed
-/// with `Permission denied` names who made what its builder could not write.
+/// For each file or folder a build could not make (cargo's lines "failed to write \`PATH\`",
+/// "failed to create directory \`PATH\`"): the owner, mode and change time of it and of its
+/// folder, so that a container-mode build that failed with `Permission denied` names who made what
+/// its builder could not write.
 pub fn denied_paths(output: &str) -> String {
     use std::os::unix::fs::MetadataExt as _;
     let mut out = String::new();
-    for line in output.lines().filter(|l| l.contains("failed to write")) {
+    let denied =
+        |l: &&str| l.contains("failed to write") || l.contains("failed to create directory");
+    for line in output.lines().filter(denied) {
         let Some(path) = line.split('`').nth(1).map(Path::new) else {
             continue;
         };
