@@ -19,18 +19,18 @@ static RELEASED: Condvar = Condvar::new();
 /// ([`crate::build::reuse::kept::link_executables`]).
 #[derive(Debug)]
 pub struct BuildLock {
-    /// The locked file (`None` only while it is being taken).
-    file: Option<std::fs::File>,
-    /// The target folder, as [`HELD`] lists it.
-    target: PathBuf,
+    // Fields drop in order: the lock file is free before a build of this process is let in.
+    _file: std::fs::File,
+    _turn: Turn,
 }
 
-impl Drop for BuildLock {
+/// This process's turn on a target folder (as [`HELD`] lists it), given back when dropped.
+#[derive(Debug)]
+struct Turn(PathBuf);
+
+impl Drop for Turn {
     fn drop(&mut self) {
-        // The file first: a build of this process let in next must find it free.
-        drop(self.file.take());
-        let mut held = held();
-        held.retain(|t| *t != self.target);
+        held().retain(|t| *t != self.0);
         RELEASED.notify_all();
     }
 }
@@ -50,35 +50,28 @@ pub fn take(target: &Path, observer: Option<&dyn Observer>) -> Result<BuildLock>
     let key = target
         .canonicalize()
         .unwrap_or_else(|_| target.to_path_buf());
-    let mut held = held();
-    while held.contains(&key) {
-        held = RELEASED.wait(held).unwrap_or_else(|e| e.into_inner());
+    let mut waiting = held();
+    while waiting.contains(&key) {
+        waiting = RELEASED.wait(waiting).unwrap_or_else(|e| e.into_inner());
     }
-    held.push(key.clone());
-    drop(held);
-    // Dropped on an error below: the folder is this process's to take again.
-    let mut lock = BuildLock {
-        file: None,
-        target: key,
-    };
+    waiting.push(key.clone());
+    drop(waiting);
+    // Given back on an error below too.
+    let turn = Turn(key);
     let path = target.join(".xtask-build.lock");
     let file = std::fs::File::create(&path)
         .with_context(|| format!("cannot create {}", path.display()))?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            if let Some(observer) = observer {
-                observer.waiting();
-            }
-            file.lock()
-                .with_context(|| format!("cannot lock {}", path.display()))?;
+    if let Err(busy) = file.try_lock() {
+        if let (std::fs::TryLockError::WouldBlock, Some(observer)) = (busy, observer) {
+            observer.waiting();
         }
-        Err(std::fs::TryLockError::Error(_)) => file
-            .lock()
-            .with_context(|| format!("cannot lock {}", path.display()))?,
+        file.lock()
+            .with_context(|| format!("cannot lock {}", path.display()))?;
     }
-    lock.file = Some(file);
-    Ok(lock)
+    Ok(BuildLock {
+        _file: file,
+        _turn: turn,
+    })
 }
 
 #[cfg(test)]

@@ -305,7 +305,10 @@ fn returned_early(expected: &[Expect], body: &[Observation]) -> Verdict {
 fn stack_overflow(ctx: &Context, output: &str) -> String {
     let thread = output
         .lines()
-        .find_map(|l| l.strip_prefix("thread '")?.split_once("' ")?.0.into())
+        .find_map(|l| {
+            let (name, _) = l.strip_prefix("thread '")?.split_once("' ")?;
+            Some(name)
+        })
         .filter(|name: &&str| *name != ctx.check && *name != "main" && name.len() <= 120);
     match thread {
         Some(name) => format!(
